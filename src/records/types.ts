@@ -1,0 +1,115 @@
+/**
+ * The record model. Every other folder consumes these types; keep them small and stable.
+ *
+ * Two wire shapes exist for a stream record:
+ * - the Lambda event shape (`LambdaStreamRecord`): epoch-seconds ApproximateCreationDateTime,
+ *   lower-camel `userIdentity.principalId`, `eventSourceARN`, binary as base64 strings;
+ * - the SDK GetRecords shape (@aws-sdk/client-dynamodb-streams): `Date` timestamps,
+ *   `UserIdentity.PrincipalId`, binary as Uint8Array, no ARN.
+ * tidewater normalizes everything to the Lambda shape and keeps it as `raw`, untouched.
+ */
+
+/** A DynamoDB AttributeValue in the Lambda (JSON) shape: exactly one type key. */
+export interface AttributeValue {
+  S?: string;
+  N?: string;
+  B?: string;
+  SS?: string[];
+  NS?: string[];
+  BS?: string[];
+  M?: AttributeMap;
+  L?: AttributeValue[];
+  NULL?: boolean;
+  BOOL?: boolean;
+}
+
+export type AttributeMap = Record<string, AttributeValue>;
+
+export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';
+
+export type StreamViewType = 'KEYS_ONLY' | 'NEW_IMAGE' | 'OLD_IMAGE' | 'NEW_AND_OLD_IMAGES';
+
+export interface LambdaUserIdentity {
+  type: string;
+  principalId: string;
+}
+
+/** One record of a Lambda `DynamoDBStreamEvent`, as Lambda delivers it. */
+export interface LambdaStreamRecord {
+  eventID: string;
+  eventName: StreamEventName;
+  eventVersion?: string;
+  eventSource?: string;
+  awsRegion?: string;
+  eventSourceARN?: string;
+  userIdentity?: LambdaUserIdentity;
+  dynamodb: {
+    ApproximateCreationDateTime?: number;
+    Keys: AttributeMap;
+    NewImage?: AttributeMap;
+    OldImage?: AttributeMap;
+    SequenceNumber: string;
+    SizeBytes?: number;
+    StreamViewType?: StreamViewType;
+  };
+}
+
+export interface LambdaStreamEvent {
+  Records: LambdaStreamRecord[];
+}
+
+export type RecordKind = 'insert' | 'modify' | 'user-delete' | 'ttl-delete';
+
+/** An unmarshalled item. Values: string, number, bigint, NumberValue, boolean, null, Uint8Array, Set, array, object. */
+export type Item = Record<string, unknown>;
+
+/**
+ * A classified stream record. Images are unmarshalled lazily, on first access, and cached.
+ * `newImage` / `oldImage` are `undefined` when the stream view type does not carry them — never `{}`.
+ */
+interface ClassifiedRecordBase<T extends Item> {
+  readonly kind: RecordKind;
+  readonly eventID: string;
+  readonly eventName: StreamEventName;
+  readonly sequenceNumber: string;
+  /** Epoch seconds, as Lambda delivers it; undefined when the source did not carry it. */
+  readonly approximateCreationTime: number | undefined;
+  readonly sizeBytes: number | undefined;
+  readonly eventSourceARN: string | undefined;
+  /** Parsed from eventSourceARN (`arn:aws:dynamodb:<region>:<acct>:table/<name>/stream/<label>`). */
+  readonly tableName: string | undefined;
+  readonly awsRegion: string | undefined;
+  /** The shard the record came from, when the source knows it (GetRecords does, a Lambda event does not). */
+  readonly shardId: string | undefined;
+  readonly keys: Partial<T>;
+  readonly newImage: T | undefined;
+  readonly oldImage: T | undefined;
+  /** The record in the Lambda shape, untouched. Archives write this, so they are lossless. */
+  readonly raw: LambdaStreamRecord;
+}
+
+export interface InsertRecord<T extends Item = Item> extends ClassifiedRecordBase<T> {
+  readonly kind: 'insert';
+  readonly eventName: 'INSERT';
+}
+export interface ModifyRecord<T extends Item = Item> extends ClassifiedRecordBase<T> {
+  readonly kind: 'modify';
+  readonly eventName: 'MODIFY';
+}
+export interface UserDeleteRecord<T extends Item = Item> extends ClassifiedRecordBase<T> {
+  readonly kind: 'user-delete';
+  readonly eventName: 'REMOVE';
+}
+export interface TtlDeleteRecord<T extends Item = Item> extends ClassifiedRecordBase<T> {
+  readonly kind: 'ttl-delete';
+  readonly eventName: 'REMOVE';
+}
+
+export type ClassifiedRecord<T extends Item = Item> =
+  | InsertRecord<T>
+  | ModifyRecord<T>
+  | UserDeleteRecord<T>
+  | TtlDeleteRecord<T>;
+
+/** Narrow a record union by kind: `RecordOfKind<'ttl-delete'>` is `TtlDeleteRecord`. */
+export type RecordOfKind<K extends RecordKind, T extends Item = Item> = Extract<ClassifiedRecord<T>, { kind: K }>;

@@ -1,0 +1,52 @@
+import type { ClassifiedRecord } from '../records/types.js';
+
+/**
+ * The Sink contract. A sink receives the records routed to it in one invocation as one batch,
+ * in stream order, and says which of them it could not write.
+ *
+ * A sink MUST:
+ * - be idempotent under redelivery: Lambda delivers at least once, and after a partial failure
+ *   it redelivers everything from the lowest failed sequence number on, so the same records
+ *   (possibly in a differently cut batch) arrive again;
+ * - never drop a record silently: a record it did not durably write is either listed in
+ *   `failed` or the call throws (a throw fails every record of the batch);
+ * - keep stream order for records it writes in order-sensitive places.
+ *
+ * `flush` and `close` are optional: buffering sinks write out in `flush`, which the pipeline calls
+ * before it returns its response, so nothing buffered is checkpointed unwritten.
+ */
+export interface Sink<R extends ClassifiedRecord = ClassifiedRecord> {
+  /** A stable name, used in logs, metrics and routing errors. */
+  readonly name: string;
+  write(records: readonly R[], context: SinkContext): Promise<SinkResult | undefined> | SinkResult | undefined;
+  flush?(context: SinkContext): Promise<void> | void;
+  close?(): Promise<void> | void;
+}
+
+/** What a sink reports. Returning nothing (or `{}`) means every record was written. */
+export interface SinkResult {
+  /** Records that were not written, with the reason. Must be records from the batch given. */
+  failed?: readonly SinkFailure[];
+}
+
+export interface SinkFailure {
+  /** The sequence number of the record that failed. */
+  sequenceNumber: string;
+  error: unknown;
+}
+
+export interface SinkContext {
+  /** Aborted when the invocation's deadline is reached; long writes should stop. */
+  readonly signal?: AbortSignal;
+  /** Milliseconds left before the pipeline's deadline margin, when known. */
+  readonly remainingTimeMs?: () => number;
+  /** The invocation's logger (pino-compatible). */
+  readonly logger?: SinkLogger;
+}
+
+export interface SinkLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
