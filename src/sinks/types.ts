@@ -50,3 +50,35 @@ export interface SinkLogger {
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
 }
+
+/** Why a record was dead-lettered. */
+export type DeadLetterReason = 'malformed' | 'retries-exhausted' | 'record-too-old' | 'unrouted';
+
+/**
+ * One record that the pipeline gave up on, with everything needed to replay it by hand.
+ * `record` is the record exactly as it arrived (it may be malformed, so it is `unknown`).
+ */
+export interface DeadLetterEntry {
+  readonly reason: DeadLetterReason;
+  readonly record: unknown;
+  readonly eventID: string | undefined;
+  readonly sequenceNumber: string | undefined;
+  readonly eventSourceARN: string | undefined;
+  /** The last error, serialized: name, message, and the stack only if the caller asked. */
+  readonly error: { name: string; message: string; stack?: string };
+  /** Delivery attempts made in this process before giving up. */
+  readonly attempts: number;
+  /** The sink that kept failing, for `retries-exhausted`. */
+  readonly sinkName?: string;
+  /** ISO-8601 time the entry was made. */
+  readonly at: string;
+}
+
+/**
+ * Where poison records go. Sending must be durable before it resolves: the pipeline counts a
+ * dead-lettered record as done, so a send that throws fails the record instead.
+ */
+export interface DeadLetterSink {
+  readonly name: string;
+  send(entries: readonly DeadLetterEntry[], context: SinkContext): Promise<void>;
+}
