@@ -1,3 +1,5 @@
+import { TidewaterError } from '../records/errors.js';
+
 /** Java is missing or too old to run DynamoDB Local. The message names the fix. */
 export class JavaMissingError extends Error {
   override readonly name = 'JavaMissingError';
@@ -18,5 +20,59 @@ export class LocalServerStartError extends Error {
     detail: string,
   ) {
     super(`${server} did not start: ${detail}`);
+  }
+}
+
+/** A checkpoint file belongs to another stream, or cannot be read. */
+export class CheckpointError extends TidewaterError {
+  override name = 'CheckpointError';
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
+    super(`checkpoint ${file}: ${detail}`);
+  }
+}
+
+/** A replay / capture file line that is neither a Lambda event nor a GetRecords record. */
+export class ReplayFileError extends TidewaterError {
+  override name = 'ReplayFileError';
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    detail: string,
+    readonly sequenceNumber?: string,
+  ) {
+    super(`${file}:${line}: ${detail}`);
+  }
+}
+
+/** serverless.yml cannot be read or a variable in it cannot be resolved. */
+export class ServerlessConfigError extends TidewaterError {
+  override name = 'ServerlessConfigError';
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
+    super(`${file}: ${detail}`);
+  }
+}
+
+/** The handler timed out (the emulator's view of Lambda's `Task timed out`). */
+export class HandlerTimeoutError extends TidewaterError {
+  override name = 'HandlerTimeoutError';
+  constructor(
+    readonly timeoutMs: number,
+    readonly firstSequenceNumber: string,
+  ) {
+    super(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds (batch starting at ${firstSequenceNumber})`);
+  }
+}
+
+/** The emulator was stopped while a batch was still being retried. */
+export class EmulatorStoppedError extends TidewaterError {
+  override name = 'EmulatorStoppedError';
+  constructor(readonly sequenceNumber: string | undefined) {
+    super(`the emulator was stopped with records not yet processed (from ${sequenceNumber ?? 'none'})`);
   }
 }

@@ -1,1 +1,38 @@
-export {};
+export type { ClassifyOptions, TtlHeuristicOptions } from './classify.js';
+export { classifyRecord } from './classify.js';
+export type { ToLambdaRecordOptions } from './convert.js';
+export { toGetRecordsRecord, toLambdaRecord } from './convert.js';
+export type { InvalidAttributeValueReason, MalformedRecordReason } from './errors.js';
+export {
+  InvalidAttributeValueError,
+  InvalidOptionsError,
+  MalformedRecordError,
+  NotAStreamEventError,
+  TidewaterError,
+  UnsupportedValueError,
+} from './errors.js';
+export type { MarshallOptions } from './marshall.js';
+export { marshall, marshallValue } from './marshall.js';
+export { NumberValue } from './number-value.js';
+export type { NumberPolicy } from './numbers.js';
+export type { ParseOptions, RecordParser } from './parse.js';
+export { createRecordParser, parseStreamEvent, parseStreamRecord, streamRecordsOf } from './parse.js';
+export type {
+  AttributeMap,
+  AttributeValue,
+  ClassifiedRecord,
+  InsertRecord,
+  Item,
+  LambdaStreamEvent,
+  LambdaStreamRecord,
+  LambdaUserIdentity,
+  ModifyRecord,
+  RecordKind,
+  RecordOfKind,
+  StreamEventName,
+  StreamViewType,
+  TtlDeleteRecord,
+  UserDeleteRecord,
+} from './types.js';
+export type { UnmarshallOptions } from './unmarshall.js';
+export { unmarshall, unmarshallValue } from './unmarshall.js';

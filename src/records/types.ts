@@ -112,4 +112,7 @@ export type ClassifiedRecord<T extends Item = Item> =
   | TtlDeleteRecord<T>;
 
 /** Narrow a record union by kind: `RecordOfKind<'ttl-delete'>` is `TtlDeleteRecord`. */
-export type RecordOfKind<K extends RecordKind, T extends Item = Item> = Extract<ClassifiedRecord<T>, { kind: K }>;
+export type RecordOfKind<K extends RecordKind, T extends Item = Item> = Extract<
+  ClassifiedRecord<T>,
+  { kind: K }
+>;

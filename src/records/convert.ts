@@ -1,0 +1,152 @@
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import { toBase64, toBytes } from './binary.js';
+import { identityOf } from './classify.js';
+import { InvalidOptionsError, MalformedRecordError } from './errors.js';
+import { assertOptions } from './options.js';
+import type { LambdaStreamRecord, LambdaUserIdentity } from './types.js';
+
+type AnyValue = Record<string, unknown>;
+type AnyMap = Record<string, AnyValue>;
+
+/**
+ * Copies an attribute map converting binaries; the two wire shapes differ only there.
+ * Values of other types are shared, not copied: they are immutable strings or nested maps
+ * converted here in turn.
+ */
+function mapBinaries(map: AnyMap, convert: (b: unknown) => unknown): AnyMap {
+  const out: AnyMap = {};
+  for (const key in map) {
+    const value = valueBinaries(map[key] as AnyValue, convert);
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
+  }
+  return out;
+}
+
+function valueBinaries(av: AnyValue, convert: (b: unknown) => unknown): AnyValue {
+  if (av === null || typeof av !== 'object') return av;
+  if (av.B !== undefined) return { ...av, B: convert(av.B) };
+  if (Array.isArray(av.BS)) return { ...av, BS: av.BS.map(convert) };
+  if (Array.isArray(av.L)) return { ...av, L: av.L.map((v: AnyValue) => valueBinaries(v, convert)) };
+  if (av.M !== null && typeof av.M === 'object') return { ...av, M: mapBinaries(av.M as AnyMap, convert) };
+  return av;
+}
+
+const asBase64 = (b: unknown) => (b instanceof Uint8Array ? toBase64(b) : b);
+const asBytes = (b: unknown) => (typeof b === 'string' ? toBytes(b) : b);
+
+function convertMaps(dynamodb: AnyValue, convert: (b: unknown) => unknown): void {
+  for (const key of ['Keys', 'NewImage', 'OldImage'] as const) {
+    const map = dynamodb[key];
+    if (map !== null && typeof map === 'object') dynamodb[key] = mapBinaries(map as AnyMap, convert);
+  }
+}
+
+export function regionFromArn(arn: string | undefined): string | undefined {
+  if (arn === undefined || !arn.startsWith('arn:')) return undefined;
+  return arn.split(':')[3] || undefined;
+}
+
+/** Internal: SDK (or already Lambda) shape to Lambda shape. The input is never modified. */
+export function lambdaShape(
+  record: Record<string, unknown>,
+  streamArn: string | undefined,
+  awsRegion: string | undefined,
+): LambdaStreamRecord {
+  const { UserIdentity, userIdentity, dynamodb, ...rest } = record as {
+    UserIdentity?: { Type?: string; PrincipalId?: string };
+    userIdentity?: LambdaUserIdentity;
+    dynamodb?: AnyValue;
+  } & Record<string, unknown>;
+  const out: Record<string, unknown> = { ...rest };
+  if (out.eventSourceARN === undefined && streamArn !== undefined) out.eventSourceARN = streamArn;
+  if (out.awsRegion === undefined) {
+    const region = awsRegion ?? regionFromArn(out.eventSourceARN as string | undefined);
+    if (region !== undefined) out.awsRegion = region;
+  }
+  if (dynamodb !== null && typeof dynamodb === 'object') {
+    const d: AnyValue = { ...dynamodb };
+    const created = d.ApproximateCreationDateTime;
+    if (created instanceof Date) d.ApproximateCreationDateTime = created.getTime() / 1000;
+    convertMaps(d, asBase64);
+    out.dynamodb = d;
+  } else if (dynamodb !== undefined) {
+    out.dynamodb = dynamodb;
+  }
+  if (userIdentity !== undefined) out.userIdentity = userIdentity;
+  else if (UserIdentity !== null && typeof UserIdentity === 'object') {
+    out.userIdentity = {
+      type: UserIdentity.Type,
+      principalId: UserIdentity.PrincipalId,
+    } as LambdaUserIdentity;
+  }
+  return out as unknown as LambdaStreamRecord;
+}
+
+export interface ToLambdaRecordOptions {
+  /** The stream's ARN; GetRecords records do not carry it, Lambda records do (eventSourceARN). */
+  streamArn: string;
+  /** Used when the record has no awsRegion; default: the region in streamArn. */
+  awsRegion?: string;
+}
+
+function requireRecord(record: unknown, where: string): Record<string, unknown> {
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+    throw new MalformedRecordError('not-an-object', `${where} takes a stream record object`, {});
+  }
+  const r = record as Record<string, unknown>;
+  if (r.dynamodb === null || typeof r.dynamodb !== 'object') {
+    throw new MalformedRecordError('missing-dynamodb', 'the record has no dynamodb object', identityOf(r));
+  }
+  return r;
+}
+
+/**
+ * A GetRecords record (@aws-sdk/client-dynamodb-streams) in the Lambda event shape: epoch
+ * seconds, lower-camel userIdentity, base64 binaries, eventSourceARN. Already-Lambda records
+ * pass through unchanged in value, so the conversion is idempotent.
+ */
+export function toLambdaRecord(
+  sdkRecord: _Record | LambdaStreamRecord,
+  options: ToLambdaRecordOptions,
+): LambdaStreamRecord {
+  assertOptions(options, ['streamArn', 'awsRegion'], 'toLambdaRecord');
+  if (typeof options?.streamArn !== 'string' || options.streamArn === '') {
+    throw new InvalidOptionsError('toLambdaRecord: option streamArn (the stream ARN) is required');
+  }
+  if (options.awsRegion !== undefined && typeof options.awsRegion !== 'string') {
+    throw new InvalidOptionsError('toLambdaRecord: option awsRegion must be a string');
+  }
+  return lambdaShape(requireRecord(sdkRecord, 'toLambdaRecord'), options.streamArn, options.awsRegion);
+}
+
+/**
+ * The inverse, for replay through the SDK shape and for captures: a Date timestamp,
+ * `UserIdentity.{Type,PrincipalId}`, Uint8Array binaries, no eventSourceARN (GetRecords has none).
+ */
+export function toGetRecordsRecord(lambdaRecord: LambdaStreamRecord | _Record): _Record {
+  const record = requireRecord(lambdaRecord, 'toGetRecordsRecord');
+  const {
+    userIdentity,
+    UserIdentity,
+    eventSourceARN: _arn,
+    dynamodb,
+    ...rest
+  } = record as {
+    userIdentity?: LambdaUserIdentity;
+    UserIdentity?: { Type?: string; PrincipalId?: string };
+    eventSourceARN?: string;
+    dynamodb: AnyValue;
+  } & Record<string, unknown>;
+  const d: AnyValue = { ...dynamodb };
+  const created = d.ApproximateCreationDateTime;
+  if (typeof created === 'number') d.ApproximateCreationDateTime = new Date(created * 1000);
+  convertMaps(d, asBytes);
+  const out: Record<string, unknown> = { ...rest, dynamodb: d };
+  if (UserIdentity !== undefined) out.UserIdentity = UserIdentity;
+  else if (userIdentity !== null && typeof userIdentity === 'object') {
+    out.UserIdentity = { Type: userIdentity.type, PrincipalId: userIdentity.principalId };
+  }
+  return out as _Record;
+}

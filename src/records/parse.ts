@@ -1,0 +1,182 @@
+import { classify, heuristicAttribute, identityOf, type TtlHeuristicOptions } from './classify.js';
+import { InvalidOptionsError, MalformedRecordError, NotAStreamEventError } from './errors.js';
+import { type NumberPolicy, numberConverter } from './numbers.js';
+import { assertOptions, describe } from './options.js';
+import { type RecordContext, StreamRecord } from './stream-record.js';
+import type { ClassifiedRecord, Item } from './types.js';
+
+export interface ParseOptions {
+  /** The stream's ARN: GetRecords records lack eventSourceARN, so tableName needs it. */
+  streamArn?: string;
+  /** The shard the records were read from, when known (GetRecords). */
+  shardId?: string;
+  /** How `N` values unmarshal. Default `'exact'`. */
+  numbers?: NumberPolicy;
+  /** Opt-in TTL-delete inference for global-table replicas; off by default. See TtlHeuristicOptions. */
+  ttlHeuristic?: TtlHeuristicOptions | false;
+  /**
+   * Unmarshal keys and images during parsing instead of on first access, so a bad
+   * AttributeValue or `N` surfaces as a MalformedRecordError from the parse call (where the
+   * pipeline dead-letters it) rather than later from a getter. Default false.
+   */
+  eager?: boolean;
+}
+
+const PARSE_OPTIONS = ['streamArn', 'shardId', 'numbers', 'ttlHeuristic', 'eager'] as const;
+
+export type RecordParser = <T extends Item = Item>(record: unknown) => ClassifiedRecord<T>;
+
+function optionalString(value: unknown, name: string, where: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') {
+    throw new InvalidOptionsError(`${where}: option '${name}' must be a non-empty string`);
+  }
+  return value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const EVENT_NAMES = new Set(['INSERT', 'MODIFY', 'REMOVE']);
+
+function checkedRecord(
+  record: unknown,
+  context: RecordContext,
+  ttlAttribute: string | undefined,
+  eager: boolean,
+): StreamRecord {
+  if (!isObject(record)) {
+    throw new MalformedRecordError(
+      'not-an-object',
+      `a stream record must be an object, got ${describe(record)}`,
+      {},
+    );
+  }
+  const identity = identityOf(record);
+  const bad = (reason: ConstructorParameters<typeof MalformedRecordError>[0], detail: string): never => {
+    throw new MalformedRecordError(reason, detail, identity);
+  };
+  if (identity.eventID === undefined) bad('missing-event-id', 'eventID must be a string');
+  if (!EVENT_NAMES.has(record.eventName as string)) {
+    bad(
+      'unknown-event-name',
+      `eventName must be INSERT, MODIFY or REMOVE, got ${describe(record.eventName)}`,
+    );
+  }
+  const d = record.dynamodb;
+  if (!isObject(d)) return bad('missing-dynamodb', `the record has no dynamodb object (got ${describe(d)})`);
+  if (identity.sequenceNumber === undefined)
+    bad('missing-sequence-number', 'dynamodb.SequenceNumber must be a string');
+  if (!isObject(d.Keys))
+    bad('missing-keys', `dynamodb.Keys must be an attribute map, got ${describe(d.Keys)}`);
+  if (d.NewImage !== undefined && !isObject(d.NewImage))
+    bad('invalid-field', 'dynamodb.NewImage must be an attribute map');
+  if (d.OldImage !== undefined && !isObject(d.OldImage))
+    bad('invalid-field', 'dynamodb.OldImage must be an attribute map');
+  const created = d.ApproximateCreationDateTime;
+  if (
+    created !== undefined &&
+    !(typeof created === 'number' && Number.isFinite(created)) &&
+    !(created instanceof Date && !Number.isNaN(created.getTime()))
+  ) {
+    bad('invalid-field', 'dynamodb.ApproximateCreationDateTime must be epoch seconds or a Date');
+  }
+  if (d.SizeBytes !== undefined && typeof d.SizeBytes !== 'number')
+    bad('invalid-field', 'dynamodb.SizeBytes must be a number');
+  if (record.eventSourceARN !== undefined && typeof record.eventSourceARN !== 'string') {
+    bad('invalid-field', 'eventSourceARN must be a string');
+  }
+  if (record.awsRegion !== undefined && typeof record.awsRegion !== 'string')
+    bad('invalid-field', 'awsRegion must be a string');
+  const ui = record.userIdentity ?? record.UserIdentity;
+  if (ui !== undefined && ui !== null && typeof ui !== 'object')
+    bad('invalid-field', 'userIdentity must be an object');
+  const kind = classify(record, ttlAttribute)!;
+  const parsed = new StreamRecord(record as never, kind, context);
+  if (eager) {
+    void parsed.keys;
+    void parsed.newImage;
+    void parsed.oldImage;
+  }
+  return parsed;
+}
+
+/**
+ * A parser with its options validated and precomputed once: the per-record path does no option
+ * work. parseStreamRecord / parseStreamEvent are this, made on each call.
+ */
+export function createRecordParser(options?: ParseOptions): RecordParser {
+  assertOptions(options, PARSE_OPTIONS, 'parse');
+  const context: RecordContext = {
+    num: numberConverter(options?.numbers, 'parse'),
+    streamArn: optionalString(options?.streamArn, 'streamArn', 'parse'),
+    shardId: optionalString(options?.shardId, 'shardId', 'parse'),
+  };
+  const ttlAttribute = heuristicAttribute(options?.ttlHeuristic, 'parse');
+  const eager = options?.eager ?? false;
+  if (typeof eager !== 'boolean') throw new InvalidOptionsError("parse: option 'eager' must be a boolean");
+  return ((record: unknown) => checkedRecord(record, context, ttlAttribute, eager)) as RecordParser;
+}
+
+/**
+ * One record, either wire shape. Throws MalformedRecordError (with eventID / sequenceNumber when
+ * the record has them) when it is not a valid stream record.
+ */
+export function parseStreamRecord<T extends Item = Item>(
+  record: unknown,
+  options?: ParseOptions,
+): ClassifiedRecord<T> {
+  return createRecordParser(options)<T>(record);
+}
+
+function isForeignRecord(value: unknown): string | undefined {
+  if (!isObject(value)) return undefined;
+  const source = value.eventSource ?? value.EventSource;
+  return typeof source === 'string' && source !== 'aws:dynamodb' ? source : undefined;
+}
+
+/**
+ * The records of a batch, unparsed, after checking that the input is a DynamoDB stream batch at
+ * all. Accepts a Lambda DynamoDBStreamEvent, a GetRecords output, an array of records or one
+ * record. Throws NotAStreamEventError otherwise — including for another service's batch
+ * (SQS, Kinesis, SNS, S3), which must fail whole rather than be dead-lettered record by record.
+ */
+export function streamRecordsOf(input: unknown): unknown[] {
+  let records: unknown[];
+  if (Array.isArray(input)) records = input;
+  else if (!isObject(input))
+    throw new NotAStreamEventError(`expected an object or an array, got ${describe(input)}`);
+  else if ('Records' in input) {
+    const list = input.Records;
+    if (Array.isArray(list)) records = list;
+    // GetRecords leaves Records out of a page with nothing in it.
+    else if (list === undefined && ('NextShardIterator' in input || '$metadata' in input)) records = [];
+    else throw new NotAStreamEventError(`Records must be an array, got ${describe(list)}`);
+  } else if ('dynamodb' in input || 'eventName' in input) records = [input];
+  else {
+    const keys = Object.keys(input).slice(0, 5).join(', ');
+    throw new NotAStreamEventError(`no Records array and not a stream record (keys: ${keys || 'none'})`);
+  }
+  for (const record of records) {
+    const source = isForeignRecord(record);
+    if (source !== undefined) throw new NotAStreamEventError(`the batch holds ${source} records`);
+  }
+  return records;
+}
+
+/**
+ * Every record of a batch, normalized and classified, in order. Throws NotAStreamEventError for
+ * input that is not a stream batch and the first MalformedRecordError otherwise; a pipeline
+ * that dead-letters per record uses streamRecordsOf + createRecordParser instead.
+ */
+export function parseStreamEvent<T extends Item = Item>(
+  input: unknown,
+  options?: ParseOptions,
+): ClassifiedRecord<T>[] {
+  const parse = createRecordParser(options);
+  const records = streamRecordsOf(input);
+  const out = new Array<ClassifiedRecord<T>>(records.length);
+  for (let i = 0; i < records.length; i++) out[i] = parse<T>(records[i]);
+  return out;
+}

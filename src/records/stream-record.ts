@@ -1,0 +1,166 @@
+import { lambdaShape } from './convert.js';
+import { InvalidAttributeValueError, MalformedRecordError } from './errors.js';
+import type { NumberConverter } from './numbers.js';
+import type { AttributeMap, Item, LambdaStreamRecord, RecordKind, StreamEventName } from './types.js';
+import { convertMap } from './unmarshall.js';
+
+/** Everything a record needs from the parse options, computed once per parser. */
+export interface RecordContext {
+  readonly num: NumberConverter;
+  readonly streamArn: string | undefined;
+  readonly shardId: string | undefined;
+}
+
+/** Marks a lazily computed slot as not yet computed (undefined is a legitimate value). */
+const UNSET: unique symbol = Symbol('unset');
+
+type MapName = 'Keys' | 'NewImage' | 'OldImage';
+
+interface Source {
+  eventID: string;
+  eventName: StreamEventName;
+  awsRegion?: string;
+  eventSourceARN?: string;
+  dynamodb: {
+    ApproximateCreationDateTime?: number | Date;
+    Keys: AttributeMap;
+    NewImage?: AttributeMap;
+    OldImage?: AttributeMap;
+    SequenceNumber: string;
+    SizeBytes?: number;
+  };
+}
+
+/**
+ * One classified record. Scalars are plain fields; keys, images, raw and tableName are
+ * computed on first access and cached, so parsing a batch costs a few field reads per record
+ * and a record nobody looks into is never unmarshalled.
+ */
+export class StreamRecord {
+  readonly kind: RecordKind;
+  readonly eventID: string;
+  readonly eventName: StreamEventName;
+  readonly sequenceNumber: string;
+  readonly approximateCreationTime: number | undefined;
+  readonly sizeBytes: number | undefined;
+  readonly eventSourceARN: string | undefined;
+  readonly awsRegion: string | undefined;
+  readonly shardId: string | undefined;
+
+  readonly #source: Source;
+  readonly #context: RecordContext;
+  /** The source already is in the Lambda shape with its ARN: raw is the source object itself. */
+  readonly #sourceIsRaw: boolean;
+  #keys: Item | typeof UNSET = UNSET;
+  #newImage: Item | undefined | typeof UNSET = UNSET;
+  #oldImage: Item | undefined | typeof UNSET = UNSET;
+  #raw: LambdaStreamRecord | undefined;
+
+  /** @internal Use parseStreamRecord / parseStreamEvent: they validate what this trusts. */
+  constructor(source: Source, kind: RecordKind, context: RecordContext) {
+    const d = source.dynamodb;
+    const created = d.ApproximateCreationDateTime;
+    this.kind = kind;
+    this.eventID = source.eventID;
+    this.eventName = source.eventName;
+    this.sequenceNumber = d.SequenceNumber;
+    this.approximateCreationTime =
+      typeof created === 'number' || created === undefined ? created : created.getTime() / 1000;
+    this.sizeBytes = d.SizeBytes;
+    const arn = source.eventSourceARN ?? context.streamArn;
+    this.eventSourceARN = arn;
+    this.awsRegion = source.awsRegion ?? (arn === undefined ? undefined : arn.split(':')[3] || undefined);
+    this.shardId = context.shardId;
+    this.#source = source;
+    this.#context = context;
+    this.#sourceIsRaw =
+      source.eventSourceARN !== undefined &&
+      typeof created !== 'object' &&
+      (source as { UserIdentity?: unknown }).UserIdentity === undefined;
+  }
+
+  /** Parsed from eventSourceARN: `arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>`. */
+  get tableName(): string | undefined {
+    const arn = this.eventSourceARN;
+    if (arn === undefined) return undefined;
+    const at = arn.indexOf(':table/');
+    if (at < 0) return undefined;
+    const start = at + 7;
+    const end = arn.indexOf('/', start);
+    return end < 0 ? arn.slice(start) : arn.slice(start, end);
+  }
+
+  get keys(): Item {
+    if (this.#keys === UNSET) this.#keys = this.#unmarshall('Keys') as Item;
+    return this.#keys;
+  }
+
+  get newImage(): Item | undefined {
+    if (this.#newImage === UNSET) this.#newImage = this.#unmarshall('NewImage');
+    return this.#newImage;
+  }
+
+  get oldImage(): Item | undefined {
+    if (this.#oldImage === UNSET) this.#oldImage = this.#unmarshall('OldImage');
+    return this.#oldImage;
+  }
+
+  /** The record in the Lambda shape. For a Lambda record it is the very object that arrived. */
+  get raw(): LambdaStreamRecord {
+    if (this.#raw === undefined) {
+      this.#raw = this.#sourceIsRaw
+        ? (this.#source as unknown as LambdaStreamRecord)
+        : lambdaShape(
+            this.#source as unknown as Record<string, unknown>,
+            this.#context.streamArn,
+            this.awsRegion,
+          );
+    }
+    return this.#raw;
+  }
+
+  /**
+   * JSON (logs, captures) carries the identity and the raw record, never the unmarshalled
+   * images: those may hold bigint and Uint8Array, and raw is the lossless form anyway.
+   */
+  toJSON(): object {
+    return {
+      kind: this.kind,
+      eventID: this.eventID,
+      eventName: this.eventName,
+      sequenceNumber: this.sequenceNumber,
+      approximateCreationTime: this.approximateCreationTime,
+      sizeBytes: this.sizeBytes,
+      eventSourceARN: this.eventSourceARN,
+      tableName: this.tableName,
+      awsRegion: this.awsRegion,
+      shardId: this.shardId,
+      raw: this.raw,
+    };
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'StreamRecord';
+  }
+
+  #unmarshall(name: MapName): Item | undefined {
+    const map = this.#source.dynamodb[name];
+    if (map === undefined) return undefined;
+    try {
+      return convertMap(map, this.#context.num);
+    } catch (error) {
+      if (!(error instanceof InvalidAttributeValueError)) throw error;
+      const path = error.path;
+      throw new MalformedRecordError(
+        error.reason === 'invalid-number' ? 'invalid-number' : 'invalid-attribute-value',
+        error.detail,
+        {
+          eventID: this.eventID,
+          sequenceNumber: this.sequenceNumber,
+          path: path === '' ? `dynamodb.${name}` : `dynamodb.${name}.${path}`,
+        },
+        { cause: error },
+      );
+    }
+  }
+}
