@@ -1,1 +1,32 @@
-export {};
+export type { AttributeFilter, IgnoreCaseOption } from './builder.js';
+export {
+  anyOfPatterns,
+  eventNames,
+  fieldPattern,
+  filterPattern,
+  keyAttribute,
+  newImageAttribute,
+  oldImageAttribute,
+  userIdentityPattern,
+} from './builder.js';
+export { compilePattern, matchesPattern } from './compile.js';
+export type { FilterCriteriaOptions } from './criteria.js';
+export {
+  compileFilterCriteria,
+  DEFAULT_MAX_FILTERS,
+  MAX_FILTERS_QUOTA,
+  MAX_PATTERN_LENGTH,
+  toFilterCriteria,
+  toServerlessFilterPatterns,
+} from './criteria.js';
+export type { FilterCriteriaReason, InvalidPatternReason } from './errors.js';
+export { FilterCriteriaError, InvalidPatternError } from './errors.js';
+export { inserts, modifies, removes, ttlDeletes, userDeletes } from './ready-made.js';
+export type {
+  EventMatcher,
+  FilterCondition,
+  FilterCriteria,
+  FilterPattern,
+  FilterScalar,
+  MatchExpression,
+} from './types.js';

@@ -1,4 +1,4 @@
-import { TidewaterError } from '../records/errors.js';
+import { TidewaterError } from '../records/index.js';
 
 /** Java is missing or too old to run DynamoDB Local. The message names the fix. */
 export class JavaMissingError extends Error {

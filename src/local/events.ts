@@ -1,5 +1,5 @@
-import type { AttributeMap, Item, LambdaStreamEvent, LambdaStreamRecord, StreamViewType } from '../records/types.js';
-import { marshall } from '../records/marshall.js';
+import type { AttributeMap, Item, LambdaStreamEvent, LambdaStreamRecord, StreamViewType } from '../records/index.js';
+import { marshall } from '../records/index.js';
 import { assertKnownKeys } from './options.js';
 
 export interface EventBuilderOptions {

@@ -1,4 +1,4 @@
-import { InvalidOptionsError } from '../records/errors.js';
+import { InvalidOptionsError } from '../records/index.js';
 
 /** Fails loudly on an unknown option key, so a typo never silently means "default". */
 export function assertKnownKeys(options: object | undefined, allowed: readonly string[], where: string): void {

@@ -80,13 +80,27 @@ export function createLogger(options?: LoggerOptions): Logger {
     fail("option 'destination' must be a writable stream");
   }
   const safe = (object: Record<string, unknown>) => toLogSafe(object, settings) as Record<string, unknown>;
-  return pino(
-    {
-      level,
-      ...(options?.name !== undefined ? { name: options.name } : {}),
-      ...(base !== undefined ? { base } : {}),
-      formatters: { log: safe, bindings: safe },
+  const pinoOptions = {
+    level,
+    ...(options?.name !== undefined ? { name: options.name } : {}),
+    ...(base !== undefined ? { base } : {}),
+    formatters: { log: safe, bindings: safe },
+    // The walk already turned errors into pino's error shape; pino's own err serializer would
+    // see a plain object and relabel its type as "Object".
+    serializers: { err: (value: unknown) => value },
+  };
+  // pino's own default destination writes stdout synchronously: nothing is lost when Lambda
+  // freezes the process between invocations.
+  const logger = destination === undefined ? pino(pinoOptions) : pino(pinoOptions, destination);
+  // pino applies the bindings formatter to the root's bindings only, not to child() bindings;
+  // children inherit this own property through their prototype, so every level is covered.
+  const child = logger.child;
+  Object.defineProperty(logger, 'child', {
+    value: function safeChild(this: Logger, bindings: Record<string, unknown>, childOptions?: object) {
+      return child.call(this, safe(bindings), childOptions);
     },
-    destination ?? pino.destination(1),
-  );
+    writable: true,
+    configurable: true,
+  });
+  return logger;
 }

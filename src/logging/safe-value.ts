@@ -15,6 +15,8 @@ const MAX_BINARY_BYTES = 1024;
 export const IMAGE_KEYS: readonly string[] = ['NewImage', 'OldImage', 'newImage', 'oldImage'];
 export const KEY_KEYS: readonly string[] = ['Keys', 'keys'];
 
+const DEFAULT_SETTINGS: SafeValueSettings = Object.freeze({ redact: new Set(IMAGE_KEYS), maxDepth: 12 });
+
 function binary(bytes: Uint8Array): string {
   if (bytes.byteLength > MAX_BINARY_BYTES) return `[Binary ${bytes.byteLength} bytes]`;
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
@@ -26,7 +28,7 @@ function binary(bytes: Uint8Array): string {
  * pino's error shape, records their toJSON form; redacted names are replaced wherever they
  * appear, so an image nested in a dead-letter entry or a record's raw form is hidden too.
  */
-export function toLogSafe(value: unknown, settings: SafeValueSettings): unknown {
+export function toLogSafe(value: unknown, settings: SafeValueSettings = DEFAULT_SETTINGS): unknown {
   return walk(value, settings, 0, new WeakSet<object>());
 }
 

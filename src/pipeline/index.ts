@@ -1,1 +1,25 @@
-export {};
+export type {
+  HandlerContext,
+  KindHandlers,
+  MetricsConfig,
+  MetricsWriter,
+  OrderingConfig,
+  PipelineConfig,
+  PipelineLogger,
+  RecordPredicate,
+  RetryConfig,
+  RouteCondition,
+  RouteConfig,
+  UnroutedPolicy,
+} from './config.js';
+export { route } from './config.js';
+export type { BatchItemFailure, BatchResponse, Pipeline } from './engine.js';
+export { createPipeline, processBatch } from './engine.js';
+export {
+  DeadlineReachedError,
+  SinkContractError,
+  UnreadableSequenceNumberError,
+  UnroutedRecordError,
+} from './errors.js';
+export type { InvocationContext } from './invocation.js';
+export { createStreamHandler, streamProcessor } from './middleware.js';

@@ -69,7 +69,7 @@ function looksLikeTtlDelete(record: RecordLike, ttlAttribute: string): boolean {
 
 /**
  * Hot path: the record's shape was checked by the caller. Accepts either wire shape
- * (`userIdentity.principalId` from Lambda, `UserIdentity.PrincipalId` from GetRecords).
+ * (`userIdentity.principalId` from Lambda, `userIdentity.PrincipalId` from GetRecords).
  */
 export function classify(record: RecordLike, ttlAttribute: string | undefined): RecordKind | undefined {
   switch (record.eventName) {
@@ -78,21 +78,14 @@ export function classify(record: RecordLike, ttlAttribute: string | undefined): 
     case 'MODIFY':
       return 'modify';
     case 'REMOVE': {
-      const lambda = record.userIdentity;
-      const sdk = lambda === undefined ? record.UserIdentity : undefined;
-      if (lambda != null) {
-        return lambda.type === TTL_IDENTITY_TYPE && lambda.principalId === TTL_PRINCIPAL
-          ? 'ttl-delete'
-          : 'user-delete';
+      // The SDK's GetRecords output names it userIdentity too, with PascalCase members.
+      const identity = record.userIdentity ?? record.UserIdentity;
+      if (identity != null) {
+        const type = identity.type ?? identity.Type;
+        const principal = identity.principalId ?? identity.PrincipalId;
+        return type === TTL_IDENTITY_TYPE && principal === TTL_PRINCIPAL ? 'ttl-delete' : 'user-delete';
       }
-      if (sdk != null) {
-        return sdk.Type === TTL_IDENTITY_TYPE && sdk.PrincipalId === TTL_PRINCIPAL
-          ? 'ttl-delete'
-          : 'user-delete';
-      }
-      return ttlAttribute !== undefined && looksLikeTtlDelete(record, ttlAttribute)
-        ? 'ttl-delete'
-        : 'user-delete';
+      return ttlAttribute !== undefined && looksLikeTtlDelete(record, ttlAttribute) ? 'ttl-delete' : 'user-delete';
     }
     default:
       return undefined;

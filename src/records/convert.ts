@@ -6,6 +6,14 @@ import { assertOptions } from './options.js';
 import type { LambdaStreamRecord, LambdaUserIdentity } from './types.js';
 
 type AnyValue = Record<string, unknown>;
+
+/** Lambda: `userIdentity.{type,principalId}`; GetRecords: `userIdentity.{Type,PrincipalId}`. */
+interface IdentityLike {
+  type?: string;
+  principalId?: string;
+  Type?: string;
+  PrincipalId?: string;
+}
 type AnyMap = Record<string, AnyValue>;
 
 /**
@@ -55,8 +63,8 @@ export function lambdaShape(
   awsRegion: string | undefined,
 ): LambdaStreamRecord {
   const { UserIdentity, userIdentity, dynamodb, ...rest } = record as {
-    UserIdentity?: { Type?: string; PrincipalId?: string };
-    userIdentity?: LambdaUserIdentity;
+    UserIdentity?: IdentityLike;
+    userIdentity?: IdentityLike;
     dynamodb?: AnyValue;
   } & Record<string, unknown>;
   const out: Record<string, unknown> = { ...rest };
@@ -74,13 +82,13 @@ export function lambdaShape(
   } else if (dynamodb !== undefined) {
     out.dynamodb = dynamodb;
   }
-  if (userIdentity !== undefined) out.userIdentity = userIdentity;
-  else if (UserIdentity !== null && typeof UserIdentity === 'object') {
+  const identity = userIdentity ?? UserIdentity;
+  if (identity !== null && typeof identity === 'object') {
     out.userIdentity = {
-      type: UserIdentity.Type,
-      principalId: UserIdentity.PrincipalId,
+      type: identity.type ?? identity.Type,
+      principalId: identity.principalId ?? identity.PrincipalId,
     } as LambdaUserIdentity;
-  }
+  } else if (identity !== undefined) out.userIdentity = identity;
   return out as unknown as LambdaStreamRecord;
 }
 
@@ -104,7 +112,7 @@ function requireRecord(record: unknown, where: string): Record<string, unknown> 
 
 /**
  * A GetRecords record (@aws-sdk/client-dynamodb-streams) in the Lambda event shape: epoch
- * seconds, lower-camel userIdentity, base64 binaries, eventSourceARN. Already-Lambda records
+ * seconds, lower-camel userIdentity members, base64 binaries, eventSourceARN. Already-Lambda records
  * pass through unchanged in value, so the conversion is idempotent.
  */
 export function toLambdaRecord(
@@ -123,7 +131,7 @@ export function toLambdaRecord(
 
 /**
  * The inverse, for replay through the SDK shape and for captures: a Date timestamp,
- * `UserIdentity.{Type,PrincipalId}`, Uint8Array binaries, no eventSourceARN (GetRecords has none).
+ * `userIdentity.{Type,PrincipalId}`, Uint8Array binaries, no eventSourceARN (GetRecords has none).
  */
 export function toGetRecordsRecord(lambdaRecord: LambdaStreamRecord | _Record): _Record {
   const record = requireRecord(lambdaRecord, 'toGetRecordsRecord');
@@ -134,8 +142,8 @@ export function toGetRecordsRecord(lambdaRecord: LambdaStreamRecord | _Record): 
     dynamodb,
     ...rest
   } = record as {
-    userIdentity?: LambdaUserIdentity;
-    UserIdentity?: { Type?: string; PrincipalId?: string };
+    userIdentity?: IdentityLike;
+    UserIdentity?: IdentityLike;
     eventSourceARN?: string;
     dynamodb: AnyValue;
   } & Record<string, unknown>;
@@ -144,9 +152,9 @@ export function toGetRecordsRecord(lambdaRecord: LambdaStreamRecord | _Record): 
   if (typeof created === 'number') d.ApproximateCreationDateTime = new Date(created * 1000);
   convertMaps(d, asBytes);
   const out: Record<string, unknown> = { ...rest, dynamodb: d };
-  if (UserIdentity !== undefined) out.UserIdentity = UserIdentity;
-  else if (userIdentity !== null && typeof userIdentity === 'object') {
-    out.UserIdentity = { Type: userIdentity.type, PrincipalId: userIdentity.principalId };
-  }
+  const identity = userIdentity ?? UserIdentity;
+  if (identity !== null && typeof identity === 'object') {
+    out.userIdentity = { PrincipalId: identity.PrincipalId ?? identity.principalId, Type: identity.Type ?? identity.type };
+  } else if (identity !== undefined) out.userIdentity = identity;
   return out as _Record;
 }

@@ -1,3 +1,5 @@
+export type { CheckTtlOptions, TtlCheck, TtlProblem } from './check-ttl.js';
+export { checkTtl } from './check-ttl.js';
 export type { ClassifyOptions, TtlHeuristicOptions } from './classify.js';
 export { classifyRecord } from './classify.js';
 export type { ToLambdaRecordOptions } from './convert.js';

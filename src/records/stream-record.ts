@@ -73,10 +73,12 @@ export class StreamRecord {
     this.shardId = context.shardId;
     this.#source = source;
     this.#context = context;
+    const identity = (source as { userIdentity?: { Type?: unknown }; UserIdentity?: unknown }).userIdentity;
     this.#sourceIsRaw =
       source.eventSourceARN !== undefined &&
       typeof created !== 'object' &&
-      (source as { UserIdentity?: unknown }).UserIdentity === undefined;
+      (source as { UserIdentity?: unknown }).UserIdentity === undefined &&
+      (identity == null || identity.Type === undefined);
   }
 
   /** Parsed from eventSourceARN: `arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>`. */

@@ -5,7 +5,7 @@
  * - the Lambda event shape (`LambdaStreamRecord`): epoch-seconds ApproximateCreationDateTime,
  *   lower-camel `userIdentity.principalId`, `eventSourceARN`, binary as base64 strings;
  * - the SDK GetRecords shape (@aws-sdk/client-dynamodb-streams): `Date` timestamps,
- *   `UserIdentity.PrincipalId`, binary as Uint8Array, no ARN.
+ *   `userIdentity.PrincipalId` (PascalCase members), binary as Uint8Array, no ARN.
  * tidewater normalizes everything to the Lambda shape and keeps it as `raw`, untouched.
  */
 

@@ -1,1 +1,28 @@
-export {};
+export type {
+  DeadLetterEntry,
+  DeadLetterReason,
+  DeadLetterSink,
+  Sink,
+  SinkContext,
+  SinkFailure,
+  SinkLogger,
+  SinkResult,
+} from './types.js';
+export type { ArchiveRow } from './archive-format.js';
+export { ARCHIVE_FORMAT, decodeObject as decodeArchiveObject } from './archive-format.js';
+export {
+  ArchiveFormatError,
+  ArchiveKeyError,
+  ArchiveWriteError,
+  DeadLetterSendError,
+  InjectedSinkFailure,
+  RestoreError,
+} from './errors.js';
+export type { MemorySinkOptions } from './memory-sink.js';
+export { MemorySink } from './memory-sink.js';
+export type { MemoryDeadLetterSinkOptions } from './memory-dead-letter-sink.js';
+export { MemoryDeadLetterSink } from './memory-dead-letter-sink.js';
+export type { ArchiveStorageClass, S3ArchiveSinkOptions, ServerSideEncryption } from './s3-archive-sink.js';
+export { S3ArchiveSink } from './s3-archive-sink.js';
+export type { ReadArchiveOptions } from './read-archive.js';
+export { readArchive, readArchiveRows } from './read-archive.js';

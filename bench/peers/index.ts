@@ -1,0 +1,27 @@
+import { createHandler as handLoop } from './hand-loop.js';
+import { createHandler as middy } from './middy.js';
+import { createHandler as powertools } from './powertools.js';
+import { createDirectHandler } from './tidewater.js';
+import type { BenchHandler, Collector } from './work.js';
+
+export interface Peer {
+  /** Stable id (file names, JSON). */
+  id: string;
+  /** Display name. */
+  name: string;
+  create(collector: Collector): BenchHandler;
+  /** The module a cold-start bundle imports `createHandler`-style from, and the export name. */
+  module: string;
+  factory: string;
+}
+
+/** The four implementations compared, tidewater first. */
+export const PEERS: readonly Peer[] = [
+  { id: 'tidewater', name: 'tidewater', create: createDirectHandler, module: 'tidewater.ts', factory: 'createDirectHandler' },
+  { id: 'powertools', name: 'Powertools batch', create: powertools, module: 'powertools.ts', factory: 'createHandler' },
+  { id: 'middy', name: 'middy + event-normalizer', create: middy, module: 'middy.ts', factory: 'createHandler' },
+  { id: 'hand-loop', name: 'hand-written loop', create: handLoop, module: 'hand-loop.ts', factory: 'createHandler' },
+];
+
+export type { BenchHandler, Collector, Processed } from './work.js';
+export { newCollector, resetCollector } from './work.js';

@@ -1,0 +1,73 @@
+/**
+ * tidewater doing the shared work (see work.ts) with its own parts: the record parser (lossless,
+ * lazy images), two Sinks — one that materializes each record's images into the in-memory array,
+ * one that runs the S3 archive sink's object encoder (row shaping, NDJSON, gzip, SHA-256 — all but
+ * the PUT) — and, when src/pipeline provides it, the batch engine routing records to them.
+ */
+import { createRecordParser } from '../../src/records/parse.js';
+import type { ClassifiedRecord } from '../../src/records/types.js';
+import { type ArchiveLayout, planArchiveObjects } from '../../src/sinks/archive-objects.js';
+import type { Sink, SinkResult } from '../../src/sinks/types.js';
+import { TTL_ATTRIBUTE } from '../lib/events.js';
+import type { BenchHandler, Collector } from './work.js';
+
+/** Every routed record, images read (which unmarshals them), pushed to the collector. */
+export function arraySink(collector: Collector): Sink {
+  return {
+    name: 'bench-array',
+    write(records: readonly ClassifiedRecord[]): SinkResult | undefined {
+      for (const r of records) {
+        collector.items.push({
+          kind: r.kind,
+          sequenceNumber: r.sequenceNumber,
+          keys: r.keys,
+          newImage: r.newImage,
+          oldImage: r.oldImage,
+        });
+      }
+      return undefined;
+    },
+  };
+}
+
+const LAYOUT: ArchiveLayout = {
+  prefix: 'archive',
+  ttlAttribute: TTL_ATTRIBUTE,
+  maxObjectBytes: 16 * 1024 * 1024,
+  table: undefined,
+};
+
+/** The S3 archive sink's encoder, keeping the encoded objects in memory instead of PUTting them. */
+export function archiveEncoderSink(collector: Collector): Sink {
+  return {
+    name: 'bench-archive-encoder',
+    write(records: readonly ClassifiedRecord[]): SinkResult | undefined {
+      const { objects, failed } = planArchiveObjects(records, LAYOUT);
+      for (const o of objects) collector.objects.push(o.body);
+      return failed.length === 0 ? undefined : { failed };
+    },
+  };
+}
+
+/**
+ * Records core + sinks wired by hand (no batch engine): the lower bound of tidewater's overhead,
+ * and the stand-in while the pipeline is not there.
+ */
+export function createDirectHandler(collector: Collector): BenchHandler {
+  const parse = createRecordParser();
+  const all = arraySink(collector);
+  const archive = archiveEncoderSink(collector);
+  return async (event) => {
+    const raw = (event as { Records: unknown[] }).Records;
+    const records: ClassifiedRecord[] = new Array(raw.length);
+    const ttl: ClassifiedRecord[] = [];
+    for (let i = 0; i < raw.length; i++) {
+      const r = parse(raw[i]);
+      records[i] = r;
+      if (r.kind === 'ttl-delete') ttl.push(r);
+    }
+    await all.write(records, {});
+    if (ttl.length > 0) await archive.write(ttl, {});
+    return { batchItemFailures: [] };
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * The work every implementation does per invocation, defined once so the comparison is fair:
+ *
+ * 1. for each record: unmarshal Keys, NewImage and OldImage (those present) into plain values,
+ *    without failing on a 38-digit number;
+ * 2. classify it as insert / modify / user-delete / TTL delete (REMOVE by the DynamoDB service
+ *    principal);
+ * 3. push `{ kind, sequenceNumber, keys, newImage, oldImage }` to an in-memory array;
+ * 4. archive every TTL delete losslessly: one JSON line per record from the raw DynamoDB JSON,
+ *    all lines of the invocation gzipped into one object kept in memory;
+ * 5. return a Lambda partial-batch response.
+ */
+import type { RecordKind } from '../../src/records/types.js';
+
+export interface Processed {
+  kind: RecordKind;
+  sequenceNumber: string;
+  keys: unknown;
+  newImage: unknown;
+  oldImage: unknown;
+}
+
+/** Where a handler puts its output. The harness empties it between invocations. */
+export interface Collector {
+  items: Processed[];
+  /** gzipped NDJSON archive objects. */
+  objects: Uint8Array[];
+}
+
+export function newCollector(): Collector {
+  return { items: [], objects: [] };
+}
+
+export function resetCollector(collector: Collector): void {
+  collector.items.length = 0;
+  collector.objects.length = 0;
+}
+
+export interface BatchResponse {
+  batchItemFailures: { itemIdentifier: string }[];
+}
+
+/** A Lambda handler as the harness calls it: (event, context) → partial-batch response. */
+export type BenchHandler = (event: unknown, context: unknown) => Promise<BatchResponse | undefined | void>;
+
+export const TTL_PRINCIPAL = 'dynamodb.amazonaws.com';

@@ -1,0 +1,160 @@
+/**
+ * `npm run bench [-- --quick] [-- --only <name>[,<name>]]`
+ *
+ * Discovers bench/suites/*.ts, runs each in a fresh child process (isolation: one suite's JIT and
+ * GC state, servers or crash cannot skew another), prints progress, and rewrites BENCHMARKS.md:
+ * machine, versions, the exact command, date, then each suite's markdown. A failing suite is
+ * reported as failed in the file; the others still run; the exit code is non-zero if any failed.
+ * With --only, sections of suites not run are kept from the previous BENCHMARKS.md.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { ChildOutcome } from './lib/child.js';
+import { machineInfo, packageVersions } from './lib/machine.js';
+import { bytes, fixed, table } from './lib/markdown.js';
+import { extractSections, renderSection, type SectionResult } from './lib/report.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const suitesDir = join(root, 'bench', 'suites');
+const outDir = join(root, 'bench', '.out');
+const reportFile = join(root, 'BENCHMARKS.md');
+
+/** Suites the README's story reads in; any other suite follows alphabetically. */
+const ORDER = ['throughput', 'cold-start', 'unmarshall', 'archive-cost', 'aggregator', 'replay'];
+
+function discover(): { name: string; file: string }[] {
+  const files = existsSync(suitesDir) ? readdirSync(suitesDir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')) : [];
+  const suites = files.map((f) => ({ name: f.slice(0, -3), file: join(suitesDir, f) }));
+  const rank = (n: string): number => {
+    const i = ORDER.indexOf(n);
+    return i < 0 ? ORDER.length : i;
+  };
+  return suites.sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
+}
+
+function runChild(file: string, quick: boolean, timeoutMs: number): Promise<ChildOutcome> {
+  mkdirSync(outDir, { recursive: true });
+  const out = join(outDir, `result-${process.pid}-${relative(suitesDir, file).replaceAll('/', '_')}.json`);
+  const args = ['--import', 'tsx', join(root, 'bench', 'lib', 'child.ts'), file, out];
+  if (quick) args.push('--quick');
+  const started = performance.now();
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      const ms = performance.now() - started;
+      if (timedOut) {
+        resolvePromise({ ok: false, error: `timed out after ${timeoutMs / 1000} s`, ms });
+        return;
+      }
+      if (!existsSync(out)) {
+        resolvePromise({ ok: false, error: `suite process exited (code ${code}, signal ${signal}) without a result`, ms });
+        return;
+      }
+      resolvePromise(JSON.parse(readFileSync(out, 'utf8')) as ChildOutcome);
+    });
+  });
+}
+
+function bundleSizesNote(): string {
+  const file = join(outDir, 'bundle-sizes.json');
+  if (!existsSync(file)) return '';
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as {
+      packagedAt?: string;
+      functions?: Record<string, { codeBytes?: number; zipBytes?: number }>;
+    };
+    const rows = Object.entries(parsed.functions ?? {}).map(([name, s]) => [
+      name,
+      s.codeBytes === undefined ? '—' : bytes(s.codeBytes),
+      s.zipBytes === undefined ? '—' : bytes(s.zipBytes),
+    ]);
+    if (rows.length === 0) return '';
+    return `\n\n### Deployed bundles (\`npm run package\`, ${parsed.packagedAt ?? 'date unknown'})\n\n${table(['function', 'code', 'zip'], rows, ['left', 'right', 'right'])}`;
+  } catch {
+    return '';
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean', default: false }, only: { type: 'string', multiple: true } },
+    strict: true,
+    allowPositionals: false,
+  });
+  const quick = values.quick === true;
+  const only = new Set((values.only ?? []).flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean));
+  const all = discover();
+  for (const name of only) {
+    if (!all.some((s) => s.name === name)) {
+      throw new Error(`--only ${name}: no such suite (have: ${all.map((s) => s.name).join(', ')})`);
+    }
+  }
+  const selected = only.size === 0 ? all : all.filter((s) => only.has(s.name));
+  const command = `npm run bench${quick || only.size > 0 ? ' --' : ''}${quick ? ' --quick' : ''}${[...only].map((o) => ` --only ${o}`).join('')}`;
+  const date = new Date().toISOString();
+  console.log(`tidewater bench: ${selected.length} suite(s)${quick ? ', quick' : ''}: ${selected.map((s) => s.name).join(', ')}`);
+
+  const results: SectionResult[] = [];
+  const started = performance.now();
+  for (const [i, suite] of selected.entries()) {
+    console.log(`[${i + 1}/${selected.length}] ${suite.name} …`);
+    const outcome = await runChild(suite.file, quick, quick ? 120_000 : 480_000);
+    console.log(`[${i + 1}/${selected.length}] ${suite.name} ${outcome.ok ? 'done' : 'FAILED'} in ${fixed(outcome.ms / 1000, 1)} s`);
+    if (!outcome.ok) console.error(outcome.error);
+    results.push({ name: suite.name, outcome, command, date });
+  }
+  const totalSeconds = (performance.now() - started) / 1000;
+
+  const previous = existsSync(reportFile) ? extractSections(readFileSync(reportFile, 'utf8')) : new Map<string, string>();
+  const machine = machineInfo();
+  const versions = packageVersions(root);
+  const sections: string[] = [];
+  for (const suite of all) {
+    const result = results.find((r) => r.name === suite.name);
+    if (result !== undefined) sections.push(renderSection(result, suite.name === 'cold-start' ? bundleSizesNote() : ''));
+    else if (previous.has(suite.name)) sections.push(previous.get(suite.name) as string);
+  }
+  const header = [
+    '# Benchmarks',
+    '',
+    '<!-- Generated by `npm run bench` (bench/run.ts). Edit the suites, not this file. -->',
+    '',
+    `Last run: \`${command}\` on ${date} (${fixed(totalSeconds, 0)} s${quick ? ', quick mode: fewer rounds, numbers are noisier' : ''}).`,
+    'Each suite runs in its own Node process; each section says when and how it was measured.',
+    'Reproduce: `npm ci && npm run bench` (full) or `npm run bench -- --quick`; one suite: `npm run bench -- --only throughput`.',
+    '',
+    '## Machine',
+    '',
+    table(
+      ['CPU', 'cores', 'memory', 'OS', 'node'],
+      [[machine.cpu, String(machine.cores), `${machine.memoryGiB} GiB`, machine.os, machine.node]],
+    ),
+    '',
+    '## Versions',
+    '',
+    table(
+      ['package', 'version'],
+      Object.entries(versions).map(([k, v]) => [k, v]),
+    ),
+    '',
+  ].join('\n');
+  writeFileSync(reportFile, `${header}\n${sections.join('\n\n')}\n`);
+  writeFileSync(
+    join(outDir, 'results.json'),
+    `${JSON.stringify({ command, date, machine, versions, results }, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`,
+  );
+  const failed = results.filter((r) => !r.outcome.ok);
+  console.log(`BENCHMARKS.md written (${fixed(totalSeconds, 1)} s); ${failed.length} failed${failed.length > 0 ? `: ${failed.map((f) => f.name).join(', ')}` : ''}`);
+  if (failed.length > 0) process.exitCode = 1;
+}
+
+await main();

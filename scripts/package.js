@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+// `npm run package`: `serverless package` with no AWS access, then a record of the bundle sizes.
+//
+// Serverless v3 packages without credentials as long as no variable needs AWS (no ${aws:...},
+// ${ssm:...}, ${cf:...}) and no dashboard org/app is set. The environment below makes sure nothing
+// else tries: credentials and profiles are removed, instance-metadata lookups are disabled, and
+// telemetry, update notifications and interactive setup are off. Extra arguments pass through
+// (e.g. `npm run package -- --stage prod`).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { devNull } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const packageDir = path.join(root, '.serverless');
+const sizesFile = path.join(root, 'bench', '.out', 'bundle-sizes.json');
+
+export function offlineEnv(base = process.env) {
+  const env = { ...base };
+  for (const name of Object.keys(env)) {
+    if (
+      /^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|PROFILE|DEFAULT_PROFILE|ROLE_ARN|WEB_IDENTITY_TOKEN_FILE|CONTAINER_CREDENTIALS_.*)$/.test(
+        name,
+      )
+    ) {
+      delete env[name];
+    }
+  }
+  return {
+    ...env,
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_SDK_LOAD_CONFIG: '0',
+    // Empty config and credential files: a developer's ~/.aws must not leak into packaging.
+    AWS_CONFIG_FILE: devNull,
+    AWS_SHARED_CREDENTIALS_FILE: devNull,
+    SLS_TELEMETRY_DISABLED: '1',
+    SLS_TRACKING_DISABLED: '1',
+    SLS_NOTIFICATIONS_MODE: 'off',
+    SLS_INTERACTIVE_SETUP_DISABLE: '1',
+    SLS_DEPRECATION_DISABLE: '*',
+    CI: env.CI ?? '1',
+  };
+}
+
+/** Names and uncompressed sizes of the entries of a zip, read from its central directory. */
+export function zipEntries(buffer) {
+  const eocdSignature = 0x06054b50;
+  let eocd = -1;
+  for (let i = buffer.length - 22; i >= Math.max(0, buffer.length - 65_557); i--) {
+    if (buffer.readUInt32LE(i) === eocdSignature) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw new Error('not a zip file (no end-of-central-directory record)');
+  const count = buffer.readUInt16LE(eocd + 10);
+  let offset = buffer.readUInt32LE(eocd + 16);
+  const entries = [];
+  for (let n = 0; n < count; n++) {
+    if (buffer.readUInt32LE(offset) !== 0x02014b50) throw new Error('corrupt zip central directory');
+    const compressedSize = buffer.readUInt32LE(offset + 20);
+    const size = buffer.readUInt32LE(offset + 24);
+    const nameLength = buffer.readUInt16LE(offset + 28);
+    const extraLength = buffer.readUInt16LE(offset + 30);
+    const commentLength = buffer.readUInt16LE(offset + 32);
+    const name = buffer.toString('utf8', offset + 46, offset + 46 + nameLength);
+    entries.push({ name, size, compressedSize });
+    offset += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
+
+/** Zip size and, per function, the unzipped size of its code (.mjs) and source map. */
+export function bundleSizes(dir = packageDir) {
+  const functions = {};
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.zip'))
+    .sort()) {
+    const zip = readFileSync(path.join(dir, file));
+    const entries = zipEntries(zip);
+    const code = entries.filter((e) => e.name.endsWith('.mjs'));
+    const maps = entries.filter((e) => e.name.endsWith('.map'));
+    functions[file.slice(0, -'.zip'.length)] = {
+      zipBytes: statSync(path.join(dir, file)).size,
+      codeBytes: code.reduce((sum, e) => sum + e.size, 0),
+      sourceMapBytes: maps.reduce((sum, e) => sum + e.size, 0),
+      entries: entries.map((e) => e.name),
+    };
+  }
+  return functions;
+}
+
+function main(args) {
+  const serverless = path.join(root, 'node_modules', 'serverless', 'bin', 'serverless.js');
+  const result = spawnSync(process.execPath, [serverless, 'package', ...args], {
+    cwd: root,
+    env: offlineEnv(),
+    stdio: 'inherit',
+  });
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    process.exitCode = result.status ?? 1;
+    return;
+  }
+  const functions = bundleSizes();
+  mkdirSync(path.dirname(sizesFile), { recursive: true });
+  writeFileSync(
+    sizesFile,
+    `${JSON.stringify({ packagedAt: new Date().toISOString(), functions }, null, 2)}\n`,
+  );
+  for (const [name, size] of Object.entries(functions)) {
+    console.log(`${name}: ${size.codeBytes} bytes of code, ${size.zipBytes} bytes zipped`);
+  }
+  console.log(`bundle sizes written to ${path.relative(root, sizesFile)}`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2));
+}

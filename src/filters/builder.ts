@@ -1,0 +1,372 @@
+import type { StreamEventName } from '../records/types.js';
+import { compilePattern } from './compile.js';
+import { InvalidPatternError } from './errors.js';
+import { compileConditionList } from './leaf.js';
+import { childPath, ROOT_PATH } from './path.js';
+import type { FilterCondition, FilterPattern } from './types.js';
+
+/**
+ * A DynamoDB-aware pattern builder. Every helper returns a plain pattern fragment; `pattern()`
+ * merges fragments (AND) and validates the result. Attribute helpers always put the DynamoDB type
+ * key in the path (`dynamodb.NewImage.price.N`) — Lambda matches the JSON it delivers, where an
+ * attribute is `{ "N": "42" }`, never a bare value — and put `exists` under that type key, the only
+ * place where it tests a leaf.
+ */
+
+type Fragment = FilterPattern;
+
+/** AND of fragments, merged into one pattern. Two conditions on the same path are refused, not OR'ed. */
+export function filterPattern(...fragments: readonly Fragment[]): FilterPattern {
+  if (fragments.length === 0)
+    throw new InvalidPatternError('empty-object', ROOT_PATH, 'filterPattern() needs at least one fragment');
+  let merged: Record<string, unknown> = {};
+  for (const fragment of fragments)
+    merged = mergeInto(merged, fragment as Record<string, unknown>, ROOT_PATH);
+  compilePattern(merged as FilterPattern);
+  return merged as FilterPattern;
+}
+
+/** `$or` of two or more alternatives. event-ruler supports it; Lambda's docs do not list it (see docs/filters.md). */
+export function anyOfPatterns(...alternatives: readonly Fragment[]): FilterPattern {
+  const result: FilterPattern = { $or: alternatives.map((a) => ({ ...a })) };
+  compilePattern(result);
+  return result;
+}
+
+/** Records whose eventName is one of `names`. */
+export function eventNames(...names: readonly StreamEventName[]): FilterPattern {
+  if (names.length === 0)
+    throw new InvalidPatternError('empty-array', '$.eventName', 'eventNames() needs at least one name');
+  for (const n of names) {
+    if (n !== 'INSERT' && n !== 'MODIFY' && n !== 'REMOVE') {
+      throw new InvalidPatternError(
+        'invalid-value',
+        '$.eventName',
+        `${JSON.stringify(n)} is not a stream eventName (INSERT, MODIFY, REMOVE)`,
+      );
+    }
+  }
+  return { eventName: [...names] };
+}
+
+/** Conditions on the record's top-level `userIdentity` (present only on TTL deletes today). */
+export function userIdentityPattern(identity: { type?: string; principalId?: string }): FilterPattern {
+  const fields: Record<string, FilterCondition[]> = {};
+  for (const key of Object.keys(identity)) {
+    if (key !== 'type' && key !== 'principalId') {
+      throw new InvalidPatternError(
+        'invalid-value',
+        childPath('$.userIdentity', key),
+        `unknown userIdentity field "${key}" (type, principalId)`,
+      );
+    }
+  }
+  if (identity.type !== undefined) fields.type = [identity.type];
+  if (identity.principalId !== undefined) fields.principalId = [identity.principalId];
+  if (Object.keys(fields).length === 0)
+    throw new InvalidPatternError('empty-object', '$.userIdentity', 'give type and/or principalId');
+  return { userIdentity: fields };
+}
+
+/** An arbitrary path with a raw condition list, for fields the typed helpers do not cover (e.g. `dynamodb.SizeBytes`). */
+export function fieldPattern(path: readonly string[], conditions: readonly FilterCondition[]): FilterPattern {
+  if (path.length === 0)
+    throw new InvalidPatternError('empty-object', ROOT_PATH, 'fieldPattern() needs a non-empty path');
+  compileConditionList(conditions, pathText(path));
+  return nest(path, [...conditions]);
+}
+
+/** A key attribute: `dynamodb.Keys.<name>`. */
+export function keyAttribute(name: string): AttributeFilter {
+  return attributeAt(['dynamodb', 'Keys', attributeName(name)]);
+}
+/** An attribute of the item after the change: `dynamodb.NewImage.<name>` (stream views NEW_IMAGE, NEW_AND_OLD_IMAGES). */
+export function newImageAttribute(name: string): AttributeFilter {
+  return attributeAt(['dynamodb', 'NewImage', attributeName(name)]);
+}
+/** An attribute of the item before the change: `dynamodb.OldImage.<name>` (stream views OLD_IMAGE, NEW_AND_OLD_IMAGES). */
+export function oldImageAttribute(name: string): AttributeFilter {
+  return attributeAt(['dynamodb', 'OldImage', attributeName(name)]);
+}
+
+export interface IgnoreCaseOption {
+  ignoreCase?: boolean;
+}
+
+/** Conditions on a string-valued type key (S, B, and N — whose value Lambda delivers as a string). */
+export interface StringTypeFilter {
+  /** Exactly one of `values`. */
+  equals(...values: readonly string[]): FilterPattern;
+  equalsIgnoreCase(value: string): FilterPattern;
+  prefix(value: string, options?: IgnoreCaseOption): FilterPattern;
+  suffix(value: string, options?: IgnoreCaseOption): FilterPattern;
+  /** Present with any value except `values`; an absent attribute does not match. */
+  anythingBut(...values: readonly string[]): FilterPattern;
+  /** The attribute is present with this type. */
+  exists(): FilterPattern;
+  /** The attribute is absent, or present with another type. */
+  notExists(): FilterPattern;
+  /** A raw condition list (any of them), validated. */
+  anyOf(...conditions: readonly FilterCondition[]): FilterPattern;
+}
+
+export interface NumberTypeFilter extends Omit<StringTypeFilter, 'equals' | 'anythingBut'> {
+  /** Exactly one of `values`, compared as DynamoDB's number text ("42", not "42.0"). */
+  equals(...values: readonly (string | number)[]): FilterPattern;
+  anythingBut(...values: readonly (string | number)[]): FilterPattern;
+  /** Always throws: see the error message. Present so the refusal explains itself. */
+  numeric(..._operand: readonly unknown[]): never;
+}
+
+export interface BoolTypeFilter {
+  equals(value: boolean): FilterPattern;
+  exists(): FilterPattern;
+  notExists(): FilterPattern;
+}
+
+export interface PresenceTypeFilter {
+  exists(): FilterPattern;
+  notExists(): FilterPattern;
+}
+
+/** SS / NS / BS: the set is a JSON array, so a condition matches when any member does. */
+export interface SetTypeFilter {
+  contains(...values: readonly string[]): FilterPattern;
+  prefix(value: string, options?: IgnoreCaseOption): FilterPattern;
+  exists(): FilterPattern;
+  notExists(): FilterPattern;
+  anyOf(...conditions: readonly FilterCondition[]): FilterPattern;
+}
+
+export interface MapTypeFilter {
+  /** A member of the map: `<path>.M.<name>`. */
+  attribute(name: string): AttributeFilter;
+  exists(): never;
+  notExists(): never;
+}
+
+export interface ListTypeFilter {
+  /** Any element of the list (event arrays match element-wise): `<path>.L`. */
+  element(): AttributeFilter;
+  exists(): never;
+  notExists(): never;
+}
+
+export interface AttributeFilter {
+  readonly S: StringTypeFilter;
+  readonly N: NumberTypeFilter;
+  readonly B: StringTypeFilter;
+  readonly BOOL: BoolTypeFilter;
+  readonly NULL: PresenceTypeFilter;
+  readonly SS: SetTypeFilter;
+  readonly NS: SetTypeFilter;
+  readonly BS: SetTypeFilter;
+  readonly M: MapTypeFilter;
+  readonly L: ListTypeFilter;
+}
+
+function attributeAt(base: readonly string[]): AttributeFilter {
+  const text = (type: string) => [...base, type];
+  return {
+    get S() {
+      return stringFilter(text('S'));
+    },
+    get B() {
+      return stringFilter(text('B'));
+    },
+    get N() {
+      return numberFilter(text('N'));
+    },
+    get BOOL() {
+      const path = text('BOOL');
+      return {
+        equals: (value: boolean) => {
+          if (typeof value !== 'boolean')
+            throw new InvalidPatternError('invalid-value', pathText(path), 'BOOL.equals takes true or false');
+          return nest(path, [value]);
+        },
+        ...presence(path),
+      };
+    },
+    get NULL() {
+      return presence(text('NULL'));
+    },
+    get SS() {
+      return setFilter(text('SS'));
+    },
+    get NS() {
+      return setFilter(text('NS'));
+    },
+    get BS() {
+      return setFilter(text('BS'));
+    },
+    get M() {
+      const path = text('M');
+      return {
+        attribute: (name: string) => attributeAt([...path, attributeName(name)]),
+        exists: () => refuseIntermediateExists(path),
+        notExists: () => refuseIntermediateExists(path),
+      };
+    },
+    get L() {
+      const path = text('L');
+      return {
+        element: () => attributeAt(path),
+        exists: () => refuseIntermediateExists(path),
+        notExists: () => refuseIntermediateExists(path),
+      };
+    },
+  };
+}
+
+function stringFilter(path: readonly string[]): StringTypeFilter {
+  return {
+    equals: (...values) => nest(path, nonEmptyStrings(values, path, 'equals')),
+    equalsIgnoreCase: (value) => nest(path, [{ 'equals-ignore-case': str(value, path) }]),
+    prefix: (value, options) => nest(path, [{ prefix: affix(value, path, options) }]),
+    suffix: (value, options) => nest(path, [{ suffix: affix(value, path, options) }]),
+    anythingBut: (...values) =>
+      nest(path, [{ 'anything-but': nonEmptyStrings(values, path, 'anythingBut') }]),
+    ...presence(path),
+    anyOf: (...conditions) => {
+      compileConditionList(conditions, pathText(path));
+      return nest(path, [...conditions]);
+    },
+  };
+}
+
+function numberFilter(path: readonly string[]): NumberTypeFilter {
+  const base = stringFilter(path);
+  return {
+    ...base,
+    equals: (...values) => base.equals(...values.map((v) => numberText(v, path))),
+    anythingBut: (...values) => base.anythingBut(...values.map((v) => numberText(v, path))),
+    numeric: () => {
+      throw new InvalidPatternError(
+        'not-supported-by-dynamodb',
+        pathText(path),
+        'numeric never matches a DynamoDB N attribute: Lambda delivers it as a JSON string ({"N": "42"}) and ' +
+          'event-ruler applies numeric only to JSON numbers, so the filter would silently drop every record. ' +
+          'Match the exact text with N.equals(...) / N.prefix(...), or filter in the handler.',
+      );
+    },
+  };
+}
+
+function setFilter(path: readonly string[]): SetTypeFilter {
+  const base = stringFilter(path);
+  return {
+    contains: (...values) => base.equals(...values),
+    prefix: base.prefix,
+    exists: base.exists,
+    notExists: base.notExists,
+    anyOf: base.anyOf,
+  };
+}
+
+function presence(path: readonly string[]): PresenceTypeFilter {
+  return {
+    exists: () => nest(path, [{ exists: true }]),
+    notExists: () => nest(path, [{ exists: false }]),
+  };
+}
+
+function refuseIntermediateExists(path: readonly string[]): never {
+  throw new InvalidPatternError(
+    'not-supported-by-dynamodb',
+    pathText(path),
+    'exists only tests leaves (strings, numbers, booleans, null); a map or list is an intermediate node, so ' +
+      'exists:false would match even when the attribute is present and exists:true never would. ' +
+      'Test a leaf inside it instead (e.g. .M.attribute("x").S.exists()).',
+  );
+}
+
+function numberText(value: string | number, path: readonly string[]): string {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) {
+      throw new InvalidPatternError(
+        'invalid-value',
+        pathText(path),
+        `${value}: pass non-integer or large numbers as DynamoDB number text (a string), since the match is on the exact text`,
+      );
+    }
+    return String(value);
+  }
+  return str(value, path);
+}
+
+function affix(value: string, path: readonly string[], options: IgnoreCaseOption | undefined) {
+  if (options !== undefined) {
+    for (const k of Object.keys(options)) {
+      if (k !== 'ignoreCase')
+        throw new InvalidPatternError('invalid-value', pathText(path), `unknown option "${k}" (ignoreCase)`);
+    }
+  }
+  const text = str(value, path);
+  return options?.ignoreCase ? { 'equals-ignore-case': text } : text;
+}
+
+function nonEmptyStrings(values: readonly string[], path: readonly string[], what: string): string[] {
+  if (values.length === 0)
+    throw new InvalidPatternError('empty-array', pathText(path), `${what}() needs at least one value`);
+  return values.map((v) => str(v, path));
+}
+
+function str(value: unknown, path: readonly string[]): string {
+  if (typeof value !== 'string') {
+    throw new InvalidPatternError(
+      'invalid-value',
+      pathText(path),
+      `expected a string, got ${value === null ? 'null' : typeof value}`,
+    );
+  }
+  return value;
+}
+
+function attributeName(name: string): string {
+  if (typeof name !== 'string' || name === '')
+    throw new InvalidPatternError('invalid-value', ROOT_PATH, 'an attribute name must be a non-empty string');
+  return name;
+}
+
+function nest(path: readonly string[], leaf: FilterCondition[]): FilterPattern {
+  let node: unknown = leaf;
+  for (let i = path.length - 1; i >= 0; i--) node = { [path[i] as string]: node };
+  return node as FilterPattern;
+}
+
+function pathText(path: readonly string[]): string {
+  return path.reduce((acc, segment) => childPath(acc, segment), ROOT_PATH);
+}
+
+function mergeInto(
+  target: Record<string, unknown>,
+  source: Record<string, unknown>,
+  path: string,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...target };
+  for (const k of Object.keys(source)) {
+    const at = childPath(path, k);
+    const incoming = source[k];
+    if (!Object.hasOwn(out, k)) {
+      out[k] = incoming;
+      continue;
+    }
+    const existing = out[k];
+    if (isPlainObject(existing) && isPlainObject(incoming)) {
+      out[k] = mergeInto(existing, incoming, at);
+      continue;
+    }
+    throw new InvalidPatternError(
+      'conflicting-conditions',
+      at,
+      'two fragments set conditions on the same path; a field holds one condition list whose entries are OR-ed, ' +
+        'so combine them with .anyOf(...) (OR) — AND on one path is not expressible',
+    );
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

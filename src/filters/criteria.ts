@@ -1,0 +1,119 @@
+import { InvalidOptionsError } from '../records/errors.js';
+import { compilePattern, parsePattern } from './compile.js';
+import { FilterCriteriaError, InvalidPatternError } from './errors.js';
+import type { EventMatcher, FilterCriteria, FilterPattern } from './types.js';
+
+/** Lambda's limits for an event source mapping's FilterCriteria. */
+export const MAX_PATTERN_LENGTH = 4096;
+export const DEFAULT_MAX_FILTERS = 5;
+/** The filters-per-mapping quota can be raised to this, not beyond. */
+export const MAX_FILTERS_QUOTA = 10;
+
+export interface FilterCriteriaOptions {
+  /** Filters allowed on the mapping: 5 by default (Lambda's default quota), at most 10. */
+  maxFilters?: number;
+}
+
+type PatternInput = FilterPattern | readonly FilterPattern[];
+
+/** CloudFormation / SAM / Lambda API form: `{ Filters: [{ Pattern: "<json>" }] }`. Validates every pattern and the limits. */
+export function toFilterCriteria(patterns: PatternInput, options?: FilterCriteriaOptions): FilterCriteria {
+  return { Filters: checked(patterns, options, 'toFilterCriteria').map((text) => ({ Pattern: text })) };
+}
+
+/** serverless v3 form: the array under `functions.<fn>.events[].stream.filterPatterns`. */
+export function toServerlessFilterPatterns(
+  patterns: PatternInput,
+  options?: FilterCriteriaOptions,
+): FilterPattern[] {
+  return checked(patterns, options, 'toServerlessFilterPatterns').map(
+    (text) => JSON.parse(text) as FilterPattern,
+  );
+}
+
+/**
+ * A matcher for a whole mapping: Lambda delivers a record that matches any filter. With no filters
+ * at all there is no filtering, so every record matches. Accepts FilterCriteria (Pattern strings)
+ * or patterns; what the local emulator uses.
+ */
+export function compileFilterCriteria(
+  criteria: FilterCriteria | readonly (FilterPattern | string)[],
+): EventMatcher {
+  const list: readonly (FilterPattern | string)[] = Array.isArray(criteria)
+    ? criteria
+    : ((criteria as FilterCriteria).Filters?.map((f) => f.Pattern) ?? []);
+  if (!Array.isArray(criteria) && !Array.isArray((criteria as FilterCriteria)?.Filters)) {
+    throw new FilterCriteriaError(
+      'no-filters',
+      'expected { Filters: [{ Pattern }] } or an array of patterns',
+    );
+  }
+  const matchers = list.map((p, i) => {
+    try {
+      return compilePattern(p);
+    } catch (error) {
+      if (error instanceof InvalidPatternError) error.message = `filter ${i}: ${error.message}`;
+      throw error;
+    }
+  });
+  if (matchers.length === 0) return () => true;
+  if (matchers.length === 1) return matchers[0] as EventMatcher;
+  return (event) => {
+    for (let i = 0; i < matchers.length; i++) if ((matchers[i] as EventMatcher)(event)) return true;
+    return false;
+  };
+}
+
+function checked(
+  patterns: PatternInput,
+  options: FilterCriteriaOptions | undefined,
+  where: string,
+): string[] {
+  const maxFilters = maxFiltersOf(options, where);
+  const list: readonly FilterPattern[] = Array.isArray(patterns) ? patterns : [patterns as FilterPattern];
+  if (list.length === 0) {
+    throw new FilterCriteriaError(
+      'no-filters',
+      'no patterns given; omit FilterCriteria instead to deliver every record',
+    );
+  }
+  if (list.length > maxFilters) {
+    throw new FilterCriteriaError(
+      'too-many-filters',
+      `${list.length} filters, but the mapping allows ${maxFilters}` +
+        (maxFilters < MAX_FILTERS_QUOTA
+          ? ` (Lambda's default; the quota can be raised to ${MAX_FILTERS_QUOTA}, then pass { maxFilters })`
+          : ` (Lambda's maximum); merge patterns by OR-ing values within a field`),
+    );
+  }
+  return list.map((p, i) => {
+    // Validate first so the error names the bad path, then measure what Lambda will receive.
+    compilePattern(parsePattern(p) as FilterPattern);
+    const text = JSON.stringify(p);
+    if (text.length > MAX_PATTERN_LENGTH) {
+      throw new FilterCriteriaError(
+        'pattern-too-long',
+        `the pattern is ${text.length} characters; Lambda accepts at most ${MAX_PATTERN_LENGTH}`,
+        i,
+      );
+    }
+    return text;
+  });
+}
+
+function maxFiltersOf(options: FilterCriteriaOptions | undefined, where: string): number {
+  if (options === undefined) return DEFAULT_MAX_FILTERS;
+  if (options === null || typeof options !== 'object')
+    throw new InvalidOptionsError(`${where}: options must be an object`);
+  for (const k of Object.keys(options)) {
+    if (k !== 'maxFilters')
+      throw new InvalidOptionsError(`${where}: unknown option '${k}' (known: maxFilters)`);
+  }
+  const max = options.maxFilters ?? DEFAULT_MAX_FILTERS;
+  if (!Number.isInteger(max) || max < 1 || max > MAX_FILTERS_QUOTA) {
+    throw new InvalidOptionsError(
+      `${where}: maxFilters must be an integer from 1 to ${MAX_FILTERS_QUOTA}, got ${max}`,
+    );
+  }
+  return max;
+}

@@ -1,0 +1,117 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { createLogger } from '../logging/index.js';
+import { createStreamHandler } from '../pipeline/index.js';
+import { type ArchiveStorageClass, S3ArchiveSink, SqsDeadLetterSink } from '../sinks/index.js';
+
+/** A deployment setting (an environment variable) is missing or invalid. Thrown at cold start. */
+export class HandlerConfigError extends Error {
+  override readonly name = 'HandlerConfigError';
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+  }
+}
+
+const ARCHIVE_ROUTES = ['ttl-deletes', 'all-deletes'] as const;
+const STORAGE_CLASSES = [
+  'STANDARD',
+  'STANDARD_IA',
+  'GLACIER_IR',
+  'GLACIER',
+  'DEEP_ARCHIVE',
+] as const satisfies readonly ArchiveStorageClass[];
+
+export interface ArchiveHandlerConfig {
+  bucket: string;
+  prefix: string;
+  storageClass: ArchiveStorageClass;
+  ttlAttribute: string;
+  routes: (typeof ARCHIVE_ROUTES)[number];
+  deadLetterQueueUrl: string;
+  maxRecordAgeSeconds: number | undefined;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function required(env: Env, name: string): string {
+  const value = env[name]?.trim();
+  if (!value) throw new HandlerConfigError(name, 'is not set');
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = env[name]?.trim() || fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new HandlerConfigError(name, `is ${JSON.stringify(value)}, expected one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+function optionalSeconds(env: Env, name: string): number | undefined {
+  const text = env[name]?.trim();
+  if (!text) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new HandlerConfigError(name, `must be a positive whole number of seconds, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+/**
+ * The settings serverless.yml passes to archiveTtl (infra/settings.yml names them). Every problem
+ * is reported at cold start, before any record is taken, so a misconfigured stage fails loudly
+ * instead of checkpointing batches it could not archive.
+ */
+export function readArchiveConfig(env: Env): ArchiveHandlerConfig {
+  const deadLetterQueueUrl = required(env, 'DEAD_LETTER_QUEUE_URL');
+  if (!/^https?:\/\//.test(deadLetterQueueUrl)) {
+    throw new HandlerConfigError('DEAD_LETTER_QUEUE_URL', 'must be a queue URL, not a name or ARN');
+  }
+  return {
+    bucket: required(env, 'ARCHIVE_BUCKET'),
+    prefix: env.ARCHIVE_PREFIX ?? 'archive/',
+    storageClass: oneOf(env, 'STORAGE_CLASS', STORAGE_CLASSES, 'STANDARD'),
+    ttlAttribute: required(env, 'TTL_ATTRIBUTE'),
+    routes: oneOf(env, 'ARCHIVE_ROUTES', ARCHIVE_ROUTES, 'ttl-deletes'),
+    deadLetterQueueUrl,
+    maxRecordAgeSeconds: optionalSeconds(env, 'MAX_RECORD_AGE_SECONDS'),
+  };
+}
+
+/**
+ * TTL deletes (and, with `all-deletes`, user deletes under `<prefix>user-deletes/`) to S3; poison
+ * records to the SQS dead-letter queue. Anything else reaching the function means the deployed
+ * filter and these routes disagree, so it is dead-lettered rather than counted and dropped.
+ */
+export function createArchiveHandler(config: ArchiveHandlerConfig, clients: { s3: S3Client; sqs: SQSClient }) {
+  const archive = (name: string, prefix: string) =>
+    new S3ArchiveSink({
+      name,
+      client: clients.s3,
+      bucket: config.bucket,
+      prefix,
+      storageClass: config.storageClass,
+      ttlAttribute: config.ttlAttribute,
+    });
+  const userDeletePrefix = [config.prefix.replace(/^\/+|\/+$/g, ''), 'user-deletes'].filter(Boolean).join('/');
+  const routes = [
+    { name: 'ttl-delete', when: 'ttl-delete', to: archive('ttl-archive', config.prefix) },
+    ...(config.routes === 'all-deletes'
+      ? [{ name: 'user-delete', when: 'user-delete', to: archive('user-delete-archive', userDeletePrefix) }]
+      : []),
+  ] as const;
+  return createStreamHandler({
+    routes,
+    ttlAttribute: config.ttlAttribute,
+    onUnrouted: 'dead-letter',
+    ...(config.maxRecordAgeSeconds === undefined ? {} : { maxRecordAgeSeconds: config.maxRecordAgeSeconds }),
+    deadLetter: new SqsDeadLetterSink({ client: clients.sqs, queueUrl: config.deadLetterQueueUrl }),
+    logger: createLogger(),
+  });
+}
+
+// Built once per container: config errors fail the init, and clients are reused by warm invocations.
+export const handler = createArchiveHandler(readArchiveConfig(process.env), { s3: new S3Client({}), sqs: new SQSClient({}) });

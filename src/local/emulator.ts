@@ -1,0 +1,531 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, DynamoDBBatchResponse } from 'aws-lambda';
+import { compilePattern, type FilterPattern } from '../filters/index.js';
+import { InvalidOptionsError } from '../records/index.js';
+import type { LambdaStreamEvent, LambdaStreamRecord } from '../records/index.js';
+import { type Clock, systemClock } from './clock.js';
+import type { FailureCondition, FailureDestination, StreamInvocationRecord } from './destinations.js';
+import { EmulatorStoppedError, HandlerTimeoutError } from './errors.js';
+import { createLambdaContext } from './lambda-context.js';
+import { assertIntegerIn, assertKnownKeys } from './options.js';
+
+export type StreamHandler = (
+  event: LambdaStreamEvent,
+  context: Context,
+) => Promise<DynamoDBBatchResponse | undefined | void> | DynamoDBBatchResponse | undefined | void;
+
+/** An event source mapping's settings, named as in Lambda's API (camel-cased). */
+export interface EventSourceMappingOptions {
+  handler: StreamHandler;
+  functionName?: string;
+  /** Function timeout; default 3 s (Lambda's default). */
+  timeoutSeconds?: number;
+  memorySize?: number;
+  region?: string;
+  accountId?: string;
+  /** 1–10000; default 100. */
+  batchSize?: number;
+  /** 0–300; default 0. */
+  maximumBatchingWindowInSeconds?: number;
+  /** FilterCriteria patterns (JSON strings or objects). A record passes when any pattern matches. */
+  filterPatterns?: Array<string | FilterPattern>;
+  /** FunctionResponseTypes: ['ReportBatchItemFailures']. */
+  reportBatchItemFailures?: boolean;
+  bisectBatchOnFunctionError?: boolean;
+  /** -1 (infinite, Lambda's default) or 0–10000. */
+  maximumRetryAttempts?: number;
+  /** -1 (infinite, default) or 60–604800. */
+  maximumRecordAgeInSeconds?: number;
+  /** 1–10; default 1. */
+  parallelizationFactor?: number;
+  onFailure?: FailureDestination;
+  /** Wait between retries (ms, on the clock); default 0. */
+  retryDelayMs?: number;
+  clock?: Clock;
+  /** Called for each event as it happens (the CLI prints them). */
+  onEvent?: (event: EmulatorEvent) => void;
+  /** Keep events in `emulator.log`; default true. Turn off for long runs. */
+  keepLog?: boolean;
+}
+
+const OPTION_KEYS = [
+  'handler',
+  'functionName',
+  'timeoutSeconds',
+  'memorySize',
+  'region',
+  'accountId',
+  'batchSize',
+  'maximumBatchingWindowInSeconds',
+  'filterPatterns',
+  'reportBatchItemFailures',
+  'bisectBatchOnFunctionError',
+  'maximumRetryAttempts',
+  'maximumRecordAgeInSeconds',
+  'parallelizationFactor',
+  'onFailure',
+  'retryDelayMs',
+  'clock',
+  'onEvent',
+  'keepLog',
+] as const;
+
+export type InvocationOutcome = 'success' | 'partial-failure' | 'function-error' | 'timeout' | 'invalid-response';
+
+/** What Lambda would do, step by step. */
+export type EmulatorEvent =
+  | { type: 'invoke'; shardId: string; lane: number; requestId: string; attempt: number; sequenceNumbers: string[] }
+  | {
+      type: 'response';
+      shardId: string;
+      lane: number;
+      requestId: string;
+      outcome: InvocationOutcome;
+      /** partial-failure: the lowest failed sequence number (the new checkpoint's successor). */
+      failedSequenceNumber?: string;
+      error?: string;
+    }
+  | { type: 'filtered'; shardId: string; sequenceNumber: string }
+  | { type: 'bisect'; shardId: string; lane: number; sizes: [number, number] }
+  | { type: 'retry'; shardId: string; lane: number; retry: number; firstSequenceNumber: string; size: number }
+  | { type: 'discard'; shardId: string; lane: number; condition: FailureCondition; record: StreamInvocationRecord }
+  | { type: 'checkpoint'; shardId: string; sequenceNumber: string };
+
+export interface ShardInput {
+  shardId: string;
+  streamArn: string;
+  /** Pages of records in shard order (e.g. one per GetRecords call). An empty page lets batching windows close. */
+  pages: AsyncIterable<LambdaStreamRecord[]> | Iterable<LambdaStreamRecord[]>;
+  /** Called whenever every record up to `sequenceNumber` has been handled (processed, filtered or discarded). */
+  onCheckpoint?: (sequenceNumber: string) => void | Promise<void>;
+}
+
+export interface ShardResult {
+  shardId: string;
+  /** The last sequence number handled; undefined when no record arrived. */
+  checkpoint: string | undefined;
+  records: number;
+  filtered: number;
+  discarded: number;
+  invocations: number;
+}
+
+interface Entry {
+  record: LambdaStreamRecord;
+  seq: bigint;
+  done: boolean;
+}
+
+interface ShardState {
+  shardId: string;
+  streamArn: string;
+  entries: Entry[];
+  head: number;
+  checkpoint: string | undefined;
+  result: ShardResult;
+  onCheckpoint: ((sequenceNumber: string) => void | Promise<void>) | undefined;
+}
+
+interface Lane {
+  index: number;
+  buffer: Entry[];
+  firstBufferedAt: number;
+  tail: Promise<void>;
+  failure: unknown;
+}
+
+type Attempt =
+  | { outcome: 'success' }
+  | { outcome: 'partial-failure'; index: number }
+  | { outcome: 'function-error' | 'timeout' | 'invalid-response'; error: string };
+
+/**
+ * Lambda's DynamoDB Streams event source mapping, locally: the same batching, filtering, retry,
+ * bisect, partial-batch, record-age and on-failure rules, applied to records from any source
+ * (the stream poller, a replay file, built events). Everything it decides is in `log`.
+ */
+export class EventSourceMappingEmulator {
+  readonly log: EmulatorEvent[] = [];
+  readonly functionArn: string;
+  private readonly handler: StreamHandler;
+  private readonly functionName: string;
+  private readonly timeoutMs: number;
+  private readonly memorySize: number;
+  private readonly batchSize: number;
+  private readonly windowMs: number;
+  private readonly filters: Array<(event: unknown) => boolean> | undefined;
+  private readonly reportFailures: boolean;
+  private readonly bisect: boolean;
+  private readonly maxRetries: number;
+  private readonly maxAgeMs: number;
+  private readonly lanes: number;
+  private readonly onFailure: FailureDestination | undefined;
+  private readonly retryDelayMs: number;
+  private readonly clock: Clock;
+  private readonly onEvent: ((event: EmulatorEvent) => void) | undefined;
+  private readonly keepLog: boolean;
+  private stopped = false;
+
+  constructor(options: EventSourceMappingOptions) {
+    const where = 'EventSourceMappingEmulator';
+    assertKnownKeys(options, OPTION_KEYS, where);
+    if (typeof options?.handler !== 'function') throw new InvalidOptionsError(`${where}: handler must be a function`);
+    assertIntegerIn(options.batchSize, 1, 10_000, 'batchSize', where);
+    assertIntegerIn(options.maximumBatchingWindowInSeconds, 0, 300, 'maximumBatchingWindowInSeconds', where);
+    assertIntegerIn(options.maximumRetryAttempts, 0, 10_000, 'maximumRetryAttempts', where, -1);
+    assertIntegerIn(options.maximumRecordAgeInSeconds, 60, 604_800, 'maximumRecordAgeInSeconds', where, -1);
+    assertIntegerIn(options.parallelizationFactor, 1, 10, 'parallelizationFactor', where);
+    if (options.timeoutSeconds !== undefined && !(options.timeoutSeconds > 0 && options.timeoutSeconds <= 900)) {
+      throw new InvalidOptionsError(`${where}: timeoutSeconds must be in (0, 900], got ${String(options.timeoutSeconds)}`);
+    }
+    this.handler = options.handler;
+    this.functionName = options.functionName ?? 'local-function';
+    this.functionArn = `arn:aws:lambda:${options.region ?? 'us-east-1'}:${options.accountId ?? '000000000000'}:function:${this.functionName}`;
+    this.timeoutMs = (options.timeoutSeconds ?? 3) * 1000;
+    this.memorySize = options.memorySize ?? 1024;
+    this.batchSize = options.batchSize ?? 100;
+    this.windowMs = (options.maximumBatchingWindowInSeconds ?? 0) * 1000;
+    this.filters = options.filterPatterns?.length
+      ? options.filterPatterns.map((p) => compilePattern(p as FilterPattern | string))
+      : undefined;
+    this.reportFailures = options.reportBatchItemFailures === true;
+    this.bisect = options.bisectBatchOnFunctionError === true;
+    this.maxRetries = options.maximumRetryAttempts ?? -1;
+    const maxAge = options.maximumRecordAgeInSeconds ?? -1;
+    this.maxAgeMs = maxAge < 0 ? -1 : maxAge * 1000;
+    this.lanes = options.parallelizationFactor ?? 1;
+    this.onFailure = options.onFailure;
+    this.retryDelayMs = options.retryDelayMs ?? 0;
+    this.clock = options.clock ?? systemClock;
+    this.onEvent = options.onEvent;
+    this.keepLog = options.keepLog ?? true;
+  }
+
+  /** Stops retrying: a batch still failing rejects with EmulatorStoppedError. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Runs one shard's records through the mapping until every one is processed, filtered or discarded. */
+  async runShard(input: ShardInput): Promise<ShardResult> {
+    const shard: ShardState = {
+      shardId: input.shardId,
+      streamArn: input.streamArn,
+      entries: [],
+      head: 0,
+      checkpoint: undefined,
+      result: { shardId: input.shardId, checkpoint: undefined, records: 0, filtered: 0, discarded: 0, invocations: 0 },
+      onCheckpoint: input.onCheckpoint,
+    };
+    const lanes: Lane[] = Array.from({ length: this.lanes }, (_, index) => ({
+      index,
+      buffer: [],
+      firstBufferedAt: 0,
+      tail: Promise.resolve(),
+      failure: undefined,
+    }));
+    for await (const page of input.pages) {
+      const now = this.clock.now();
+      for (const record of page) {
+        const entry: Entry = { record, seq: BigInt(record.dynamodb.SequenceNumber), done: false };
+        shard.entries.push(entry);
+        shard.result.records++;
+        if (this.filters && !this.passes(record)) {
+          entry.done = true;
+          shard.result.filtered++;
+          this.emit({ type: 'filtered', shardId: shard.shardId, sequenceNumber: record.dynamodb.SequenceNumber });
+          continue;
+        }
+        const lane = lanes[this.lanes === 1 ? 0 : laneOf(record, this.lanes)] as Lane;
+        if (lane.buffer.length === 0) lane.firstBufferedAt = now;
+        lane.buffer.push(entry);
+      }
+      for (const lane of lanes) {
+        while (lane.buffer.length >= this.batchSize) this.schedule(shard, lane, lane.buffer.splice(0, this.batchSize));
+        if (lane.buffer.length > 0 && (this.windowMs === 0 || now - lane.firstBufferedAt >= this.windowMs)) {
+          this.schedule(shard, lane, lane.buffer.splice(0));
+        }
+      }
+      await this.settle(shard, lanes);
+    }
+    for (const lane of lanes) if (lane.buffer.length > 0) this.schedule(shard, lane, lane.buffer.splice(0));
+    await this.settle(shard, lanes);
+    shard.result.checkpoint = shard.checkpoint;
+    return shard.result;
+  }
+
+  /** Convenience for one batch of records (a Lambda event, a replayed page). */
+  runRecords(records: LambdaStreamRecord[], shardId = 'shardId-local-0', streamArn?: string): Promise<ShardResult> {
+    return this.runShard({ shardId, streamArn: streamArn ?? records[0]?.eventSourceARN ?? '', pages: [records] });
+  }
+
+  private passes(record: LambdaStreamRecord): boolean {
+    for (const filter of this.filters as Array<(event: unknown) => boolean>) if (filter(record)) return true;
+    return false;
+  }
+
+  private schedule(shard: ShardState, lane: Lane, batch: Entry[]): void {
+    lane.tail = lane.tail.then(() =>
+      this.processBatch(shard, lane, batch).catch((error: unknown) => {
+        lane.failure ??= error;
+      }),
+    );
+  }
+
+  private async settle(shard: ShardState, lanes: Lane[]): Promise<void> {
+    await Promise.all(lanes.map((lane) => lane.tail));
+    for (const lane of lanes) if (lane.failure !== undefined) throw lane.failure;
+    await this.advanceCheckpoint(shard);
+  }
+
+  private async processBatch(shard: ShardState, lane: Lane, entries: Entry[]): Promise<void> {
+    const pending: Entry[][] = [entries];
+    while (pending.length > 0) {
+      let batch = pending.shift() as Entry[];
+      let retries = 0;
+      let invocations = 0;
+      while (batch.length > 0) {
+        if (this.stopped) throw new EmulatorStoppedError(batch[0]?.record.dynamodb.SequenceNumber);
+        if (this.maxAgeMs >= 0) {
+          batch = await this.discardExpired(shard, lane, batch, invocations);
+          if (batch.length === 0) break;
+        }
+        const attempt = await this.invoke(shard, lane, batch, retries + 1);
+        invocations++;
+        shard.result.invocations++;
+        if (attempt.outcome === 'success') {
+          markDone(batch);
+          break;
+        }
+        if (attempt.outcome === 'partial-failure') {
+          markDone(batch.slice(0, attempt.index));
+          batch = batch.slice(attempt.index);
+        } else if (this.bisect && batch.length > 1) {
+          // Halves are retried in order; splitting is how Lambda isolates the bad record, so it does
+          // not use up a retry attempt (only a batch that can no longer be split does).
+          const middle = Math.ceil(batch.length / 2);
+          const first = batch.slice(0, middle);
+          const second = batch.slice(middle);
+          this.emit({ type: 'bisect', shardId: shard.shardId, lane: lane.index, sizes: [first.length, second.length] });
+          pending.unshift(first, second);
+          break;
+        }
+        retries++;
+        if (this.maxRetries >= 0 && retries > this.maxRetries) {
+          const functionError = attempt.outcome === 'function-error' || attempt.outcome === 'timeout' ? 'Unhandled' : undefined;
+          await this.discard(shard, lane, batch, 'RetryAttemptsExhausted', invocations, functionError, true);
+          break;
+        }
+        const first = batch[0] as Entry;
+        this.emit({
+          type: 'retry',
+          shardId: shard.shardId,
+          lane: lane.index,
+          retry: retries,
+          firstSequenceNumber: first.record.dynamodb.SequenceNumber,
+          size: batch.length,
+        });
+        if (this.retryDelayMs > 0) await this.clock.sleep(this.retryDelayMs);
+      }
+      await this.advanceCheckpoint(shard);
+    }
+  }
+
+  private async discardExpired(shard: ShardState, lane: Lane, batch: Entry[], invocations: number): Promise<Entry[]> {
+    const oldest = this.clock.now() - this.maxAgeMs;
+    let expired: Entry[] | undefined;
+    let kept: Entry[] | undefined;
+    for (let i = 0; i < batch.length; i++) {
+      const entry = batch[i] as Entry;
+      const created = entry.record.dynamodb.ApproximateCreationDateTime;
+      const isExpired = created !== undefined && created * 1000 < oldest;
+      if (isExpired && !expired) {
+        expired = [];
+        kept = batch.slice(0, i);
+      }
+      if (isExpired) expired?.push(entry);
+      else kept?.push(entry);
+    }
+    if (!expired || !kept) return batch;
+    await this.discard(shard, lane, expired, 'RecordAgeExceeded', invocations, undefined, invocations > 0);
+    return kept;
+  }
+
+  private async discard(
+    shard: ShardState,
+    lane: Lane,
+    batch: Entry[],
+    condition: FailureCondition,
+    invocations: number,
+    functionError: string | undefined,
+    invoked: boolean,
+  ): Promise<void> {
+    const first = (batch[0] as Entry).record;
+    const last = (batch[batch.length - 1] as Entry).record;
+    const record: StreamInvocationRecord = {
+      requestContext: {
+        requestId: randomUUID(),
+        functionArn: this.functionArn,
+        condition,
+        approximateInvokeCount: invocations,
+      },
+      ...(invoked
+        ? {
+            responseContext: {
+              statusCode: 200,
+              executedVersion: '$LATEST',
+              ...(functionError ? { functionError } : {}),
+            },
+          }
+        : {}),
+      version: '1.0',
+      timestamp: new Date(this.clock.now()).toISOString(),
+      DDBStreamBatchInfo: {
+        shardId: shard.shardId,
+        startSequenceNumber: first.dynamodb.SequenceNumber,
+        endSequenceNumber: last.dynamodb.SequenceNumber,
+        approximateArrivalOfFirstRecord: arrival(first),
+        approximateArrivalOfLastRecord: arrival(last),
+        batchSize: batch.length,
+        streamArn: shard.streamArn,
+      },
+    };
+    if (this.onFailure) await this.onFailure.send(record);
+    markDone(batch);
+    shard.result.discarded += batch.length;
+    this.emit({ type: 'discard', shardId: shard.shardId, lane: lane.index, condition, record });
+  }
+
+  private async invoke(shard: ShardState, lane: Lane, batch: Entry[], attempt: number): Promise<Attempt> {
+    const requestId = randomUUID();
+    const records = batch.map((e) => e.record);
+    this.emit({
+      type: 'invoke',
+      shardId: shard.shardId,
+      lane: lane.index,
+      requestId,
+      attempt,
+      sequenceNumbers: records.map((r) => r.dynamodb.SequenceNumber),
+    });
+    const context = createLambdaContext({
+      functionName: this.functionName,
+      functionArn: this.functionArn,
+      timeoutMs: this.timeoutMs,
+      memoryLimitInMB: this.memorySize,
+      awsRequestId: requestId,
+    });
+    const result = await this.call({ Records: records }, context, records[0]?.dynamodb.SequenceNumber ?? '');
+    const outcome = 'error' in result ? result : this.judge(result.value, batch);
+    this.emit({
+      type: 'response',
+      shardId: shard.shardId,
+      lane: lane.index,
+      requestId,
+      outcome: outcome.outcome,
+      ...(outcome.outcome === 'partial-failure'
+        ? { failedSequenceNumber: (batch[outcome.index] as Entry).record.dynamodb.SequenceNumber }
+        : {}),
+      ...('error' in outcome ? { error: outcome.error } : {}),
+    });
+    return outcome;
+  }
+
+  private async call(
+    event: LambdaStreamEvent,
+    context: Context,
+    firstSequenceNumber: string,
+  ): Promise<{ value: unknown } | { outcome: 'function-error' | 'timeout'; error: string }> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new HandlerTimeoutError(this.timeoutMs, firstSequenceNumber)), this.timeoutMs);
+    });
+    try {
+      const value = await Promise.race([Promise.resolve().then(() => this.handler(event, context)), timeout]);
+      return { value };
+    } catch (error) {
+      if (error instanceof HandlerTimeoutError) return { outcome: 'timeout', error: error.message };
+      return { outcome: 'function-error', error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Lambda's reading of a handler's return value (partial batch response rules). */
+  private judge(value: unknown, batch: Entry[]): Attempt {
+    if (!this.reportFailures || value === null || value === undefined || typeof value !== 'object') return { outcome: 'success' };
+    const failures = (value as { batchItemFailures?: unknown }).batchItemFailures;
+    if (failures === undefined || failures === null) return { outcome: 'success' };
+    if (!Array.isArray(failures)) return invalid('batchItemFailures is not an array');
+    if (failures.length === 0) return { outcome: 'success' };
+    let lowest = -1;
+    for (const failure of failures) {
+      if (failure === null || typeof failure !== 'object') return invalid('a batchItemFailures entry is not an object');
+      const id = (failure as { itemIdentifier?: unknown }).itemIdentifier;
+      if (typeof id !== 'string' || id === '') return invalid(`itemIdentifier ${JSON.stringify(id)} is empty or missing`);
+      const index = indexOfSequence(batch, id);
+      if (index < 0) return invalid(`itemIdentifier ${JSON.stringify(id)} is not a sequence number in the batch`);
+      if (lowest < 0 || index < lowest) lowest = index;
+    }
+    return { outcome: 'partial-failure', index: lowest };
+  }
+
+  private async advanceCheckpoint(shard: ShardState): Promise<void> {
+    const entries = shard.entries;
+    let head = shard.head;
+    while (head < entries.length && (entries[head] as Entry).done) head++;
+    if (head === shard.head) return;
+    const sequenceNumber = (entries[head - 1] as Entry).record.dynamodb.SequenceNumber;
+    if (head > 4096) {
+      entries.splice(0, head);
+      head = 0;
+    }
+    shard.head = head;
+    shard.checkpoint = sequenceNumber;
+    this.emit({ type: 'checkpoint', shardId: shard.shardId, sequenceNumber });
+    if (shard.onCheckpoint) await shard.onCheckpoint(sequenceNumber);
+  }
+
+  private emit(event: EmulatorEvent): void {
+    if (this.keepLog) this.log.push(event);
+    this.onEvent?.(event);
+  }
+}
+
+function invalid(error: string): Attempt {
+  return { outcome: 'invalid-response', error };
+}
+
+function markDone(batch: Entry[]): void {
+  for (const entry of batch) entry.done = true;
+}
+
+function indexOfSequence(batch: Entry[], id: string): number {
+  let seq: bigint;
+  try {
+    seq = BigInt(id);
+  } catch {
+    return -1;
+  }
+  for (let i = 0; i < batch.length; i++) if ((batch[i] as Entry).seq === seq) return i;
+  return -1;
+}
+
+function arrival(record: LambdaStreamRecord): string {
+  const created = record.dynamodb.ApproximateCreationDateTime;
+  return new Date((created ?? 0) * 1000).toISOString();
+}
+
+/** Records of one item (same key) always land in the same lane, so per-item order holds. */
+function laneOf(record: LambdaStreamRecord, lanes: number): number {
+  const keys = record.dynamodb.Keys;
+  let hash = 0x811c9dc5;
+  const names = Object.keys(keys).sort();
+  for (const name of names) {
+    const text = `${name}=${JSON.stringify(keys[name])};`;
+    for (let i = 0; i < text.length; i++) {
+      hash ^= text.charCodeAt(i);
+      hash = Math.imul(hash, 0x01000193);
+    }
+  }
+  return (hash >>> 0) % lanes;
+}

@@ -1,0 +1,327 @@
+import {
+  DescribeStreamCommand,
+  type DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type Shard,
+  type ShardIteratorType,
+} from '@aws-sdk/client-dynamodb-streams';
+import { InvalidOptionsError, toLambdaRecord } from '../records/index.js';
+import type { LambdaStreamRecord } from '../records/index.js';
+import { CheckpointStore } from './checkpoint.js';
+import { type Clock, systemClock } from './clock.js';
+import type { EventSourceMappingEmulator, ShardResult } from './emulator.js';
+import { assertIntegerIn, assertKnownKeys } from './options.js';
+
+export type StartingPosition = 'TRIM_HORIZON' | 'LATEST' | { atSequenceNumber: string } | { afterSequenceNumber: string };
+
+/** The calls the poller makes; a DynamoDBStreamsClient, or a wrapper around one. */
+export type StreamsApi = Pick<DynamoDBStreamsClient, 'send'>;
+
+export interface StreamPollerOptions {
+  streams: StreamsApi;
+  streamArn: string;
+  /** Where root shards start without a checkpoint; default TRIM_HORIZON. Child shards always start at their beginning. */
+  startingPosition?: StartingPosition;
+  /** Durable per-shard positions; resume from it after a restart. */
+  checkpointFile?: string;
+  /** Wait after an empty GetRecords page; default 250 ms (Lambda polls a shard about 4 times a second). */
+  pollIntervalMs?: number;
+  /** Wait between DescribeStream calls looking for new shards; default 1000 ms. */
+  describeIntervalMs?: number;
+  /** GetRecords Limit, 1–1000; default 1000. */
+  limit?: number;
+  clock?: Clock;
+  onEvent?: (event: PollerEvent) => void;
+}
+
+const OPTION_KEYS = [
+  'streams',
+  'streamArn',
+  'startingPosition',
+  'checkpointFile',
+  'pollIntervalMs',
+  'describeIntervalMs',
+  'limit',
+  'clock',
+  'onEvent',
+] as const;
+
+export type PollerEvent =
+  | { type: 'shard-start'; shardId: string; parentShardId?: string; iteratorType: ShardIteratorType; sequenceNumber?: string }
+  | { type: 'shard-end'; shardId: string; finished: boolean }
+  | { type: 'iterator-expired'; shardId: string; resumeAfter?: string }
+  | { type: 'trimmed'; shardId: string; sequenceNumber?: string };
+
+export interface ShardStream {
+  shardId: string;
+  parentShardId: string | undefined;
+  streamArn: string;
+  /** GetRecords pages in the Lambda shape; empty pages mark "caught up for now". */
+  pages: AsyncIterable<LambdaStreamRecord[]>;
+  /** Record that everything up to this sequence number is handled (written to the checkpoint). */
+  commit(sequenceNumber: string): Promise<void>;
+}
+
+export interface PollOptions {
+  signal?: AbortSignal;
+  /**
+   * Stop once every readable shard is caught up (an empty page) or closed, instead of polling
+   * forever. For capture, replay and tests against DynamoDB Local.
+   */
+  stopWhenCaughtUp?: boolean;
+}
+
+interface IteratorSpec {
+  type: ShardIteratorType;
+  sequenceNumber?: string;
+}
+
+/**
+ * Reads a DynamoDB stream the way Lambda's poller does: every shard, parents fully before their
+ * children, from a starting position or a checkpoint, surviving expired iterators and trimmed
+ * data, and handing each shard's records on in order, in the Lambda event shape.
+ */
+export class StreamPoller {
+  readonly streamArn: string;
+  private readonly streams: StreamsApi;
+  private readonly startingPosition: StartingPosition;
+  private readonly checkpointFile: string | undefined;
+  private readonly pollIntervalMs: number;
+  private readonly describeIntervalMs: number;
+  private readonly limit: number;
+  private readonly clock: Clock;
+  private readonly onEvent: ((event: PollerEvent) => void) | undefined;
+  private store: CheckpointStore | undefined;
+
+  constructor(options: StreamPollerOptions) {
+    const where = 'StreamPoller';
+    assertKnownKeys(options, OPTION_KEYS, where);
+    if (!options?.streams || typeof options.streams.send !== 'function') {
+      throw new InvalidOptionsError(`${where}: streams must be a DynamoDBStreamsClient`);
+    }
+    if (typeof options.streamArn !== 'string' || !options.streamArn.includes('/stream/')) {
+      throw new InvalidOptionsError(`${where}: streamArn must be a stream ARN, got ${JSON.stringify(options.streamArn)}`);
+    }
+    assertIntegerIn(options.limit, 1, 1000, 'limit', where);
+    const position = options.startingPosition ?? 'TRIM_HORIZON';
+    if (
+      position !== 'TRIM_HORIZON' &&
+      position !== 'LATEST' &&
+      !(typeof position === 'object' && ('atSequenceNumber' in position || 'afterSequenceNumber' in position))
+    ) {
+      throw new InvalidOptionsError(`${where}: startingPosition must be TRIM_HORIZON, LATEST, {atSequenceNumber} or {afterSequenceNumber}`);
+    }
+    this.streams = options.streams;
+    this.streamArn = options.streamArn;
+    this.startingPosition = position;
+    this.checkpointFile = options.checkpointFile;
+    this.pollIntervalMs = options.pollIntervalMs ?? 250;
+    this.describeIntervalMs = options.describeIntervalMs ?? 1000;
+    this.limit = options.limit ?? 1000;
+    this.clock = options.clock ?? systemClock;
+    this.onEvent = options.onEvent;
+  }
+
+  /** Current checkpoint (after `run` has opened it). */
+  checkpoint() {
+    return this.store?.snapshot();
+  }
+
+  /** Feeds every shard through an event source mapping emulator, checkpointing what it handled. */
+  async runEmulator(emulator: EventSourceMappingEmulator, options: PollOptions = {}): Promise<ShardResult[]> {
+    const results: ShardResult[] = [];
+    await this.run(async (shard) => {
+      results.push(
+        await emulator.runShard({
+          shardId: shard.shardId,
+          streamArn: shard.streamArn,
+          pages: shard.pages,
+          onCheckpoint: (sequenceNumber) => shard.commit(sequenceNumber),
+        }),
+      );
+    }, options);
+    return results;
+  }
+
+  /**
+   * Calls `consume` once per shard, when the shard may be read (its parent finished). Shards run
+   * concurrently; records within one are in order. Resolves when stopped (signal) or caught up.
+   */
+  async run(consume: (shard: ShardStream) => Promise<void>, options: PollOptions = {}): Promise<void> {
+    assertKnownKeys(options, ['signal', 'stopWhenCaughtUp'], 'StreamPoller.run');
+    const store = await CheckpointStore.open(this.streamArn, this.checkpointFile);
+    this.store = store;
+    const { signal } = options;
+    const stop = aborted(signal);
+    const running = new Map<string, Promise<void>>();
+    const ended = new Set<string>();
+    let failure: unknown;
+    while (!signal?.aborted && failure === undefined) {
+      const shards = await this.describe();
+      const byId = new Map(shards.map((s) => [s.ShardId as string, s]));
+      for (const shard of shards) {
+        const shardId = shard.ShardId as string;
+        if (running.has(shardId) || ended.has(shardId) || store.get(shardId)?.finished) continue;
+        const parent = shard.ParentShardId;
+        // A parent no longer described has been trimmed away: its child is where the data is.
+        if (parent && byId.has(parent) && !store.get(parent)?.finished) continue;
+        const task = this.readShard(shard, !!parent && byId.has(parent), store, consume, options, stop)
+          .then(
+            () => undefined,
+            (error: unknown) => {
+              failure ??= error;
+            },
+          )
+          .finally(() => {
+            running.delete(shardId);
+            ended.add(shardId);
+          });
+        running.set(shardId, task);
+      }
+      if (running.size === 0 && options.stopWhenCaughtUp) break;
+      await Promise.race([...running.values(), this.clock.sleep(this.describeIntervalMs), stop]);
+    }
+    await Promise.all(running.values());
+    if (failure !== undefined) throw failure;
+  }
+
+  private async describe(): Promise<Shard[]> {
+    const shards: Shard[] = [];
+    let exclusiveStartShardId: string | undefined;
+    do {
+      const page = await this.streams.send(
+        new DescribeStreamCommand({ StreamArn: this.streamArn, ExclusiveStartShardId: exclusiveStartShardId }),
+      );
+      shards.push(...(page.StreamDescription?.Shards ?? []));
+      exclusiveStartShardId = page.StreamDescription?.LastEvaluatedShardId;
+    } while (exclusiveStartShardId);
+    return shards;
+  }
+
+  private initialPosition(shard: Shard, isChild: boolean, store: CheckpointStore): IteratorSpec | 'skip' {
+    const saved = store.get(shard.ShardId as string)?.sequenceNumber;
+    if (saved !== undefined) return { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: saved };
+    if (isChild) return { type: 'TRIM_HORIZON' };
+    const position = this.startingPosition;
+    if (position === 'TRIM_HORIZON' || position === 'LATEST') return { type: position };
+    const at = 'atSequenceNumber' in position;
+    const sequenceNumber = at ? position.atSequenceNumber : position.afterSequenceNumber;
+    const wanted = BigInt(sequenceNumber);
+    const range = shard.SequenceNumberRange;
+    const end = range?.EndingSequenceNumber;
+    if (end !== undefined && BigInt(end) < wanted) return 'skip';
+    const start = range?.StartingSequenceNumber;
+    if (start !== undefined && BigInt(start) > wanted) return { type: 'TRIM_HORIZON' };
+    return { type: at ? 'AT_SEQUENCE_NUMBER' : 'AFTER_SEQUENCE_NUMBER', sequenceNumber };
+  }
+
+  private async readShard(
+    shard: Shard,
+    isChild: boolean,
+    store: CheckpointStore,
+    consume: (shard: ShardStream) => Promise<void>,
+    options: PollOptions,
+    stop: Promise<void>,
+  ): Promise<void> {
+    const shardId = shard.ShardId as string;
+    const initial = this.initialPosition(shard, isChild, store);
+    if (initial === 'skip') {
+      await store.finish(shardId);
+      this.onEvent?.({ type: 'shard-end', shardId, finished: true });
+      return;
+    }
+    this.onEvent?.({
+      type: 'shard-start',
+      shardId,
+      ...(shard.ParentShardId ? { parentShardId: shard.ParentShardId } : {}),
+      iteratorType: initial.type,
+      ...(initial.sequenceNumber ? { sequenceNumber: initial.sequenceNumber } : {}),
+    });
+    const state = { closed: false };
+    await consume({
+      shardId,
+      parentShardId: shard.ParentShardId,
+      streamArn: this.streamArn,
+      pages: this.pages(shardId, initial, state, options, stop),
+      commit: (sequenceNumber) => store.commit(shardId, sequenceNumber),
+    });
+    if (state.closed) await store.finish(shardId);
+    this.onEvent?.({ type: 'shard-end', shardId, finished: state.closed });
+  }
+
+  private async *pages(
+    shardId: string,
+    initial: IteratorSpec,
+    state: { closed: boolean },
+    options: PollOptions,
+    stop: Promise<void>,
+  ): AsyncGenerator<LambdaStreamRecord[]> {
+    const streamArn = this.streamArn;
+    let lastRead: string | undefined;
+    let iterator: string | undefined = await this.iterator(shardId, initial);
+    while (iterator && !options.signal?.aborted) {
+      let page: Awaited<ReturnType<typeof this.getRecords>>;
+      try {
+        page = await this.getRecords(iterator);
+      } catch (error) {
+        const name = (error as Error).name;
+        if (name === 'ExpiredIteratorException') {
+          this.onEvent?.({ type: 'iterator-expired', shardId, ...(lastRead ? { resumeAfter: lastRead } : {}) });
+          iterator = await this.iterator(shardId, lastRead ? { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: lastRead } : initial);
+          continue;
+        }
+        if (name === 'TrimmedDataAccessException') {
+          this.onEvent?.({ type: 'trimmed', shardId, ...(lastRead ? { sequenceNumber: lastRead } : {}) });
+          iterator = await this.iterator(shardId, { type: 'TRIM_HORIZON' });
+          continue;
+        }
+        throw error;
+      }
+      const sdkRecords = page.Records ?? [];
+      const records = new Array<LambdaStreamRecord>(sdkRecords.length);
+      for (let i = 0; i < sdkRecords.length; i++) records[i] = toLambdaRecord(sdkRecords[i] as never, { streamArn });
+      if (records.length > 0) lastRead = records[records.length - 1]?.dynamodb.SequenceNumber;
+      yield records;
+      iterator = page.NextShardIterator;
+      if (!iterator) {
+        state.closed = true;
+        return;
+      }
+      if (records.length === 0) {
+        if (options.stopWhenCaughtUp) return;
+        await Promise.race([this.clock.sleep(this.pollIntervalMs), stop]);
+      }
+    }
+  }
+
+  private getRecords(iterator: string) {
+    return this.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: this.limit }));
+  }
+
+  private async iterator(shardId: string, spec: IteratorSpec): Promise<string | undefined> {
+    try {
+      const out = await this.streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: this.streamArn,
+          ShardId: shardId,
+          ShardIteratorType: spec.type,
+          SequenceNumber: spec.sequenceNumber,
+        }),
+      );
+      return out.ShardIterator;
+    } catch (error) {
+      if ((error as Error).name === 'TrimmedDataAccessException' && spec.type !== 'TRIM_HORIZON') {
+        this.onEvent?.({ type: 'trimmed', shardId, ...(spec.sequenceNumber ? { sequenceNumber: spec.sequenceNumber } : {}) });
+        return this.iterator(shardId, { type: 'TRIM_HORIZON' });
+      }
+      throw error;
+    }
+  }
+}
+
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return new Promise(() => undefined);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}

@@ -1,0 +1,398 @@
+import { compilePattern } from '../filters/compile.js';
+import type { FilterPattern } from '../filters/types.js';
+import { createLogger } from '../logging/index.js';
+import { InvalidOptionsError } from '../records/errors.js';
+import { assertOptions, describe } from '../records/options.js';
+import { createRecordParser, type ParseOptions, type RecordParser } from '../records/parse.js';
+import type { ClassifiedRecord, RecordKind, RecordOfKind } from '../records/types.js';
+import type { DeadLetterSink, Sink, SinkContext, SinkLogger } from '../sinks/types.js';
+
+/** A logger the pipeline can make a per-invocation child of (a pino Logger is one). */
+export interface PipelineLogger extends SinkLogger {
+  child(bindings: Record<string, unknown>): PipelineLogger;
+}
+
+export type RecordPredicate = (record: ClassifiedRecord) => boolean;
+
+/** A kind, several kinds, a predicate, or a Lambda filter pattern (matched against the raw record). */
+export type RouteCondition = RecordKind | readonly RecordKind[] | RecordPredicate | FilterPattern;
+
+export interface RouteConfig {
+  /** Used in logs; default `route-<n>`. */
+  name?: string;
+  when: RouteCondition;
+  // Sink methods are bivariant, so a Sink<TtlDeleteRecord> fits here; `route()` checks the pairing.
+  // biome-ignore lint/suspicious/noExplicitAny: any record subtype
+  to: Sink<any> | readonly Sink<any>[];
+}
+
+/** A route whose sinks are typed by the kinds it takes: `route({ when: 'ttl-delete', to: sink })`. */
+export function route<const K extends RecordKind>(config: {
+  name?: string;
+  when: K | readonly K[];
+  to: Sink<RecordOfKind<K>> | readonly Sink<RecordOfKind<K>>[];
+}): RouteConfig {
+  return config;
+}
+
+export interface HandlerContext extends SinkContext {
+  readonly signal: AbortSignal;
+  readonly logger: PipelineLogger;
+}
+
+/** Per-kind functions; each receives the record narrowed to its kind. A throw fails the record (then retries). */
+export type KindHandlers = {
+  [K in RecordKind]?: (record: RecordOfKind<K>, context: HandlerContext) => unknown;
+};
+
+export type OrderingConfig = 'ordered' | { mode: 'ordered' } | { mode: 'per-key'; concurrency: number };
+
+export interface RetryConfig {
+  /** Delivery attempts per record in this invocation, the first included. Default 3. */
+  attempts?: number;
+  /** Backoff before the first retry; doubles each retry, randomized ×1..2. Default 100. */
+  baseDelayMs?: number;
+  /** Cap on one backoff. Default 2000. */
+  maxDelayMs?: number;
+  /** False for errors that retrying cannot fix (the record is dead-lettered at once). Default: all retryable. */
+  retryable?: (error: unknown) => boolean;
+}
+
+export interface MetricsWriter {
+  write(line: string): unknown;
+}
+
+export interface MetricsConfig {
+  /** CloudWatch namespace. Default `Tidewater`. */
+  namespace?: string;
+  /** Dimension name → value, on every metric. Default none. */
+  dimensions?: Record<string, string>;
+  /** Where EMF lines go. Default process.stdout (Lambda ships it to CloudWatch Logs). */
+  writer?: MetricsWriter;
+}
+
+export type UnroutedPolicy = 'count' | 'dead-letter' | 'fail';
+
+export interface PipelineConfig {
+  routes?: readonly RouteConfig[];
+  handlers?: KindHandlers;
+  ordering?: OrderingConfig;
+  deadLetter?: DeadLetterSink;
+  retry?: RetryConfig;
+  /** A failing record older than this (by ApproximateCreationDateTime) is dead-lettered without more retries. */
+  maxRecordAgeSeconds?: number;
+  /** Stop starting work when less than this is left of the invocation. Default 1000. */
+  deadlineMarginMs?: number;
+  /** The table's TTL attribute: INSERT/MODIFY records whose TTL never expires are logged and counted. */
+  ttlAttribute?: string;
+  /** Include item images in the TTL warning. Default false. */
+  logImages?: boolean;
+  logger?: PipelineLogger;
+  metrics?: MetricsConfig | false;
+  /** Records no route or handler takes. Default `'count'`. */
+  onUnrouted?: UnroutedPolicy;
+  /** Record parsing. Default `{ eager: true }`: bad attribute values surface as malformed at parse time. */
+  parse?: Pick<ParseOptions, 'numbers' | 'ttlHeuristic' | 'eager'>;
+  /** Epoch milliseconds; for tests. Default Date.now. */
+  clock?: () => number;
+}
+
+const CONFIG_KEYS = [
+  'routes',
+  'handlers',
+  'ordering',
+  'deadLetter',
+  'retry',
+  'maxRecordAgeSeconds',
+  'deadlineMarginMs',
+  'ttlAttribute',
+  'logImages',
+  'logger',
+  'metrics',
+  'onUnrouted',
+  'parse',
+  'clock',
+] as const;
+const ROUTE_KEYS = ['name', 'when', 'to'] as const;
+const RETRY_KEYS = ['attempts', 'baseDelayMs', 'maxDelayMs', 'retryable'] as const;
+const METRICS_KEYS = ['namespace', 'dimensions', 'writer'] as const;
+const ORDERING_KEYS = ['mode', 'concurrency'] as const;
+const PARSE_KEYS = ['numbers', 'ttlHeuristic', 'eager'] as const;
+export const KINDS: readonly RecordKind[] = ['insert', 'modify', 'user-delete', 'ttl-delete'];
+/** Bit per kind, so a kind route matches with one AND. */
+export const KIND_BIT: Readonly<Record<RecordKind, number>> = {
+  insert: 1,
+  modify: 2,
+  'user-delete': 4,
+  'ttl-delete': 8,
+};
+/** Routing uses one 32-bit mask per record. */
+const MAX_SINKS = 31;
+
+/** One route, ready for the hot path: either a kind mask or a test function, and the sinks' bits. */
+export interface CompiledRoute {
+  readonly name: string;
+  readonly kindMask: number;
+  readonly test: ((record: ClassifiedRecord) => boolean) | undefined;
+  readonly sinkMask: number;
+}
+
+export interface CompiledConfig {
+  readonly routes: readonly CompiledRoute[];
+  readonly sinks: readonly Sink[];
+  /** Indexed by KIND_BIT position order of KINDS. */
+  readonly handlers: readonly (((record: ClassifiedRecord, context: HandlerContext) => unknown) | undefined)[];
+  readonly handledKinds: number;
+  readonly perKey: boolean;
+  readonly concurrency: number;
+  readonly deadLetter: DeadLetterSink | undefined;
+  readonly attempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly retryable: ((error: unknown) => boolean) | undefined;
+  readonly maxRecordAgeMs: number;
+  readonly deadlineMarginMs: number;
+  readonly ttlAttribute: string | undefined;
+  readonly logImages: boolean;
+  readonly logger: PipelineLogger;
+  readonly metrics: { namespace: string; dimensions: Record<string, string>; writer: MetricsWriter } | undefined;
+  readonly onUnrouted: UnroutedPolicy;
+  readonly parse: RecordParser;
+  readonly clock: () => number;
+}
+
+function fail(detail: string): never {
+  throw new InvalidOptionsError(`pipeline: ${detail}`);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function nonNegative(value: unknown, name: string, fallback: number, integer = false): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+    fail(`'${name}' must be a non-negative ${integer ? 'integer' : 'number'}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function optionalFunction<F>(value: unknown, name: string): F | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'function') fail(`'${name}' must be a function, got ${describe(value)}`);
+  return value as F;
+}
+
+function isKind(value: unknown): value is RecordKind {
+  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
+}
+
+function isSink(value: unknown): value is Sink {
+  return isPlainObjectOrInstance(value) && typeof (value as Sink).write === 'function';
+}
+
+function isPlainObjectOrInstance(value: unknown): value is object {
+  return value !== null && typeof value === 'object';
+}
+
+function sinkName(sink: Sink): string {
+  return typeof sink.name === 'string' && sink.name !== '' ? sink.name : 'sink';
+}
+
+function compileRoutes(routes: unknown): { routes: CompiledRoute[]; sinks: Sink[] } {
+  if (routes === undefined) return { routes: [], sinks: [] };
+  if (!Array.isArray(routes)) fail(`'routes' must be an array, got ${describe(routes)}`);
+  const sinks: Sink[] = [];
+  const compiled: CompiledRoute[] = [];
+  routes.forEach((r: unknown, n) => {
+    const where = `routes[${n}]`;
+    if (!isPlainObject(r)) fail(`${where} must be an object, got ${describe(r)}`);
+    try {
+      assertOptions(r, ROUTE_KEYS, where);
+    } catch (error) {
+      fail((error as Error).message);
+    }
+    const name = r.name === undefined ? `route-${n}` : r.name;
+    if (typeof name !== 'string' || name === '') fail(`${where}.name must be a non-empty string`);
+    let kindMask = 0;
+    let test: ((record: ClassifiedRecord) => boolean) | undefined;
+    const when = r.when;
+    if (isKind(when)) kindMask = KIND_BIT[when];
+    else if (Array.isArray(when)) {
+      if (when.length === 0) fail(`${where}.when is an empty list of kinds`);
+      for (const k of when) {
+        if (!isKind(k)) fail(`${where}.when: unknown kind ${describe(k)} (known: ${KINDS.join(', ')})`);
+        kindMask |= KIND_BIT[k];
+      }
+    } else if (typeof when === 'function') test = when as RecordPredicate;
+    else if (isPlainObject(when)) {
+      const matcher = compilePattern(when as FilterPattern);
+      // Lambda evaluates filters against the record as it delivers it.
+      test = (record) => matcher(record.raw);
+    } else if (typeof when === 'string') {
+      fail(`${where}.when: unknown kind ${JSON.stringify(when)} (known: ${KINDS.join(', ')})`);
+    } else fail(`${where}.when must be a kind, a list of kinds, a predicate or a filter pattern`);
+    const targets = Array.isArray(r.to) ? r.to : [r.to];
+    if (targets.length === 0) fail(`${where}.to is empty`);
+    let sinkMask = 0;
+    for (const sink of targets) {
+      if (!isSink(sink)) fail(`${where}.to must be a sink or a list of sinks (objects with write())`);
+      let index = sinks.indexOf(sink);
+      if (index === -1) {
+        if (sinks.length === MAX_SINKS) fail(`at most ${MAX_SINKS} distinct sinks are supported`);
+        index = sinks.push(sink) - 1;
+      }
+      sinkMask |= 1 << index;
+    }
+    compiled.push({ name, kindMask, test, sinkMask });
+  });
+  return { routes: compiled, sinks };
+}
+
+function compileOrdering(ordering: unknown): { perKey: boolean; concurrency: number } {
+  if (ordering === undefined || ordering === 'ordered') return { perKey: false, concurrency: 1 };
+  if (!isPlainObject(ordering)) fail(`'ordering' must be 'ordered' or { mode: 'per-key', concurrency }`);
+  try {
+    assertOptions(ordering, ORDERING_KEYS, 'ordering');
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (ordering.mode === 'ordered') {
+    if (ordering.concurrency !== undefined) fail("ordering: 'concurrency' applies to mode 'per-key' only");
+    return { perKey: false, concurrency: 1 };
+  }
+  if (ordering.mode !== 'per-key') fail(`ordering.mode must be 'ordered' or 'per-key', got ${describe(ordering.mode)}`);
+  const c = ordering.concurrency;
+  if (typeof c !== 'number' || !Number.isInteger(c) || c < 1) {
+    fail(`ordering.concurrency must be a positive integer, got ${describe(c)}`);
+  }
+  return { perKey: true, concurrency: c };
+}
+
+function compileHandlers(handlers: unknown): { list: CompiledConfig['handlers']; mask: number } {
+  const list: ((record: ClassifiedRecord, context: HandlerContext) => unknown)[] | undefined[] = [];
+  let mask = 0;
+  if (handlers === undefined) return { list, mask };
+  if (!isPlainObject(handlers)) fail(`'handlers' must be an object, got ${describe(handlers)}`);
+  try {
+    assertOptions(handlers, KINDS, 'handlers');
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  KINDS.forEach((kind, i) => {
+    const h = optionalFunction<(record: ClassifiedRecord, context: HandlerContext) => unknown>(
+      handlers[kind],
+      `handlers.${kind}`,
+    );
+    (list as unknown[])[i] = h;
+    if (h !== undefined) mask |= KIND_BIT[kind];
+  });
+  return { list, mask };
+}
+
+function compileMetrics(metrics: unknown): CompiledConfig['metrics'] {
+  if (metrics === false) return undefined;
+  if (metrics !== undefined && !isPlainObject(metrics)) fail(`'metrics' must be an object or false`);
+  try {
+    assertOptions(metrics, METRICS_KEYS, 'metrics');
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const namespace = metrics?.namespace ?? 'Tidewater';
+  if (typeof namespace !== 'string' || namespace === '') fail('metrics.namespace must be a non-empty string');
+  const dimensions = metrics?.dimensions ?? {};
+  if (!isPlainObject(dimensions) || Object.values(dimensions).some((v) => typeof v !== 'string')) {
+    fail('metrics.dimensions must map dimension names to string values');
+  }
+  if (Object.keys(dimensions).length > 30) fail('metrics.dimensions: CloudWatch allows at most 30 dimensions');
+  const writer = metrics?.writer ?? process.stdout;
+  if (!isPlainObjectOrInstance(writer) || typeof (writer as MetricsWriter).write !== 'function') {
+    fail('metrics.writer must have a write(line) method');
+  }
+  return { namespace, dimensions: dimensions as Record<string, string>, writer: writer as MetricsWriter };
+}
+
+const UNROUTED = ['count', 'dead-letter', 'fail'] as const;
+
+/** Validates a pipeline config and precomputes everything the per-record path needs. */
+export function compileConfig(config: PipelineConfig): CompiledConfig {
+  if (!isPlainObject(config)) fail(`config must be an object, got ${describe(config)}`);
+  try {
+    assertOptions(config, CONFIG_KEYS, 'pipeline');
+  } catch (error) {
+    throw new InvalidOptionsError((error as Error).message);
+  }
+  const { routes, sinks } = compileRoutes(config.routes);
+  const handlers = compileHandlers(config.handlers);
+  if (routes.length === 0 && handlers.mask === 0) fail('give at least one route or handler');
+  const ordering = compileOrdering(config.ordering);
+  const deadLetter = config.deadLetter;
+  if (
+    deadLetter !== undefined &&
+    (!isPlainObjectOrInstance(deadLetter) || typeof (deadLetter as DeadLetterSink).send !== 'function')
+  ) {
+    fail("'deadLetter' must be a dead-letter sink (an object with send())");
+  }
+  const retry = config.retry;
+  if (retry !== undefined && !isPlainObject(retry)) fail(`'retry' must be an object, got ${describe(retry)}`);
+  try {
+    assertOptions(retry, RETRY_KEYS, 'retry');
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const attempts = nonNegative(retry?.attempts, 'retry.attempts', 3, true);
+  if (attempts < 1) fail("'retry.attempts' counts the first attempt, so it must be at least 1");
+  const baseDelayMs = nonNegative(retry?.baseDelayMs, 'retry.baseDelayMs', 100);
+  const maxDelayMs = nonNegative(retry?.maxDelayMs, 'retry.maxDelayMs', 2000);
+  if (maxDelayMs < baseDelayMs) fail("'retry.maxDelayMs' must not be below 'retry.baseDelayMs'");
+  const maxAge = config.maxRecordAgeSeconds;
+  const maxRecordAgeMs =
+    maxAge === undefined ? Number.POSITIVE_INFINITY : nonNegative(maxAge, 'maxRecordAgeSeconds', 0) * 1000;
+  const ttlAttribute = config.ttlAttribute;
+  if (ttlAttribute !== undefined && (typeof ttlAttribute !== 'string' || ttlAttribute === '')) {
+    fail("'ttlAttribute' must be a non-empty string");
+  }
+  if (config.logImages !== undefined && typeof config.logImages !== 'boolean') fail("'logImages' must be a boolean");
+  const logger = config.logger ?? (createLogger({ logImages: config.logImages ?? false }) as PipelineLogger);
+  if (!isPlainObjectOrInstance(logger) || typeof logger.child !== 'function' || typeof logger.warn !== 'function') {
+    fail("'logger' must be a pino-compatible logger (child, debug, info, warn, error)");
+  }
+  const onUnrouted = config.onUnrouted ?? 'count';
+  if (!(UNROUTED as readonly string[]).includes(onUnrouted)) {
+    fail(`'onUnrouted' must be one of ${UNROUTED.join(', ')}, got ${describe(onUnrouted)}`);
+  }
+  if (onUnrouted === 'dead-letter' && deadLetter === undefined) {
+    fail("onUnrouted 'dead-letter' needs a 'deadLetter' sink");
+  }
+  const parseOptions = config.parse;
+  try {
+    assertOptions(parseOptions, PARSE_KEYS, 'parse');
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const clock = optionalFunction<() => number>(config.clock, 'clock') ?? Date.now;
+  return {
+    routes,
+    sinks,
+    handlers: handlers.list,
+    handledKinds: handlers.mask,
+    perKey: ordering.perKey,
+    concurrency: ordering.concurrency,
+    deadLetter,
+    attempts,
+    baseDelayMs,
+    maxDelayMs,
+    retryable: optionalFunction(retry?.retryable, 'retry.retryable'),
+    maxRecordAgeMs,
+    deadlineMarginMs: nonNegative(config.deadlineMarginMs, 'deadlineMarginMs', 1000),
+    ttlAttribute,
+    logImages: config.logImages ?? false,
+    logger,
+    metrics: compileMetrics(config.metrics),
+    onUnrouted,
+    parse: createRecordParser({ eager: true, ...parseOptions }),
+    clock,
+  };
+}
+
+export { sinkName };

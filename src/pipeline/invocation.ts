@@ -1,0 +1,444 @@
+import pRetry, { AbortError } from 'p-retry';
+import { checkTtl } from '../records/check-ttl.js';
+import { MalformedRecordError } from '../records/errors.js';
+import type { ClassifiedRecord, RecordKind } from '../records/types.js';
+import type { DeadLetterEntry, DeadLetterReason, Sink } from '../sinks/types.js';
+import { type CompiledConfig, type HandlerContext, KIND_BIT, type PipelineLogger } from './config.js';
+import { DeadlineReachedError, SinkContractError, UnroutedRecordError } from './errors.js';
+import { InvocationMetrics } from './metrics.js';
+
+/** The parts of a Lambda context the pipeline reads. A real `Context` fits. */
+export interface InvocationContext {
+  readonly awsRequestId?: string;
+  getRemainingTimeInMillis?(): number;
+}
+
+/** Records (by batch index) that failed in one attempt, with their errors. */
+type Failures = Map<number, unknown>;
+
+const KIND_INDEX: Readonly<Record<RecordKind, number>> = { insert: 0, modify: 1, 'user-delete': 2, 'ttl-delete': 3 };
+
+/** Thrown inside p-retry to ask for another attempt; never escapes. */
+class PendingRetry extends Error {
+  override name = 'PendingRetry';
+}
+
+function serializeError(error: unknown): { name: string; message: string } {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: 'NonError', message: String(error) };
+}
+
+function sequenceNumberOf(raw: unknown): string | undefined {
+  const d = (raw as { dynamodb?: { SequenceNumber?: unknown } } | null | undefined)?.dynamodb;
+  const s = d !== null && typeof d === 'object' ? d.SequenceNumber : undefined;
+  return typeof s === 'string' && s !== '' ? s : undefined;
+}
+
+function eventIdOf(raw: unknown): string | undefined {
+  const id = (raw as { eventID?: unknown } | null | undefined)?.eventID;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * The state of one batch while it is processed. `cutoff` is the batch index of the first record
+ * that is not done; every failure only ever lowers it, and no stage starts work at or beyond it,
+ * so the response (the sequence number at `cutoff`) is always the lowest failed record.
+ */
+export class Invocation {
+  readonly config: CompiledConfig;
+  readonly n: number;
+  readonly raws: readonly unknown[];
+  readonly seqs: readonly string[];
+  readonly records: (ClassifiedRecord | undefined)[];
+  /** Per record, the bits of the sinks it is routed to. */
+  readonly masks: Int32Array;
+  readonly metrics: InvocationMetrics;
+  readonly logger: PipelineLogger;
+  readonly context: HandlerContext;
+  cutoff: number;
+  cutoffError: unknown;
+  readonly #deadLetters: { index: number; entry: DeadLetterEntry }[] = [];
+  /** Per sink, the lowest index handed to it: a failed flush fails from there. */
+  readonly #firstWritten: number[];
+  readonly #lambda: InvocationContext | undefined;
+  readonly #controller = new AbortController();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #seqIndex: Map<string, number> | undefined;
+  #deadlineLogged = false;
+
+  constructor(config: CompiledConfig, raws: readonly unknown[], seqs: readonly string[], lambda?: InvocationContext) {
+    this.config = config;
+    this.n = raws.length;
+    this.raws = raws;
+    this.seqs = seqs;
+    this.records = new Array(this.n);
+    this.masks = new Int32Array(this.n);
+    this.metrics = new InvocationMetrics(config.sinks.length);
+    this.cutoff = this.n;
+    this.#firstWritten = new Array<number>(config.sinks.length).fill(Number.POSITIVE_INFINITY);
+    this.#lambda = lambda;
+    const first = raws[0] as { eventSourceARN?: unknown } | undefined;
+    this.logger = config.logger.child({
+      requestId: lambda?.awsRequestId,
+      eventSourceARN: typeof first?.eventSourceARN === 'string' ? first.eventSourceARN : undefined,
+      firstSequenceNumber: seqs[0],
+      lastSequenceNumber: seqs[this.n - 1],
+      records: this.n,
+    });
+    const signal = this.#controller.signal;
+    this.context = { signal, logger: this.logger, remainingTimeMs: () => this.timeLeft() };
+    const left = this.timeLeft();
+    if (Number.isFinite(left)) {
+      this.#timer = setTimeout(() => this.#abort(), Math.max(0, left));
+      this.#timer.unref?.();
+    }
+  }
+
+  /** Milliseconds before the deadline margin; Infinity without a Lambda context. */
+  timeLeft(): number {
+    const remaining = this.#lambda?.getRemainingTimeInMillis?.();
+    return typeof remaining === 'number' ? remaining - this.config.deadlineMarginMs : Number.POSITIVE_INFINITY;
+  }
+
+  outOfTime(): boolean {
+    if (this.#controller.signal.aborted) return true;
+    if (this.timeLeft() > 0) return false;
+    this.#abort();
+    return true;
+  }
+
+  #abort(): void {
+    if (!this.#controller.signal.aborted) {
+      this.#controller.abort(new DeadlineReachedError(this.seqs[this.cutoff], this.config.deadlineMarginMs));
+    }
+  }
+
+  dispose(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+  }
+
+  fail(index: number, error: unknown): void {
+    if (index < this.cutoff) {
+      this.cutoff = index;
+      this.cutoffError = error;
+    }
+  }
+
+  /** Stops for the deadline: everything from `index` on is reported, so the next batch resumes there. */
+  deadline(index: number): void {
+    const error = new DeadlineReachedError(this.seqs[index], this.config.deadlineMarginMs);
+    if (!this.#deadlineLogged) {
+      this.#deadlineLogged = true;
+      this.logger.warn({ sequenceNumber: this.seqs[index], timeLeftMs: this.timeLeft() }, error.message);
+    }
+    this.fail(index, error);
+  }
+
+  /** Parses, classifies, routes and health-checks every record; malformed ones go to dead-letter. */
+  prepare(): number[] {
+    const { config, metrics, n } = this;
+    const { routes, handledKinds, ttlAttribute } = config;
+    const now = config.clock();
+    const valid: number[] = [];
+    for (let i = 0; i < n; i++) {
+      let record: ClassifiedRecord;
+      try {
+        record = config.parse(this.raws[i]);
+      } catch (error) {
+        if (!(error instanceof MalformedRecordError)) throw error;
+        metrics.malformed++;
+        this.logger.warn({ err: error, sequenceNumber: this.seqs[i] }, 'malformed stream record');
+        this.giveUp(i, 'malformed', error, 0, undefined);
+        continue;
+      }
+      this.records[i] = record;
+      metrics.records++;
+      const kind = record.kind;
+      if (kind === 'insert') metrics.inserts++;
+      else if (kind === 'modify') metrics.modifies++;
+      else if (kind === 'user-delete') metrics.userDeletes++;
+      else metrics.ttlDeletes++;
+      const created = record.approximateCreationTime;
+      if (created !== undefined) {
+        const age = now - created * 1000;
+        if (age > metrics.iteratorAgeMs) metrics.iteratorAgeMs = age;
+      }
+      if (ttlAttribute !== undefined && (kind === 'insert' || kind === 'modify')) this.#checkTtl(record, now);
+      const bit = KIND_BIT[kind];
+      let mask = 0;
+      try {
+        for (const route of routes) {
+          if (route.test === undefined ? (route.kindMask & bit) !== 0 : route.test(record)) mask |= route.sinkMask;
+        }
+      } catch (error) {
+        // A throwing predicate is a bug in the config: retrying may help (a fixed deploy), dropping would lose data.
+        this.logger.error({ err: error, sequenceNumber: record.sequenceNumber }, 'route predicate threw');
+        this.fail(i, error);
+        continue;
+      }
+      this.masks[i] = mask;
+      if (mask === 0 && (handledKinds & bit) === 0) {
+        metrics.unrouted++;
+        if (config.onUnrouted === 'dead-letter') this.giveUp(i, 'unrouted', new UnroutedRecordError(record), 0, undefined);
+        else if (config.onUnrouted === 'fail') this.fail(i, new UnroutedRecordError(record));
+        continue;
+      }
+      valid.push(i);
+    }
+    return valid;
+  }
+
+  #checkTtl(record: ClassifiedRecord, now: number): void {
+    const image = record.raw.dynamodb.NewImage;
+    // KEYS_ONLY / OLD_IMAGE streams carry no new image: nothing to judge.
+    if (image === undefined) return;
+    const check = checkTtl(image, this.config.ttlAttribute!, { now });
+    if (check.expires) return;
+    this.metrics.ttlNeverExpires++;
+    this.logger.warn(
+      {
+        eventID: record.eventID,
+        sequenceNumber: record.sequenceNumber,
+        Keys: record.raw.dynamodb.Keys,
+        ttlAttribute: this.config.ttlAttribute,
+        ttlProblem: check.reason,
+        ...(this.config.logImages ? { NewImage: image } : {}),
+      },
+      check.message,
+    );
+  }
+
+  /** Runs one lane (the whole batch in ordered mode, one item key in per-key mode) in stream order. */
+  async runLane(lane: readonly number[]): Promise<void> {
+    const { config } = this;
+    if (config.handledKinds !== 0) {
+      for (let k = 0; k < lane.length; k++) {
+        const i = lane[k]!;
+        if (i >= this.cutoff) return;
+        const record = this.records[i]!;
+        const handler = config.handlers[KIND_INDEX[record.kind]];
+        if (handler === undefined) continue;
+        if (this.outOfTime()) return this.deadline(this.#firstUndone(lane, i, 0));
+        try {
+          await handler(record, this.context);
+        } catch (error) {
+          await this.#retry(`handler:${record.kind}`, new Map([[i, error]]), async () => {
+            try {
+              await handler(record, this.context);
+              return undefined;
+            } catch (again) {
+              return new Map([[i, again]]);
+            }
+          });
+        }
+      }
+    }
+    const sinks = config.sinks;
+    for (let s = 0; s < sinks.length; s++) {
+      const bit = 1 << s;
+      const indices: number[] = [];
+      const batch: ClassifiedRecord[] = [];
+      for (let k = 0; k < lane.length; k++) {
+        const i = lane[k]!;
+        if (i >= this.cutoff) break;
+        if ((this.masks[i]! & bit) !== 0) {
+          indices.push(i);
+          batch.push(this.records[i]!);
+        }
+      }
+      if (indices.length === 0) continue;
+      if (this.outOfTime()) return this.deadline(this.#firstUndone(lane, Number.POSITIVE_INFINITY, s));
+      await this.#runSink(s, indices, batch);
+    }
+  }
+
+  /** The first record of the lane with work left: a handler not yet run (from `handlerFrom`) or a sink from `sinkFrom` on. */
+  #firstUndone(lane: readonly number[], handlerFrom: number, sinkFrom: number): number {
+    const pending = ~((1 << sinkFrom) - 1);
+    const handled = this.config.handledKinds;
+    for (const i of lane) {
+      if (i >= this.cutoff) break;
+      if ((this.masks[i]! & pending) !== 0) return i;
+      if (i >= handlerFrom && (handled & KIND_BIT[this.records[i]!.kind]) !== 0) return i;
+    }
+    return this.cutoff;
+  }
+
+  async #runSink(s: number, indices: number[], batch: ClassifiedRecord[]): Promise<void> {
+    const sink = this.config.sinks[s]!;
+    this.metrics.routed[s]! += indices.length;
+    if (indices[0]! < this.#firstWritten[s]!) this.#firstWritten[s] = indices[0]!;
+    const failures = await this.#write(sink, indices, batch);
+    if (failures === undefined) return;
+    await this.#retry(sink.name, failures, (pending) =>
+      this.#write(
+        sink,
+        pending,
+        pending.map((i) => this.records[i]!),
+      ),
+    );
+  }
+
+  /** One sink call. A throw fails every record given; reported failures are mapped back to batch indices. */
+  async #write(sink: Sink, indices: readonly number[], batch: readonly ClassifiedRecord[]): Promise<Failures | undefined> {
+    let failed: readonly { sequenceNumber: string; error: unknown }[] | undefined;
+    try {
+      failed = (await sink.write(batch, this.context))?.failed;
+    } catch (error) {
+      return new Map(indices.map((i) => [i, error]));
+    }
+    if (failed === undefined || failed.length === 0) return undefined;
+    const given = new Set(indices);
+    const out: Failures = new Map();
+    for (const failure of failed) {
+      const i = this.#indexOf(failure?.sequenceNumber);
+      if (i === undefined || !given.has(i)) {
+        const error = new SinkContractError(sink.name, failure?.sequenceNumber);
+        this.logger.error({ err: error }, error.message);
+        return new Map(indices.map((j) => [j, error]));
+      }
+      out.set(i, failure.error);
+    }
+    return out;
+  }
+
+  #indexOf(sequenceNumber: unknown): number | undefined {
+    if (typeof sequenceNumber !== 'string') return undefined;
+    if (this.#seqIndex === undefined) {
+      this.#seqIndex = new Map();
+      for (let i = 0; i < this.n; i++) this.#seqIndex.set(this.seqs[i]!, i);
+    }
+    return this.#seqIndex.get(sequenceNumber);
+  }
+
+  /**
+   * Bounded in-process retries of the failed records only, with exponential backoff and jitter.
+   * Non-retryable and too-old records are given up at once; after the last attempt the rest are
+   * given up (dead-lettered). The deadline interrupts the backoff: what is still pending then is
+   * reported as failed, not dead-lettered, because it was never given its attempts.
+   */
+  async #retry(label: string, first: Failures, again: (pending: number[]) => Promise<Failures | undefined>): Promise<void> {
+    const { config } = this;
+    const lastError = new Map<number, unknown>();
+    let attempt = 1;
+    let pending = this.#sortOut(first, attempt, label, lastError);
+    if (pending.length === 0) return;
+    if (config.attempts > 1) {
+      try {
+        await pRetry(
+          async (n) => {
+            if (n === 1) throw new PendingRetry();
+            if (this.outOfTime()) throw new AbortError(new DeadlineReachedError(this.seqs[pending[0]!], config.deadlineMarginMs));
+            attempt = n;
+            this.metrics.retries += pending.length;
+            const failures = await again(pending);
+            pending = failures === undefined ? [] : this.#sortOut(failures, n, label, lastError);
+            if (pending.length > 0) throw new PendingRetry();
+          },
+          {
+            retries: config.attempts - 1,
+            factor: 2,
+            minTimeout: config.baseDelayMs,
+            maxTimeout: config.maxDelayMs,
+            randomize: true,
+            signal: this.context.signal,
+          },
+        );
+      } catch (error) {
+        // p-retry rejects with the AbortError's cause or the signal's reason when the deadline cut the backoff.
+        if (error instanceof DeadlineReachedError) return this.deadline(pending[0]!);
+        if (!(error instanceof PendingRetry)) throw error;
+      }
+    }
+    for (const i of pending) this.giveUp(i, 'retries-exhausted', lastError.get(i), attempt, label);
+  }
+
+  /** Splits an attempt's failures: records worth another attempt (returned, in stream order) and records given up. */
+  #sortOut(failures: Failures, attempt: number, label: string, lastError: Map<number, unknown>): number[] {
+    const { config } = this;
+    const pending: number[] = [];
+    const now = config.clock();
+    for (const [i, error] of failures) {
+      lastError.set(i, error);
+      this.logger.debug({ err: error, sequenceNumber: this.seqs[i], attempt, sink: label }, 'record failed');
+      if (config.retryable !== undefined && !config.retryable(error)) {
+        this.giveUp(i, 'retries-exhausted', error, attempt, label);
+        continue;
+      }
+      const created = this.records[i]?.approximateCreationTime;
+      if (created !== undefined && now - created * 1000 > config.maxRecordAgeMs) {
+        this.giveUp(i, 'record-too-old', error, attempt, label);
+        continue;
+      }
+      pending.push(i);
+    }
+    return pending.sort((a, b) => a - b);
+  }
+
+  /** Dead-letters a record (sent at the end, if still before the cutoff), or fails it when there is nowhere to send it. */
+  giveUp(index: number, reason: DeadLetterReason, error: unknown, attempts: number, sinkName: string | undefined): void {
+    if (this.config.deadLetter === undefined) {
+      this.logger.error(
+        { err: error, sequenceNumber: this.seqs[index], reason },
+        'giving up on a record but no dead-letter sink is configured: reporting it failed',
+      );
+      this.fail(index, error);
+      return;
+    }
+    const raw = this.raws[index];
+    const parsed = this.records[index];
+    const arn = parsed?.eventSourceARN ?? (raw as { eventSourceARN?: unknown } | null)?.eventSourceARN;
+    this.#deadLetters.push({
+      index,
+      entry: {
+        reason,
+        record: parsed?.raw ?? raw,
+        eventID: parsed?.eventID ?? eventIdOf(raw),
+        sequenceNumber: this.seqs[index],
+        eventSourceARN: typeof arn === 'string' ? arn : undefined,
+        error: serializeError(error),
+        attempts,
+        ...(sinkName === undefined ? {} : { sinkName }),
+        at: new Date(this.config.clock()).toISOString(),
+      },
+    });
+  }
+
+  /** Flushes buffering sinks, then sends the dead letters of records before the cutoff, in one call. */
+  async finish(): Promise<void> {
+    const { config } = this;
+    for (let s = 0; s < config.sinks.length; s++) {
+      const sink = config.sinks[s]!;
+      const first = this.#firstWritten[s]!;
+      if (sink.flush === undefined || first === Number.POSITIVE_INFINITY) continue;
+      try {
+        await sink.flush(this.context);
+      } catch (error) {
+        this.logger.error({ err: error, sink: sink.name }, 'sink flush failed: its records are reported failed');
+        this.fail(first, error);
+      }
+    }
+    const due = this.#deadLetters.filter((d) => d.index < this.cutoff);
+    if (due.length === 0) return;
+    try {
+      await config.deadLetter!.send(
+        due.map((d) => d.entry),
+        this.context,
+      );
+      this.metrics.deadLettered += due.length;
+      for (const d of due) {
+        this.logger.warn(
+          { sequenceNumber: d.entry.sequenceNumber, reason: d.entry.reason, error: d.entry.error, sink: d.entry.sinkName },
+          'record dead-lettered',
+        );
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, 'dead-letter send failed: those records are reported failed');
+      let lowest = this.n;
+      for (const d of due) if (d.index < lowest) lowest = d.index;
+      this.fail(lowest, error);
+    }
+  }
+}
+
+export { eventIdOf, sequenceNumberOf };

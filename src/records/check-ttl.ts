@@ -1,0 +1,141 @@
+import { InvalidOptionsError } from './errors.js';
+import { NumberValue } from './number-value.js';
+import { assertOptions, describe } from './options.js';
+import { FIVE_YEARS_SECONDS } from './ttl-rules.js';
+import type { AttributeMap, Item } from './types.js';
+
+/** Why an item will never be deleted by TTL. */
+export type TtlProblem =
+  | 'missing'
+  | 'not-a-number'
+  | 'milliseconds'
+  | 'microseconds'
+  | 'nanoseconds'
+  | 'too-far-in-future'
+  | 'more-than-5-years-past';
+
+export type TtlCheck =
+  | {
+      readonly expires: true;
+      /** The TTL, epoch seconds. */
+      readonly expiresAt: number;
+      /** Already past: TTL will delete the item soon (typically within days), it is not gone yet. */
+      readonly due: boolean;
+    }
+  | {
+      readonly expires: false;
+      readonly reason: TtlProblem;
+      /** One sentence for a warning log: what is wrong and what DynamoDB does with it. */
+      readonly message: string;
+      /** The attribute's value as found (unmarshalled form or the raw AttributeValue). */
+      readonly value: unknown;
+    };
+
+export interface CheckTtlOptions {
+  /** The time to judge against: a Date or epoch milliseconds (`Date.now()`). Default: now. */
+  now?: Date | number;
+}
+
+/** Seconds since the epoch of 2500-01-01: no sensible seconds TTL lies beyond it, a ms one always does. */
+const YEAR_2500_SECONDS = 16_725_225_600;
+const TYPE_KEYS = new Set(['S', 'N', 'B', 'SS', 'NS', 'BS', 'M', 'L', 'NULL', 'BOOL']);
+
+/** The single type key of a raw AttributeValue, or undefined when `value` is not one. */
+function attributeType(value: object): string | undefined {
+  if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+  const keys = Object.keys(value);
+  return keys.length === 1 && TYPE_KEYS.has(keys[0]!) ? keys[0] : undefined;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  S: 'a String',
+  B: 'a Binary',
+  SS: 'a String Set',
+  NS: 'a Number Set',
+  BS: 'a Binary Set',
+  M: 'a Map',
+  L: 'a List',
+  NULL: 'NULL',
+  BOOL: 'a Boolean',
+};
+
+function nowSeconds(now: unknown): number {
+  if (now === undefined) return Date.now() / 1000;
+  if (now instanceof Date && !Number.isNaN(now.getTime())) return now.getTime() / 1000;
+  if (typeof now === 'number' && Number.isFinite(now)) return now / 1000;
+  throw new InvalidOptionsError(
+    `checkTtl: option 'now' must be a Date or epoch milliseconds, got ${describe(now)}`,
+  );
+}
+
+function never(reason: TtlProblem, message: string, value: unknown): TtlCheck {
+  return { expires: false, reason, message, value };
+}
+
+/**
+ * Whether DynamoDB's TTL will ever delete this item. DynamoDB validates nothing: a TTL that is
+ * missing, not a Number, in milliseconds (or finer), or more than five years in the past is
+ * silently ignored and the item lives forever. Accepts an unmarshalled item or a raw
+ * attribute map (e.g. a stream record's `raw.dynamodb.NewImage`).
+ */
+export function checkTtl(
+  image: Item | AttributeMap | undefined,
+  ttlAttribute: string,
+  options?: CheckTtlOptions,
+): TtlCheck {
+  assertOptions(options, ['now'], 'checkTtl');
+  if (typeof ttlAttribute !== 'string' || ttlAttribute === '') {
+    throw new InvalidOptionsError('checkTtl: ttlAttribute must be a non-empty string');
+  }
+  const now = nowSeconds(options?.now);
+  const value = image == null ? undefined : (image as Record<string, unknown>)[ttlAttribute];
+  const name = JSON.stringify(ttlAttribute);
+  if (value === undefined || value === null) {
+    return never('missing', `the item has no ${name} attribute, so TTL never deletes it`, value);
+  }
+  let seconds: number | undefined;
+  let typeName: string | undefined;
+  if (typeof value === 'number') seconds = value;
+  else if (typeof value === 'bigint') seconds = Number(value);
+  else if (value instanceof NumberValue) seconds = value.toNumber();
+  else if (typeof value === 'object') {
+    const type = attributeType(value);
+    if (type === 'N') seconds = Number((value as { N: string }).N);
+    else typeName = type === undefined ? 'a Map' : TYPE_NAMES[type];
+  } else typeName = typeof value === 'string' ? 'a String' : `a ${typeof value}`;
+  if (seconds === undefined || !Number.isFinite(seconds)) {
+    const text = typeof value === 'string' ? value : (value as { S?: unknown }).S;
+    const hint =
+      typeof text === 'string' && text.trim() !== '' && Number.isFinite(Number(text))
+        ? ` (${JSON.stringify(text)} looks numeric: store it as a Number)`
+        : '';
+    return never(
+      'not-a-number',
+      `${name} is ${typeName ?? 'not a number'}, and DynamoDB only expires items whose TTL is a Number${hint}`,
+      value,
+    );
+  }
+  if (seconds > YEAR_2500_SECONDS) {
+    const [reason, unit]: [TtlProblem, string] =
+      seconds / 1e3 <= YEAR_2500_SECONDS
+        ? ['milliseconds', 'milliseconds']
+        : seconds / 1e6 <= YEAR_2500_SECONDS
+          ? ['microseconds', 'microseconds']
+          : seconds / 1e9 <= YEAR_2500_SECONDS
+            ? ['nanoseconds', 'nanoseconds']
+            : ['too-far-in-future', ''];
+    const message =
+      reason === 'too-far-in-future'
+        ? `${name} = ${seconds} is beyond the year 2500 in epoch seconds: the item effectively never expires`
+        : `${name} = ${seconds} looks like epoch ${unit}; DynamoDB reads TTL as epoch seconds, so the item never expires`;
+    return never(reason, message, value);
+  }
+  if (seconds < now - FIVE_YEARS_SECONDS) {
+    return never(
+      'more-than-5-years-past',
+      `${name} = ${seconds} is more than five years in the past; DynamoDB ignores such TTLs and never deletes the item`,
+      value,
+    );
+  }
+  return { expires: true, expiresAt: seconds, due: seconds <= now };
+}

@@ -1,0 +1,283 @@
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type {
+  AttributeMap,
+  AttributeValue,
+  ClassifiedRecord,
+  LambdaStreamRecord,
+  LambdaUserIdentity,
+  RecordKind,
+  StreamEventName,
+  StreamViewType,
+} from '../records/types.js';
+import { ArchiveFormatError, ArchiveKeyError } from './errors.js';
+
+/** Bumped only on an incompatible change; readers accept every version they know. */
+export const ARCHIVE_FORMAT = 'tidewater-ndjson-v1';
+
+/**
+ * One archived record: one JSON line. Keys and images stay raw DynamoDB JSON (Lambda shape,
+ * binary as base64), so 38-digit numbers, binary and sets survive byte for byte; the remaining
+ * fields are what it takes to rebuild the stream record exactly (see `rowToLambdaRecord`).
+ */
+export interface ArchiveRow {
+  eventID: string;
+  sequenceNumber: string;
+  /** The shard segment of the key: the shard id, or `stream-<label>` when the source had none. */
+  shard: string;
+  eventName: StreamEventName;
+  kind: RecordKind;
+  /** Epoch seconds, as the stream delivered it. */
+  approximateCreationDateTime: number;
+  table: string;
+  keys: AttributeMap;
+  oldImage?: AttributeMap;
+  newImage?: AttributeMap;
+  /** The TTL attribute's name and its value's text (`N`), from the old image (or the new one); null when absent. */
+  ttlAttribute: string;
+  ttl: string | null;
+  eventSourceARN?: string;
+  awsRegion?: string;
+  userIdentity?: LambdaUserIdentity;
+  sizeBytes?: number;
+  streamViewType?: StreamViewType;
+  eventVersion?: string;
+  eventSource?: string;
+}
+
+/** The partition an archived record belongs to, and the object key fields shared by its group. */
+export interface ArchivePartition {
+  table: string;
+  dt: string;
+  hour: string;
+  shard: string;
+}
+
+/** Characters outside this set are replaced in key segments, so keys are safe as S3 keys and file names. */
+const UNSAFE_SEGMENT = /[^A-Za-z0-9._=-]/g;
+
+export function safeSegment(text: string): string {
+  return text.replace(UNSAFE_SEGMENT, '_');
+}
+
+/**
+ * Lambda events carry no shard id, so the stream label stands in: one Lambda batch always comes
+ * from one shard, and the label keeps keys deterministic per batch. GetRecords sources set shardId.
+ */
+export function shardSegment(record: Pick<ClassifiedRecord, 'shardId' | 'eventSourceARN'>): string {
+  if (record.shardId !== undefined) return safeSegment(record.shardId);
+  const arn = record.eventSourceARN;
+  const at = arn === undefined ? -1 : arn.lastIndexOf('/stream/');
+  if (arn === undefined || at < 0) return 'stream-unknown';
+  return safeSegment(`stream-${arn.slice(at + 8)}`);
+}
+
+/** `dt=YYYY-MM-DD`, `hour=HH` in UTC of the record's ApproximateCreationDateTime (the deletion time). */
+export function partitionTime(epochSeconds: number): { dt: string; hour: string } {
+  const iso = new Date(Math.floor(epochSeconds) * 1000).toISOString();
+  return { dt: iso.slice(0, 10), hour: iso.slice(11, 13) };
+}
+
+export function partitionOf(record: ClassifiedRecord, tableFallback: string | undefined): ArchivePartition {
+  const table = record.tableName ?? tableFallback;
+  if (table === undefined) {
+    throw new ArchiveKeyError('no table name (no eventSourceARN and no `table` option)', record);
+  }
+  const created = record.approximateCreationTime;
+  if (created === undefined) throw new ArchiveKeyError('no ApproximateCreationDateTime to partition by', record);
+  return { table: safeSegment(table), ...partitionTime(created), shard: shardSegment(record) };
+}
+
+/** `<prefix>/table=<t>/dt=<d>/hour=<h>/` — also what readArchive lists. */
+export function partitionPrefix(prefix: string, p: Omit<ArchivePartition, 'shard'>): string {
+  return `${prefix === '' ? '' : `${prefix}/`}table=${p.table}/dt=${p.dt}/hour=${p.hour}/`;
+}
+
+export function objectKey(prefix: string, p: ArchivePartition, firstSeq: string, lastSeq: string): string {
+  return `${partitionPrefix(prefix, p)}${p.shard}/${firstSeq}-${lastSeq}.ndjson.gz`;
+}
+
+/** Parses `<...>/<shard>/<first>-<last>.ndjson.gz`; undefined for keys tidewater did not write. */
+export function parseObjectKey(key: string): { shard: string; first: string; last: string } | undefined {
+  const match = /\/([^/]+)\/(\d+)-(\d+)\.ndjson\.gz$/.exec(key);
+  if (!match) return undefined;
+  return { shard: match[1] as string, first: match[2] as string, last: match[3] as string };
+}
+
+function ttlText(value: AttributeValue | undefined): string | null {
+  if (value === undefined) return null;
+  if (value.N !== undefined) return value.N;
+  return value.S ?? null;
+}
+
+/** The row for one record. Reads only `raw`, so no image is unmarshalled on the archive path. */
+export function toArchiveRow(record: ClassifiedRecord, partition: ArchivePartition, ttlAttribute: string): ArchiveRow {
+  const raw = record.raw;
+  const d = raw.dynamodb;
+  const row: ArchiveRow = {
+    eventID: raw.eventID,
+    sequenceNumber: d.SequenceNumber,
+    shard: partition.shard,
+    eventName: raw.eventName,
+    kind: record.kind,
+    approximateCreationDateTime: d.ApproximateCreationDateTime as number,
+    table: partition.table,
+    keys: d.Keys,
+    ttlAttribute,
+    ttl: ttlText(d.OldImage?.[ttlAttribute] ?? d.NewImage?.[ttlAttribute]),
+  };
+  if (d.OldImage !== undefined) row.oldImage = d.OldImage;
+  if (d.NewImage !== undefined) row.newImage = d.NewImage;
+  if (raw.eventSourceARN !== undefined) row.eventSourceARN = raw.eventSourceARN;
+  if (raw.awsRegion !== undefined) row.awsRegion = raw.awsRegion;
+  if (raw.userIdentity !== undefined) row.userIdentity = raw.userIdentity;
+  if (d.SizeBytes !== undefined) row.sizeBytes = d.SizeBytes;
+  if (d.StreamViewType !== undefined) row.streamViewType = d.StreamViewType;
+  if (raw.eventVersion !== undefined) row.eventVersion = raw.eventVersion;
+  if (raw.eventSource !== undefined) row.eventSource = raw.eventSource;
+  return row;
+}
+
+/** The stream record a row was made from, in the Lambda shape (what `parseStreamRecord` takes). */
+export function rowToLambdaRecord(row: ArchiveRow): LambdaStreamRecord {
+  const record: LambdaStreamRecord = {
+    eventID: row.eventID,
+    eventName: row.eventName,
+    dynamodb: {
+      ApproximateCreationDateTime: row.approximateCreationDateTime,
+      Keys: row.keys,
+      SequenceNumber: row.sequenceNumber,
+    },
+  };
+  if (row.eventVersion !== undefined) record.eventVersion = row.eventVersion;
+  if (row.eventSource !== undefined) record.eventSource = row.eventSource;
+  if (row.awsRegion !== undefined) record.awsRegion = row.awsRegion;
+  if (row.eventSourceARN !== undefined) record.eventSourceARN = row.eventSourceARN;
+  if (row.userIdentity !== undefined) record.userIdentity = row.userIdentity;
+  if (row.newImage !== undefined) record.dynamodb.NewImage = row.newImage;
+  if (row.oldImage !== undefined) record.dynamodb.OldImage = row.oldImage;
+  if (row.sizeBytes !== undefined) record.dynamodb.SizeBytes = row.sizeBytes;
+  if (row.streamViewType !== undefined) record.dynamodb.StreamViewType = row.streamViewType;
+  return record;
+}
+
+/** A group's rows cut into NDJSON chunks of at most `maxBytes` uncompressed (a single larger row stands alone). */
+export interface EncodedChunk {
+  lines: string[];
+  first: string;
+  last: string;
+  count: number;
+  records: ClassifiedRecord[];
+}
+
+export function chunkRows(
+  records: readonly ClassifiedRecord[],
+  partition: ArchivePartition,
+  ttlAttribute: string,
+  maxBytes: number,
+): EncodedChunk[] {
+  const chunks: EncodedChunk[] = [];
+  let current: EncodedChunk | undefined;
+  let size = 0;
+  for (const record of records) {
+    const line = `${JSON.stringify(toArchiveRow(record, partition, ttlAttribute))}\n`;
+    // Length in UTF-16 units bounds UTF-8 bytes from below; Buffer.byteLength is exact and cheap enough per line.
+    const bytes = Buffer.byteLength(line);
+    if (current === undefined || (size + bytes > maxBytes && current.count > 0)) {
+      current = { lines: [], first: record.sequenceNumber, last: record.sequenceNumber, count: 0, records: [] };
+      chunks.push(current);
+      size = 0;
+    }
+    current.lines.push(line);
+    current.records.push(record);
+    current.last = record.sequenceNumber;
+    current.count++;
+    size += bytes;
+  }
+  return chunks;
+}
+
+export interface EncodedObject {
+  body: Buffer;
+  /** Base64 SHA-256 of the body: S3's x-amz-checksum-sha256 format. */
+  sha256: string;
+}
+
+export function encodeObject(lines: readonly string[]): EncodedObject {
+  const body = gzipSync(lines.join(''));
+  return { body, sha256: createHash('sha256').update(body).digest('base64') };
+}
+
+export function sha256Base64(body: Uint8Array): string {
+  return createHash('sha256').update(body).digest('base64');
+}
+
+/** Decodes one archive object to its rows. `key` names the object in errors. */
+export function decodeObject(body: Uint8Array, key: string): ArchiveRow[] {
+  let text: string;
+  try {
+    text = gunzipSync(body).toString('utf8');
+  } catch (error) {
+    throw new ArchiveFormatError(key, 'not a gzip stream', undefined, { cause: error });
+  }
+  const rows: ArchiveRow[] = [];
+  let start = 0;
+  let line = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    line++;
+    const json = text.slice(start, end);
+    start = end + 1;
+    if (json === '') continue;
+    let row: unknown;
+    try {
+      row = JSON.parse(json);
+    } catch (error) {
+      throw new ArchiveFormatError(key, 'invalid JSON', line, { cause: error });
+    }
+    if (!isRow(row)) throw new ArchiveFormatError(key, 'not an archive row', line);
+    rows.push(row);
+  }
+  return rows;
+}
+
+function isRow(value: unknown): value is ArchiveRow {
+  if (value === null || typeof value !== 'object') return false;
+  const row = value as Record<string, unknown>;
+  return (
+    typeof row.eventID === 'string' &&
+    typeof row.sequenceNumber === 'string' &&
+    typeof row.shard === 'string' &&
+    typeof row.eventName === 'string' &&
+    typeof row.approximateCreationDateTime === 'number' &&
+    row.keys !== null &&
+    typeof row.keys === 'object'
+  );
+}
+
+/** Groups records by partition, keeping stream order inside each group and groups in first-seen order. */
+export function groupByPartition(
+  records: readonly ClassifiedRecord[],
+  tableFallback: string | undefined,
+): { groups: Map<string, { partition: ArchivePartition; records: ClassifiedRecord[] }>; failed: { sequenceNumber: string; error: unknown }[] } {
+  const groups = new Map<string, { partition: ArchivePartition; records: ClassifiedRecord[] }>();
+  const failed: { sequenceNumber: string; error: unknown }[] = [];
+  for (const record of records) {
+    let partition: ArchivePartition;
+    try {
+      partition = partitionOf(record, tableFallback);
+    } catch (error) {
+      failed.push({ sequenceNumber: record.sequenceNumber, error });
+      continue;
+    }
+    const id = `${partition.table}/${partition.dt}/${partition.hour}/${partition.shard}`;
+    let group = groups.get(id);
+    if (group === undefined) {
+      group = { partition, records: [] };
+      groups.set(id, group);
+    }
+    group.records.push(record);
+  }
+  return { groups, failed };
+}

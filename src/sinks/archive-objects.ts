@@ -1,0 +1,51 @@
+import type { ClassifiedRecord } from '../records/types.js';
+import { chunkRows, encodeObject, groupByPartition, objectKey } from './archive-format.js';
+import type { SinkFailure } from './types.js';
+
+/** Layout settings shared by the S3 and file archive sinks, resolved once per sink. */
+export interface ArchiveLayout {
+  prefix: string;
+  ttlAttribute: string;
+  maxObjectBytes: number;
+  table: string | undefined;
+}
+
+export interface PlannedObject {
+  key: string;
+  body: Buffer;
+  sha256: string;
+  first: string;
+  last: string;
+  count: number;
+  records: ClassifiedRecord[];
+}
+
+/** 16 MiB of NDJSON before gzip: large enough to keep PUTs rare, small enough for a 256 MB Lambda. */
+export const DEFAULT_MAX_OBJECT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Turns a batch into the objects to write: one per (table, hour, shard) group, cut by size. The
+ * result is a pure function of the records, so a redelivered batch produces the same keys and bytes.
+ */
+export function planArchiveObjects(
+  records: readonly ClassifiedRecord[],
+  layout: ArchiveLayout,
+): { objects: PlannedObject[]; failed: SinkFailure[] } {
+  const { groups, failed } = groupByPartition(records, layout.table);
+  const objects: PlannedObject[] = [];
+  for (const { partition, records: groupRecords } of groups.values()) {
+    for (const chunk of chunkRows(groupRecords, partition, layout.ttlAttribute, layout.maxObjectBytes)) {
+      const { body, sha256 } = encodeObject(chunk.lines);
+      objects.push({
+        key: objectKey(layout.prefix, partition, chunk.first, chunk.last),
+        body,
+        sha256,
+        first: chunk.first,
+        last: chunk.last,
+        count: chunk.count,
+        records: chunk.records,
+      });
+    }
+  }
+  return { objects, failed };
+}

@@ -1,0 +1,75 @@
+import { TidewaterError } from '../records/errors.js';
+
+/** Options passed to a votes API are wrong (unknown key, bad value): fails at construction. */
+export class InvalidVoteOptionsError extends TidewaterError {
+  override name = 'InvalidVoteOptionsError';
+  constructor(
+    readonly option: string,
+    detail: string,
+  ) {
+    super(`invalid votes option \`${option}\`: ${detail}`);
+  }
+}
+
+/** A single vote (or registration) carries a value the counter cannot store. */
+export class InvalidVoteError extends TidewaterError {
+  override name = 'InvalidVoteError';
+  constructor(
+    readonly field: 'contestant' | 'count' | 'voterId',
+    detail: string,
+  ) {
+    super(`invalid vote ${field}: ${detail}`);
+  }
+}
+
+/**
+ * A counter item holds something other than a whole number. Summing around it would publish a
+ * wrong total, so the contestant is left alone and the item's key is named.
+ */
+export class CorruptCounterError extends TidewaterError {
+  override name = 'CorruptCounterError';
+  constructor(
+    readonly pk: string,
+    readonly sk: string,
+    detail: string,
+  ) {
+    super(`counter item pk=${pk} sk=${sk} is not a whole-number count: ${detail}`);
+  }
+}
+
+/** A request kept failing after every retry; `attempts` says how many were made. */
+export class VoteRequestFailedError extends TidewaterError {
+  override name = 'VoteRequestFailedError';
+  constructor(
+    readonly operation: string,
+    readonly attempts: number,
+    options: { cause: unknown },
+  ) {
+    super(`${operation} failed after ${attempts} attempt(s): ${describe(options.cause)}`, options);
+  }
+}
+
+/**
+ * An aggregation run finished but could not recompute every contestant. Totals it did write are
+ * correct; the listed contestants keep their previous total until the next run.
+ */
+export class AggregationIncompleteError extends TidewaterError {
+  override name = 'AggregationIncompleteError';
+  constructor(
+    readonly poll: string,
+    readonly failedContestants: readonly string[],
+    readonly summary: unknown,
+    options: { cause: unknown },
+  ) {
+    super(
+      `aggregation of poll ${poll} left ${failedContestants.length} contestant(s) unchanged ` +
+        `(first: ${failedContestants.slice(0, 5).join(', ')}): ${describe(options.cause)}`,
+      options,
+    );
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}

@@ -1,0 +1,101 @@
+import { type AttributeValue, BatchWriteItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import pLimit from 'p-limit';
+import { InvalidVoteOptionsError } from './errors.js';
+import { ATTR, checkId } from './keys.js';
+import type { PollContext } from './options.js';
+import { queryPartition } from './query-partition.js';
+import { countRetries, PartialBatchError, withRetries } from './retry.js';
+import { newRequestStats, type RequestStats } from './stats.js';
+
+/** BatchWriteItem takes at most 25 put/delete requests (reference 003). */
+const BATCH_WRITE_LIMIT = 25;
+const REGISTER_CONCURRENCY = 4;
+
+export interface ListContestantsOptions {
+  /** Query page size (default: DynamoDB's 1 MB pages). */
+  pageSize?: number;
+}
+
+/**
+ * The contestants of one poll, so the aggregator knows what to sum without a Scan: one item per
+ * contestant under `registryPartitions` partition keys, listed with a few paginated Queries.
+ * Registration is a plain Put of a fixed item, so registering twice changes nothing.
+ */
+export class ContestantRegistry {
+  constructor(private readonly ctx: PollContext) {}
+
+  /** Registers contestants (idempotent). Returns how many distinct ids were written. */
+  async register(contestants: Iterable<string>): Promise<number> {
+    const distinct = new Set<string>();
+    for (const contestant of contestants) distinct.add(checkId('contestant', contestant));
+    const requests: WriteRequest[] = [];
+    for (const contestant of distinct) {
+      const key = this.ctx.keys.registry(contestant);
+      requests.push({ PutRequest: { Item: { ...key, [ATTR.contestant]: { S: contestant } } } });
+    }
+    const limit = pLimit(REGISTER_CONCURRENCY);
+    const stats = newRequestStats();
+    const chunks: WriteRequest[][] = [];
+    for (let i = 0; i < requests.length; i += BATCH_WRITE_LIMIT)
+      chunks.push(requests.slice(i, i + BATCH_WRITE_LIMIT));
+    await Promise.all(chunks.map((chunk) => limit(() => this.writeChunk(chunk, stats))));
+    return distinct.size;
+  }
+
+  /** Every registered contestant id (strongly consistent, so a just-registered one is included). */
+  async list(options: ListContestantsOptions = {}): Promise<string[]> {
+    return listContestants(this.ctx, newRequestStats(), options);
+  }
+
+  private async writeChunk(chunk: WriteRequest[], stats: RequestStats): Promise<void> {
+    let pending = chunk;
+    await withRetries(
+      async () => {
+        stats.batchWriteItem++;
+        const result = await this.ctx.client.send(
+          new BatchWriteItemCommand({ RequestItems: { [this.ctx.tableName]: pending } }),
+        );
+        const unprocessed = result.UnprocessedItems?.[this.ctx.tableName] ?? [];
+        if (unprocessed.length > 0) {
+          pending = unprocessed;
+          throw new PartialBatchError(unprocessed.length);
+        }
+      },
+      {
+        operation: 'BatchWriteItem (register contestants)',
+        attempts: this.ctx.maxAttempts,
+        // Puts of a fixed item: sending one twice is harmless.
+        retryClass: 'idempotent',
+        onRetry: countRetries(stats),
+      },
+    );
+  }
+}
+
+export async function listContestants(
+  ctx: PollContext,
+  stats: RequestStats,
+  options: ListContestantsOptions = {},
+): Promise<string[]> {
+  for (const key of Object.keys(options)) {
+    if (key !== 'pageSize')
+      throw new InvalidVoteOptionsError(key, 'unknown option for registry.list; expected pageSize');
+  }
+  const perPartition = await Promise.all(
+    ctx.keys.registryPartitionKeys().map(async (pk) => {
+      const found: string[] = [];
+      await queryPartition(
+        ctx,
+        pk,
+        stats,
+        { consistentRead: true, pageSize: options.pageSize },
+        (item: Record<string, AttributeValue>) => {
+          const contestant = item[ATTR.contestant]?.S;
+          if (contestant !== undefined) found.push(contestant);
+        },
+      );
+      return found;
+    }),
+  );
+  return perPartition.flat();
+}

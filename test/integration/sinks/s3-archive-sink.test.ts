@@ -1,0 +1,234 @@
+import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NumberValue } from '../../../src/records/index.js';
+import type { S3Server } from '../../../src/local/s3-server.js';
+import { decodeArchiveObject, readArchive, S3ArchiveSink } from '../../../src/sinks/index.js';
+import { ArchiveWriteError } from '../../../src/sinks/errors.js';
+import { sampleTtlDeleteRecords, sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
+import { createTestBucket, localClients } from '../../support/aws.js';
+import { listKeys, type RecordedRequest, s3ClientFor, startRecordingS3 } from './s3-helpers.js';
+
+const FIRST = Date.UTC(2026, 0, 15, 10) / 1000;
+const WIDE = { from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z' };
+
+async function readAll(client: S3Client, bucket: string, prefix?: string) {
+  const out = [];
+  for await (const record of readArchive({ client, bucket, table: 'archive-sample', ...WIDE, ...(prefix ? { prefix } : {}) })) {
+    out.push(record);
+  }
+  return out;
+}
+
+describe('S3ArchiveSink against s3rver', () => {
+  const { s3 } = localClients();
+
+  it('writes one gzip NDJSON object per batch and shard under the deterministic key', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3ArchiveSink({ client: s3, bucket, prefix: 'archive/' });
+    const batch = sampleTtlDeletes(20);
+    expect(await sink.write(batch, {})).toEqual({});
+    const keys = await listKeys(s3, bucket);
+    expect(keys).toEqual([
+      `archive/table=archive-sample/dt=2026-01-15/hour=10/stream-2026-01-01T00_00_00.000/${batch[0]?.sequenceNumber}-${batch[19]?.sequenceNumber}.ndjson.gz`,
+    ]);
+    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: keys[0] }));
+    expect(head.Metadata).toMatchObject({
+      format: 'tidewater-ndjson-v1',
+      'record-count': '20',
+      'first-sequence-number': batch[0]?.sequenceNumber,
+      'last-sequence-number': batch[19]?.sequenceNumber,
+    });
+  });
+
+  it('uses the shard id in the key when the source knows it', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3ArchiveSink({ client: s3, bucket });
+    await sink.write(sampleTtlDeletes(3, { shardId: 'shardId-00000001700000000000-abcdef12' }), {});
+    const keys = await listKeys(s3, bucket);
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatch(/^table=archive-sample\/dt=2026-01-15\/hour=10\/shardId-00000001700000000000-abcdef12\/\d+-\d+\.ndjson\.gz$/);
+  });
+
+  it('reads back exactly the input records: 38-digit numbers, binary, sets, maps', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3ArchiveSink({ client: s3, bucket });
+    const input = sampleTtlDeleteRecords(30);
+    const parsed = sampleTtlDeletes(30);
+    await sink.write(parsed, {});
+    const back = await readAll(s3, bucket);
+    expect(back.map((r) => r.raw)).toEqual(input);
+    expect(back.map((r) => r.kind)).toEqual(parsed.map((r) => r.kind));
+    const amount = back[7]?.oldImage?.amount;
+    expect(typeof amount).toBe('bigint');
+    expect(String(amount)).toBe(input[7]?.dynamodb.OldImage?.amount?.N);
+    const precise = back[7]?.oldImage?.precise;
+    expect(precise).toBeInstanceOf(NumberValue);
+    expect(String(precise)).toBe(input[7]?.dynamodb.OldImage?.precise?.N);
+    expect(Buffer.from(back[7]?.oldImage?.payload as Uint8Array).toString('base64')).toBe(input[7]?.dynamodb.OldImage?.payload?.B);
+    // The rows are raw DynamoDB JSON with the TTL value alongside.
+    const key = (await listKeys(s3, bucket))[0] as string;
+    const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    const rows = decodeArchiveObject(await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(), key);
+    expect(rows[0]).toMatchObject({
+      eventID: input[0]?.eventID,
+      kind: 'ttl-delete',
+      table: 'archive-sample',
+      eventName: 'REMOVE',
+      keys: input[0]?.dynamodb.Keys,
+      oldImage: input[0]?.dynamodb.OldImage,
+      ttlAttribute: 'ttl',
+      ttl: input[0]?.dynamodb.OldImage?.ttl?.N,
+    });
+  });
+
+  it('leaves one object and no duplicate rows when the same batch is redelivered', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3ArchiveSink({ client: s3, bucket });
+    const batch = sampleTtlDeletes(15);
+    await sink.write(batch, {});
+    await sink.write(batch, {});
+    expect(await listKeys(s3, bucket)).toHaveLength(1);
+    const back = await readAll(s3, bucket);
+    expect(back.map((r) => r.sequenceNumber)).toEqual(batch.map((r) => r.sequenceNumber));
+  });
+
+  it('splits a batch spanning hours into one object per hour, and readArchive lists only the hours asked for', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3ArchiveSink({ client: s3, bucket });
+    // 30 records 10 minutes apart: 10:00 .. 14:50, five hour partitions.
+    const batch = sampleTtlDeletes(30, { spacingSeconds: 600 });
+    await sink.write(batch, {});
+    const keys = await listKeys(s3, bucket);
+    expect(keys.map((k) => /hour=(\d\d)/.exec(k)?.[1])).toEqual(['10', '11', '12', '13', '14']);
+    const some = [];
+    for await (const r of readArchive({ client: s3, bucket, table: 'archive-sample', from: FIRST * 1000 + 3_600_000, to: FIRST * 1000 + 3 * 3_600_000 })) {
+      some.push(r.sequenceNumber);
+    }
+    expect(some).toEqual(batch.slice(6, 18).map((r) => r.sequenceNumber));
+  });
+
+  it('cuts objects at maxObjectBytes and reads them back in order', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3ArchiveSink({ client: s3, bucket, maxObjectBytes: 8_000 });
+    const batch = sampleTtlDeletes(100);
+    await sink.write(batch, {});
+    const keys = await listKeys(s3, bucket);
+    expect(keys.length).toBeGreaterThan(5);
+    const back = await readAll(s3, bucket);
+    expect(back.map((r) => r.sequenceNumber)).toEqual(batch.map((r) => r.sequenceNumber));
+  });
+
+  it('de-duplicates across overlapping objects of a redelivery cut elsewhere', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3ArchiveSink({ client: s3, bucket });
+    const all = sampleTtlDeletes(50);
+    await sink.write(all.slice(0, 30), {});
+    await sink.write(all.slice(12, 50), {});
+    expect(await listKeys(s3, bucket)).toHaveLength(2);
+    const back = await readAll(s3, bucket);
+    expect(back.map((r) => r.sequenceNumber)).toEqual(all.map((r) => r.sequenceNumber));
+  });
+
+  describe('on a private s3rver that records requests', () => {
+    let server: S3Server;
+    let requests: RecordedRequest[];
+    let faultPlan: ((req: RecordedRequest) => { status: number; code: string } | undefined) | undefined;
+
+    beforeAll(async () => {
+      ({ server, requests } = await startRecordingS3((req) => faultPlan?.(req)));
+    });
+    afterAll(async () => {
+      await server.stop();
+    });
+
+    const puts = (bucket: string) =>
+      requests.filter((r) => r.method === "PUT" && r.path.startsWith(`/${bucket}/`) && r.path.length > bucket.length + 2);
+
+    it('sends the storage class, SSE, checksum and If-None-Match headers', async () => {
+      const client = s3ClientFor(server.endpoint);
+      const bucket = await createTestBucket(client);
+      const kms = new S3ArchiveSink({ client, bucket, storageClass: 'DEEP_ARCHIVE', sse: { kmsKeyId: 'alias/archive', bucketKeyEnabled: true } });
+      await kms.write(sampleTtlDeletes(5), {});
+      const aes = new S3ArchiveSink({ client, bucket, prefix: 'aes', storageClass: 'GLACIER_IR', sse: 'AES256' });
+      await aes.write(sampleTtlDeletes(5), {});
+      const [first, second] = puts(bucket);
+      expect(first?.headers).toMatchObject({
+        'x-amz-storage-class': 'DEEP_ARCHIVE',
+        'x-amz-server-side-encryption': 'aws:kms',
+        'x-amz-server-side-encryption-aws-kms-key-id': 'alias/archive',
+        'x-amz-server-side-encryption-bucket-key-enabled': 'true',
+        'if-none-match': '*',
+        'x-amz-meta-record-count': '5',
+      });
+      expect(second?.headers).toMatchObject({ 'x-amz-storage-class': 'GLACIER_IR', 'x-amz-server-side-encryption': 'AES256' });
+      // A plain header S3 verifies, not an aws-chunked trailer: the body s3rver stored is intact.
+      expect(first?.headers['x-amz-checksum-sha256']).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+      expect(first?.headers['content-encoding']).toBe('gzip');
+      const keys = await listKeys(client, bucket);
+      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: keys.find((k) => !k.startsWith('aes')) }));
+      expect(head.StorageClass).toBe('DEEP_ARCHIVE');
+      expect(head.Metadata?.sha256).toBe(first?.headers['x-amz-checksum-sha256']);
+    });
+
+    it('treats 412 PreconditionFailed (the object already exists) as written', async () => {
+      const client = s3ClientFor(server.endpoint);
+      const bucket = await createTestBucket(client);
+      const sink = new S3ArchiveSink({ client, bucket });
+      const batch = sampleTtlDeletes(8);
+      await sink.write(batch, {});
+      // s3rver ignores If-None-Match; answer the redelivery the way S3 does.
+      faultPlan = (req) => (req.method === 'PUT' && req.headers['if-none-match'] === '*' ? { status: 412, code: 'PreconditionFailed' } : undefined);
+      try {
+        expect(await sink.write(batch, {})).toEqual({});
+      } finally {
+        faultPlan = undefined;
+      }
+      expect(puts(bucket)).toHaveLength(2);
+      expect((await readAll(client, bucket)).map((r) => r.sequenceNumber)).toEqual(batch.map((r) => r.sequenceNumber));
+    });
+
+    it('retries a run of 5xx and SlowDown responses through the SDK retry strategy and loses nothing', async () => {
+      const client = s3ClientFor(server.endpoint, { maxAttempts: 6 });
+      const bucket = await createTestBucket(client);
+      const sink = new S3ArchiveSink({ client, bucket });
+      const answers = [
+        { status: 500, code: 'InternalError' },
+        { status: 503, code: 'SlowDown' },
+        { status: 503, code: 'ServiceUnavailable' },
+        { status: 500, code: 'InternalError' },
+      ];
+      faultPlan = (req) => (req.method === 'PUT' && req.path.startsWith(`/${bucket}/`) ? answers.shift() : undefined);
+      const batch = sampleTtlDeletes(40);
+      try {
+        expect(await sink.write(batch, {})).toEqual({});
+      } finally {
+        faultPlan = undefined;
+      }
+      expect(answers).toHaveLength(0);
+      expect(puts(bucket)).toHaveLength(5);
+      expect((await readAll(client, bucket)).map((r) => r.sequenceNumber)).toEqual(batch.map((r) => r.sequenceNumber));
+    });
+
+    it('reports every record of an object as failed once the retries are exhausted', async () => {
+      const client = s3ClientFor(server.endpoint, { maxAttempts: 2 });
+      const bucket = await createTestBucket(client);
+      const sink = new S3ArchiveSink({ client, bucket });
+      // Two hours: the 10:00 object fails, the 11:00 object is written.
+      const batch = sampleTtlDeletes(6, { spacingSeconds: 1200 });
+      faultPlan = (req) => (req.method === 'PUT' && req.path.includes('/hour=10/') ? { status: 500, code: 'InternalError' } : undefined);
+      let result: Awaited<ReturnType<typeof sink.write>>;
+      try {
+        result = await sink.write(batch, {});
+      } finally {
+        faultPlan = undefined;
+      }
+      expect(result.failed?.map((f) => f.sequenceNumber)).toEqual(batch.slice(0, 3).map((r) => r.sequenceNumber));
+      const error = result.failed?.[0]?.error as ArchiveWriteError;
+      expect(error).toBeInstanceOf(ArchiveWriteError);
+      expect(error.name).toBe('ArchiveWriteError');
+      expect(error.firstSequenceNumber).toBe(batch[0]?.sequenceNumber);
+      expect(puts(bucket).filter((r) => r.path.includes('/hour=10/'))).toHaveLength(2);
+      expect((await readAll(client, bucket)).map((r) => r.sequenceNumber)).toEqual(batch.slice(3).map((r) => r.sequenceNumber));
+    });
+  });
+});

@@ -1,0 +1,82 @@
+import { NumberValueImpl as SdkNumberValue } from '@aws-sdk/util-dynamodb';
+import fc from 'fast-check';
+
+/** A DynamoDB number text: up to 38 significant digits, exponent within 1E-130 … 9.99E+125. */
+export const numberText = fc
+  .record({
+    negative: fc.boolean(),
+    digits: fc.stringMatching(/^[1-9][0-9]{0,37}$/),
+    exponent: fc.integer({ min: -130, max: 88 }),
+    form: fc.constantFrom('plain', 'scientific', 'decimal'),
+  })
+  .map(({ negative, digits, exponent, form }) => {
+    const sign = negative ? '-' : '';
+    if (form === 'plain') return `${sign}${digits}`;
+    if (form === 'scientific') return `${sign}${digits[0]}.${digits.slice(1) || '0'}E${exponent >= 0 ? '+' : ''}${exponent}`;
+    const point = Math.max(1, Math.floor(digits.length / 2));
+    return `${sign}${digits.slice(0, point)}.${digits.slice(point)}0`.replace(/\.0$/, '.5');
+  });
+
+const edgeNumberText = fc.constantFrom(
+  '0',
+  '-1',
+  '1E-130',
+  '-1E-130',
+  '9.9999999999999999999999999999999999999E+125',
+  '-9.9999999999999999999999999999999999999E+125',
+  '12345678901234567890123456789012345678',
+  '0.00000000000000000000000000000000000001',
+  '9007199254740993',
+  '100000000000000000000',
+  '1.50',
+  '0.1',
+);
+
+const safeNumber = fc.oneof(
+  fc.maxSafeInteger(),
+  fc
+    .double({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER, noNaN: true })
+    .filter((d) => d === 0 || Math.abs(d) >= 1e-130)
+    .map((d) => (Object.is(d, -0) ? 0 : d)),
+);
+
+const bigInteger = fc.bigInt({ min: -(10n ** 38n) + 1n, max: 10n ** 38n - 1n });
+
+const sdkNumber = fc.oneof(numberText, edgeNumberText).map((text) => new SdkNumberValue(text));
+
+const text = fc.string({ unit: 'binary', maxLength: 12 });
+const bytes = fc.uint8Array({ maxLength: 16 });
+const name = fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 }).filter((k) => k !== '__proto__');
+
+function base64(b: Uint8Array): string {
+  return Buffer.from(b).toString('base64');
+}
+
+/**
+ * Items util-dynamodb's marshall accepts, of every DynamoDB type. `exact: false` restricts
+ * numbers to what util-dynamodb's default unmarshall returns without loss (safe numbers).
+ */
+export function itemArbitrary({ exact }: { exact: boolean }) {
+  const number = exact ? fc.oneof(safeNumber, bigInteger, sdkNumber) : safeNumber;
+  const numberSet = exact
+    ? fc.uniqueArray(fc.oneof(numberText, edgeNumberText), { minLength: 1, maxLength: 5 }).map(
+        (texts) => new Set(texts.map((t) => new SdkNumberValue(t))),
+      )
+    : fc.uniqueArray(fc.maxSafeInteger(), { minLength: 1, maxLength: 5 }).map((ns) => new Set(ns));
+  const scalar = fc.oneof(
+    text,
+    number,
+    bytes,
+    fc.boolean(),
+    fc.constant(null),
+    fc.uniqueArray(text, { minLength: 1, maxLength: 5 }).map((ss) => new Set(ss)),
+    numberSet,
+    fc.uniqueArray(bytes, { minLength: 1, maxLength: 4, selector: base64 }).map((bs) => new Set(bs)),
+  );
+  const tree = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('list'), tie('map')),
+    list: fc.array(tie('value'), { maxLength: 4 }),
+    map: fc.dictionary(name, tie('value'), { maxKeys: 4, noNullPrototype: true }),
+  }));
+  return fc.dictionary(name, tree.value, { minKeys: 1, maxKeys: 6, noNullPrototype: true });
+}

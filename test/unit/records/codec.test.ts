@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import {
+  InvalidAttributeValueError,
+  InvalidOptionsError,
+  marshall,
+  marshallValue,
+  NumberValue,
+  UnsupportedValueError,
+  unmarshall,
+} from '../../../src/records/index.js';
+import type { AttributeMap } from '../../../src/records/types.js';
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('unmarshall', () => {
+  it('maps every DynamoDB type', () => {
+    const map: AttributeMap = {
+      s: { S: '' },
+      n: { N: '7' },
+      b: { B: 'AAEC' },
+      t: { BOOL: true },
+      z: { NULL: true },
+      ss: { SS: ['a', 'b'] },
+      ns: { NS: ['1', '1.50'] },
+      bs: { BS: ['AA==', 'AQ=='] },
+      l: { L: [{ S: 'x' }, { L: [] }, { M: {} }] },
+      m: { M: { inner: { N: '-1' } } },
+    };
+    const item = unmarshall(map);
+    expect(item).toStrictEqual({
+      s: '',
+      n: 7,
+      b: new Uint8Array([0, 1, 2]),
+      t: true,
+      z: null,
+      ss: new Set(['a', 'b']),
+      ns: new Set([1, new NumberValue('1.50')]),
+      bs: new Set([new Uint8Array([0]), new Uint8Array([1])]),
+      l: ['x', [], {}],
+      m: { inner: -1 },
+    });
+    expect(marshall(item)).toStrictEqual(map);
+  });
+
+  it('decodes binaries into standalone Uint8Arrays (not views of a shared pool)', () => {
+    const { b } = unmarshall<{ b: Uint8Array }>({ b: { B: 'AQID' } });
+    expect(b.constructor).toBe(Uint8Array);
+    expect(b.buffer.byteLength).toBe(3);
+  });
+
+  it('accepts the SDK shape, Uint8Array binaries, as they are', () => {
+    const bytes = new Uint8Array([9, 8]);
+    const item = unmarshall({ b: { B: bytes as unknown as string }, bs: { BS: [bytes as unknown as string] } });
+    expect(item.b).toBe(bytes);
+    expect(item.bs).toStrictEqual(new Set([bytes]));
+  });
+
+  it('keeps an attribute called __proto__ as data, never as the prototype', () => {
+    const map = JSON.parse('{"__proto__":{"M":{"polluted":{"BOOL":true}}}}') as AttributeMap;
+    const item = unmarshall(map);
+    expect(Object.getPrototypeOf(item)).toBe(Object.prototype);
+    expect(Object.hasOwn(item, '__proto__')).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(marshall(item)).toStrictEqual(map);
+  });
+
+  it.each([
+    [{ a: {} }, 'no-type', 'a'],
+    [{ a: { S: 'x', N: '1' } }, 'multiple-types', 'a'],
+    [{ a: { X: 'x' } }, 'unknown-type', 'a'],
+    [{ a: { M: { b: { L: [{ S: 'ok' }, {}] } } } }, 'no-type', 'a.b[1]'],
+    [{ a: { NS: ['1', 'one'] } }, 'invalid-number', 'a[1]'],
+    [{ a: { L: 'nope' } }, 'wrong-shape', 'a'],
+    [{ a: null }, 'wrong-shape', 'a'],
+    [{ a: { B: 5 } }, 'invalid-binary', 'a'],
+    [{ a: { NULL: false } }, 'wrong-shape', 'a'],
+  ])('%j → InvalidAttributeValueError %s at %s', (map, reason, path) => {
+    const error = thrown(() => unmarshall(map as unknown as AttributeMap));
+    expect(error).toBeInstanceOf(InvalidAttributeValueError);
+    expect(error).toMatchObject({ name: 'InvalidAttributeValueError', reason, path });
+    expect((error as Error).message).toContain(`(at ${path})`);
+  });
+
+  it('ignores type keys whose value is undefined (SDK objects may carry them)', () => {
+    expect(unmarshall({ a: { S: 'x', N: undefined } })).toStrictEqual({ a: 'x' });
+  });
+});
+
+describe('marshall', () => {
+  it('writes bigint and NumberValue exactly, Map as M, and binaries as base64 or bytes', () => {
+    const bytes = new Uint8Array([255, 0]);
+    expect(
+      marshall({ big: 10n ** 30n, exact: new NumberValue('1.10'), map: new Map([['k', 1]]), b: bytes }),
+    ).toStrictEqual({
+      big: { N: '1000000000000000000000000000000' },
+      exact: { N: '1.10' },
+      map: { M: { k: { N: '1' } } },
+      b: { B: '/wA=' },
+    });
+    expect(marshall({ b: bytes, s: new Set([bytes]) }, { binary: 'bytes' })).toStrictEqual({
+      b: { B: bytes },
+      s: { BS: [bytes] },
+    });
+  });
+
+  it.each([
+    [{ s: new Set() }, /empty sets \(at s\)/],
+    [{ l: [1, { n: Number.NaN }] }, /NaN has no DynamoDB representation \(at l\[1\]\.n\)/],
+    [{ i: Number.POSITIVE_INFINITY }, /Infinity/],
+    [{ m: new Set(['a', 1]) }, /must not mix .* \(at m\[1\]\)/],
+    [{ d: new Date(0) }, /Date has no DynamoDB representation/],
+    [{ f: () => 1 }, /function has no DynamoDB representation/],
+    [{ u: undefined }, /removeUndefined/],
+    [{ s: new Set([{}]) }, /only strings, numbers or Uint8Arrays/],
+  ])('refuses %o with UnsupportedValueError', (item, message) => {
+    const error = thrown(() => marshall(item as Record<string, unknown>));
+    expect(error).toBeInstanceOf(UnsupportedValueError);
+    expect((error as Error).name).toBe('UnsupportedValueError');
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it('drops undefined when asked', () => {
+    expect(marshall({ a: undefined, l: [1, undefined], s: new Set(['x', undefined]) }, { removeUndefined: true })).toStrictEqual({
+      l: { L: [{ N: '1' }] },
+      s: { SS: ['x'] },
+    });
+  });
+
+  it('marshallValue handles a single value; marshall wants a plain object', () => {
+    expect(marshallValue(null)).toStrictEqual({ NULL: true });
+    expect(marshallValue([true])).toStrictEqual({ L: [{ BOOL: true }] });
+    expect(() => marshall([] as never)).toThrow(UnsupportedValueError);
+  });
+
+  it('validates options', () => {
+    expect(() => marshall({}, { binary: 'hex' as never })).toThrow(InvalidOptionsError);
+    expect(() => marshall({}, { removeUndefinedValues: true } as never)).toThrow(/unknown option 'removeUndefinedValues'/);
+  });
+});
