@@ -12,8 +12,9 @@ export default defineConfig({
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'S3RVER',
       AWS_SECRET_ACCESS_KEY: 'S3RVER',
-      // The SDK warns on every client in Node 20 otherwise; the deploy runtime is nodejs22.x.
-      AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
+      // The SDK warns that its 2027 releases need Node 22; the deploy runtime is nodejs22.x and
+      // package-lock.json pins SDK versions that run on Node 20.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
   },
 });

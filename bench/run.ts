@@ -38,7 +38,7 @@ function discover(): { name: string; file: string }[] {
 function runChild(file: string, quick: boolean, timeoutMs: number): Promise<ChildOutcome> {
   mkdirSync(outDir, { recursive: true });
   const out = join(outDir, `result-${process.pid}-${relative(suitesDir, file).replaceAll('/', '_')}.json`);
-  const args = ['--import', 'tsx', join(root, 'bench', 'lib', 'child.ts'), file, out];
+  const args = ['--expose-gc', '--import', 'tsx', join(root, 'bench', 'lib', 'child.ts'), file, out];
   if (quick) args.push('--quick');
   const started = performance.now();
   return new Promise((resolvePromise) => {
@@ -104,6 +104,7 @@ async function main(): Promise<void> {
   console.log(`tidewater bench: ${selected.length} suite(s)${quick ? ', quick' : ''}: ${selected.map((s) => s.name).join(', ')}`);
 
   const results: SectionResult[] = [];
+  const machine = machineInfo();
   const started = performance.now();
   for (const [i, suite] of selected.entries()) {
     console.log(`[${i + 1}/${selected.length}] ${suite.name} …`);
@@ -115,7 +116,6 @@ async function main(): Promise<void> {
   const totalSeconds = (performance.now() - started) / 1000;
 
   const previous = existsSync(reportFile) ? extractSections(readFileSync(reportFile, 'utf8')) : new Map<string, string>();
-  const machine = machineInfo();
   const versions = packageVersions(root);
   const sections: string[] = [];
   for (const suite of all) {
@@ -130,13 +130,14 @@ async function main(): Promise<void> {
     '',
     `Last run: \`${command}\` on ${date} (${fixed(totalSeconds, 0)} s${quick ? ', quick mode: fewer rounds, numbers are noisier' : ''}).`,
     'Each suite runs in its own Node process; each section says when and how it was measured.',
+    'Absolute rates depend on the machine and its load; compare the ratios, measured side by side in one run.',
     'Reproduce: `npm ci && npm run bench` (full) or `npm run bench -- --quick`; one suite: `npm run bench -- --only throughput`.',
     '',
     '## Machine',
     '',
     table(
-      ['CPU', 'cores', 'memory', 'OS', 'node'],
-      [[machine.cpu, String(machine.cores), `${machine.memoryGiB} GiB`, machine.os, machine.node]],
+      ['CPU', 'cores', 'memory', 'OS', 'node', 'load avg (1 min) at start'],
+      [[machine.cpu, String(machine.cores), `${machine.memoryGiB} GiB`, machine.os, machine.node, String(machine.load)]],
     ),
     '',
     '## Versions',

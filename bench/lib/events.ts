@@ -46,7 +46,7 @@ function item(rng: Random, id: number, version: number, ttl: number): AttributeM
     sk: { N: String(id) },
     version: { N: String(version) },
     title: { S: rng.text(rng.int(60, 120)) },
-    description: { S: rng.text(rng.int(180, 260)) },
+    description: { S: rng.text(rng.int(120, 200)) },
     status: { S: rng.pick(STATUSES) },
     price: { N: `${rng.int(0, 99999)}.${String(rng.int(0, 99)).padStart(2, '0')}` },
     quantity: { N: String(rng.int(1, 500)) },

@@ -9,6 +9,8 @@ export interface MachineInfo {
   memoryGiB: number;
   os: string;
   node: string;
+  /** 1-minute load average when the run started: other work on the machine skews absolute numbers. */
+  load: number;
 }
 
 export function machineInfo(): MachineInfo {
@@ -19,6 +21,7 @@ export function machineInfo(): MachineInfo {
     memoryGiB: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
     os: `${os.type()} ${os.release()} (${os.arch()})`,
     node: process.version,
+    load: Math.round(os.loadavg()[0] as number * 100) / 100,
   };
 }
 

@@ -141,7 +141,10 @@ export interface CompiledConfig {
   readonly routes: readonly CompiledRoute[];
   readonly sinks: readonly Sink[];
   /** Indexed by KIND_BIT position order of KINDS. */
-  readonly handlers: readonly (((record: ClassifiedRecord, context: HandlerContext) => unknown) | undefined)[];
+  readonly handlers: readonly (
+    | ((record: ClassifiedRecord, context: HandlerContext) => unknown)
+    | undefined
+  )[];
   readonly handledKinds: number;
   readonly perKey: boolean;
   readonly concurrency: number;
@@ -155,7 +158,9 @@ export interface CompiledConfig {
   readonly ttlAttribute: string | undefined;
   readonly logImages: boolean;
   readonly logger: PipelineLogger;
-  readonly metrics: { namespace: string; dimensions: Record<string, string>; writer: MetricsWriter } | undefined;
+  readonly metrics:
+    | { namespace: string; dimensions: Record<string, string>; writer: MetricsWriter }
+    | undefined;
   readonly onUnrouted: UnroutedPolicy;
   readonly parse: RecordParser;
   readonly clock: () => number;
@@ -171,7 +176,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function nonNegative(value: unknown, name: string, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < 0 ||
+    (integer && !Number.isInteger(value))
+  ) {
     fail(`'${name}' must be a non-negative ${integer ? 'integer' : 'number'}, got ${describe(value)}`);
   }
   return value;
@@ -261,7 +271,8 @@ function compileOrdering(ordering: unknown): { perKey: boolean; concurrency: num
     if (ordering.concurrency !== undefined) fail("ordering: 'concurrency' applies to mode 'per-key' only");
     return { perKey: false, concurrency: 1 };
   }
-  if (ordering.mode !== 'per-key') fail(`ordering.mode must be 'ordered' or 'per-key', got ${describe(ordering.mode)}`);
+  if (ordering.mode !== 'per-key')
+    fail(`ordering.mode must be 'ordered' or 'per-key', got ${describe(ordering.mode)}`);
   const c = ordering.concurrency;
   if (typeof c !== 'number' || !Number.isInteger(c) || c < 1) {
     fail(`ordering.concurrency must be a positive integer, got ${describe(c)}`);
@@ -304,7 +315,8 @@ function compileMetrics(metrics: unknown): CompiledConfig['metrics'] {
   if (!isPlainObject(dimensions) || Object.values(dimensions).some((v) => typeof v !== 'string')) {
     fail('metrics.dimensions must map dimension names to string values');
   }
-  if (Object.keys(dimensions).length > 30) fail('metrics.dimensions: CloudWatch allows at most 30 dimensions');
+  if (Object.keys(dimensions).length > 30)
+    fail('metrics.dimensions: CloudWatch allows at most 30 dimensions');
   const writer = metrics?.writer ?? process.stdout;
   if (!isPlainObjectOrInstance(writer) || typeof (writer as MetricsWriter).write !== 'function') {
     fail('metrics.writer must have a write(line) method');
@@ -316,7 +328,7 @@ const UNROUTED = ['count', 'dead-letter', 'fail'] as const;
 
 /** Validates a pipeline config and precomputes everything the per-record path needs. */
 export function compileConfig(config: PipelineConfig): CompiledConfig {
-  if (!isPlainObject(config)) fail(`config must be an object, got ${describe(config)}`);
+  if (!isPlainObject(config as unknown)) fail(`config must be an object, got ${describe(config)}`);
   try {
     assertOptions(config, CONFIG_KEYS, 'pipeline');
   } catch (error) {
@@ -329,7 +341,8 @@ export function compileConfig(config: PipelineConfig): CompiledConfig {
   const deadLetter = config.deadLetter;
   if (
     deadLetter !== undefined &&
-    (!isPlainObjectOrInstance(deadLetter) || typeof (deadLetter as DeadLetterSink).send !== 'function')
+    (!isPlainObjectOrInstance(deadLetter as unknown) ||
+      typeof (deadLetter as DeadLetterSink).send !== 'function')
   ) {
     fail("'deadLetter' must be a dead-letter sink (an object with send())");
   }
@@ -352,9 +365,14 @@ export function compileConfig(config: PipelineConfig): CompiledConfig {
   if (ttlAttribute !== undefined && (typeof ttlAttribute !== 'string' || ttlAttribute === '')) {
     fail("'ttlAttribute' must be a non-empty string");
   }
-  if (config.logImages !== undefined && typeof config.logImages !== 'boolean') fail("'logImages' must be a boolean");
+  if (config.logImages !== undefined && typeof config.logImages !== 'boolean')
+    fail("'logImages' must be a boolean");
   const logger = config.logger ?? (createLogger({ logImages: config.logImages ?? false }) as PipelineLogger);
-  if (!isPlainObjectOrInstance(logger) || typeof logger.child !== 'function' || typeof logger.warn !== 'function') {
+  if (
+    !isPlainObjectOrInstance(logger as unknown) ||
+    typeof logger.child !== 'function' ||
+    typeof logger.warn !== 'function'
+  ) {
     fail("'logger' must be a pino-compatible logger (child, debug, info, warn, error)");
   }
   const onUnrouted = config.onUnrouted ?? 'count';

@@ -48,7 +48,9 @@ export function processBatch(
   pipeline: Pipeline | PipelineConfig,
   context?: InvocationContext,
 ): Promise<BatchResponse> {
-  return isPipeline(pipeline) ? pipeline.process(event, context) : run(compileConfig(pipeline), event, context);
+  return isPipeline(pipeline)
+    ? pipeline.process(event, context)
+    : run(compileConfig(pipeline), event, context);
 }
 
 function groupByKey(invocation: Invocation, indices: readonly number[]): number[][] {
@@ -63,7 +65,11 @@ function groupByKey(invocation: Invocation, indices: readonly number[]): number[
   return [...lanes.values()];
 }
 
-async function run(config: CompiledConfig, event: unknown, context?: InvocationContext): Promise<BatchResponse> {
+async function run(
+  config: CompiledConfig,
+  event: unknown,
+  context?: InvocationContext,
+): Promise<BatchResponse> {
   const started = config.clock();
   const raws = streamRecordsOf(event);
   const n = raws.length;

@@ -26,7 +26,9 @@ export class UnroutedRecordError extends TidewaterError {
   readonly eventID: string;
   readonly sequenceNumber: string;
   constructor(record: { eventID: string; sequenceNumber: string; kind: string }) {
-    super(`no route matched ${record.kind} record eventID=${record.eventID} sequenceNumber=${record.sequenceNumber}`);
+    super(
+      `no route matched ${record.kind} record eventID=${record.eventID} sequenceNumber=${record.sequenceNumber}`,
+    );
     this.eventID = record.eventID;
     this.sequenceNumber = record.sequenceNumber;
   }

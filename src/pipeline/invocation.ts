@@ -16,7 +16,12 @@ export interface InvocationContext {
 /** Records (by batch index) that failed in one attempt, with their errors. */
 type Failures = Map<number, unknown>;
 
-const KIND_INDEX: Readonly<Record<RecordKind, number>> = { insert: 0, modify: 1, 'user-delete': 2, 'ttl-delete': 3 };
+const KIND_INDEX: Readonly<Record<RecordKind, number>> = {
+  insert: 0,
+  modify: 1,
+  'user-delete': 2,
+  'ttl-delete': 3,
+};
 
 /** Thrown inside p-retry to ask for another attempt; never escapes. */
 class PendingRetry extends Error {
@@ -66,7 +71,12 @@ export class Invocation {
   #seqIndex: Map<string, number> | undefined;
   #deadlineLogged = false;
 
-  constructor(config: CompiledConfig, raws: readonly unknown[], seqs: readonly string[], lambda?: InvocationContext) {
+  constructor(
+    config: CompiledConfig,
+    raws: readonly unknown[],
+    seqs: readonly string[],
+    lambda?: InvocationContext,
+  ) {
     this.config = config;
     this.n = raws.length;
     this.raws = raws;
@@ -97,7 +107,9 @@ export class Invocation {
   /** Milliseconds before the deadline margin; Infinity without a Lambda context. */
   timeLeft(): number {
     const remaining = this.#lambda?.getRemainingTimeInMillis?.();
-    return typeof remaining === 'number' ? remaining - this.config.deadlineMarginMs : Number.POSITIVE_INFINITY;
+    return typeof remaining === 'number'
+      ? remaining - this.config.deadlineMarginMs
+      : Number.POSITIVE_INFINITY;
   }
 
   outOfTime(): boolean {
@@ -168,7 +180,8 @@ export class Invocation {
       let mask = 0;
       try {
         for (const route of routes) {
-          if (route.test === undefined ? (route.kindMask & bit) !== 0 : route.test(record)) mask |= route.sinkMask;
+          if (route.test === undefined ? (route.kindMask & bit) !== 0 : route.test(record))
+            mask |= route.sinkMask;
         }
       } catch (error) {
         // A throwing predicate is a bug in the config: retrying may help (a fixed deploy), dropping would lose data.
@@ -179,7 +192,8 @@ export class Invocation {
       this.masks[i] = mask;
       if (mask === 0 && (handledKinds & bit) === 0) {
         metrics.unrouted++;
-        if (config.onUnrouted === 'dead-letter') this.giveUp(i, 'unrouted', new UnroutedRecordError(record), 0, undefined);
+        if (config.onUnrouted === 'dead-letter')
+          this.giveUp(i, 'unrouted', new UnroutedRecordError(record), 0, undefined);
         else if (config.onUnrouted === 'fail') this.fail(i, new UnroutedRecordError(record));
         continue;
       }
@@ -280,7 +294,11 @@ export class Invocation {
   }
 
   /** One sink call. A throw fails every record given; reported failures are mapped back to batch indices. */
-  async #write(sink: Sink, indices: readonly number[], batch: readonly ClassifiedRecord[]): Promise<Failures | undefined> {
+  async #write(
+    sink: Sink,
+    indices: readonly number[],
+    batch: readonly ClassifiedRecord[],
+  ): Promise<Failures | undefined> {
     let failed: readonly { sequenceNumber: string; error: unknown }[] | undefined;
     try {
       failed = (await sink.write(batch, this.context))?.failed;
@@ -317,7 +335,11 @@ export class Invocation {
    * given up (dead-lettered). The deadline interrupts the backoff: what is still pending then is
    * reported as failed, not dead-lettered, because it was never given its attempts.
    */
-  async #retry(label: string, first: Failures, again: (pending: number[]) => Promise<Failures | undefined>): Promise<void> {
+  async #retry(
+    label: string,
+    first: Failures,
+    again: (pending: number[]) => Promise<Failures | undefined>,
+  ): Promise<void> {
     const { config } = this;
     const lastError = new Map<number, unknown>();
     let attempt = 1;
@@ -328,7 +350,8 @@ export class Invocation {
         await pRetry(
           async (n) => {
             if (n === 1) throw new PendingRetry();
-            if (this.outOfTime()) throw new AbortError(new DeadlineReachedError(this.seqs[pending[0]!], config.deadlineMarginMs));
+            if (this.outOfTime())
+              throw new AbortError(new DeadlineReachedError(this.seqs[pending[0]!], config.deadlineMarginMs));
             attempt = n;
             this.metrics.retries += pending.length;
             const failures = await again(pending);
@@ -376,7 +399,13 @@ export class Invocation {
   }
 
   /** Dead-letters a record (sent at the end, if still before the cutoff), or fails it when there is nowhere to send it. */
-  giveUp(index: number, reason: DeadLetterReason, error: unknown, attempts: number, sinkName: string | undefined): void {
+  giveUp(
+    index: number,
+    reason: DeadLetterReason,
+    error: unknown,
+    attempts: number,
+    sinkName: string | undefined,
+  ): void {
     if (this.config.deadLetter === undefined) {
       this.logger.error(
         { err: error, sequenceNumber: this.seqs[index], reason },
@@ -414,7 +443,10 @@ export class Invocation {
       try {
         await sink.flush(this.context);
       } catch (error) {
-        this.logger.error({ err: error, sink: sink.name }, 'sink flush failed: its records are reported failed');
+        this.logger.error(
+          { err: error, sink: sink.name },
+          'sink flush failed: its records are reported failed',
+        );
         this.fail(first, error);
       }
     }
@@ -428,7 +460,12 @@ export class Invocation {
       this.metrics.deadLettered += due.length;
       for (const d of due) {
         this.logger.warn(
-          { sequenceNumber: d.entry.sequenceNumber, reason: d.entry.reason, error: d.entry.error, sink: d.entry.sinkName },
+          {
+            sequenceNumber: d.entry.sequenceNumber,
+            reason: d.entry.reason,
+            error: d.entry.error,
+            sink: d.entry.sinkName,
+          },
           'record dead-lettered',
         );
       }

@@ -59,14 +59,21 @@ export function emfLine(
     definitions.push({ Name: name, Unit: 'Count' });
     values[name] = metrics.routed[i];
   });
-  definitions.push({ Name: 'IteratorAgeMs', Unit: 'Milliseconds' }, { Name: 'DurationMs', Unit: 'Milliseconds' });
+  definitions.push(
+    { Name: 'IteratorAgeMs', Unit: 'Milliseconds' },
+    { Name: 'DurationMs', Unit: 'Milliseconds' },
+  );
   values.IteratorAgeMs = metrics.iteratorAgeMs;
   values.DurationMs = durationMs;
   const document = {
     _aws: {
       Timestamp: timestamp,
       CloudWatchMetrics: [
-        { Namespace: settings.namespace, Dimensions: [Object.keys(settings.dimensions)], Metrics: definitions },
+        {
+          Namespace: settings.namespace,
+          Dimensions: [Object.keys(settings.dimensions)],
+          Metrics: definitions,
+        },
       ],
     },
     ...settings.dimensions,

@@ -85,7 +85,9 @@ export function classify(record: RecordLike, ttlAttribute: string | undefined): 
         const principal = identity.principalId ?? identity.PrincipalId;
         return type === TTL_IDENTITY_TYPE && principal === TTL_PRINCIPAL ? 'ttl-delete' : 'user-delete';
       }
-      return ttlAttribute !== undefined && looksLikeTtlDelete(record, ttlAttribute) ? 'ttl-delete' : 'user-delete';
+      return ttlAttribute !== undefined && looksLikeTtlDelete(record, ttlAttribute)
+        ? 'ttl-delete'
+        : 'user-delete';
     }
     default:
       return undefined;

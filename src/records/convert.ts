@@ -154,7 +154,10 @@ export function toGetRecordsRecord(lambdaRecord: LambdaStreamRecord | _Record): 
   const out: Record<string, unknown> = { ...rest, dynamodb: d };
   const identity = userIdentity ?? UserIdentity;
   if (identity !== null && typeof identity === 'object') {
-    out.userIdentity = { PrincipalId: identity.PrincipalId ?? identity.principalId, Type: identity.Type ?? identity.type };
+    out.userIdentity = {
+      PrincipalId: identity.PrincipalId ?? identity.principalId,
+      Type: identity.Type ?? identity.type,
+    };
   } else if (identity !== undefined) out.userIdentity = identity;
   return out as _Record;
 }

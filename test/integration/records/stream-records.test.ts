@@ -1,4 +1,9 @@
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -61,8 +66,12 @@ describe('stream records from DynamoDB Local', () => {
       }),
     );
     await dynamodb.send(new DeleteItemCommand({ TableName, Key: { pk: { S: 'order' } } }));
-    await dynamodb.send(new PutItemCommand({ TableName, Item: { pk: { S: 'expired' }, [TTL]: { N: String(past) } } }));
-    await dynamodb.send(new PutItemCommand({ TableName, Item: { pk: { S: 'string-ttl' }, [TTL]: { S: String(past) } } }));
+    await dynamodb.send(
+      new PutItemCommand({ TableName, Item: { pk: { S: 'expired' }, [TTL]: { N: String(past) } } }),
+    );
+    await dynamodb.send(
+      new PutItemCommand({ TableName, Item: { pk: { S: 'string-ttl' }, [TTL]: { S: String(past) } } }),
+    );
     sdkRecords = await readStreamUntil(streams, table.streamArn, (all) => all.some(isExpiredRemove), 45_000);
     records = parseStreamEvent({ Records: sdkRecords }, { streamArn: table.streamArn });
   }, 90_000);
@@ -107,7 +116,10 @@ describe('stream records from DynamoDB Local', () => {
       expect(typeof record.raw.dynamodb.ApproximateCreationDateTime).toBe('number');
       expect(record.approximateCreationTime).toBeGreaterThan(past - 3600);
     }
-    expect(records.at(-1)?.raw.userIdentity).toEqual({ type: 'Service', principalId: 'dynamodb.amazonaws.com' });
+    expect(records.at(-1)?.raw.userIdentity).toEqual({
+      type: 'Service',
+      principalId: 'dynamodb.amazonaws.com',
+    });
   });
 
   it('unmarshals exactly what was written and marshals back to the identical map', () => {
@@ -140,7 +152,9 @@ describe('stream records from DynamoDB Local', () => {
   });
 
   it('the string-TTL item is still there, and checkTtl flags it', async () => {
-    const got = await dynamodb.send(new GetItemCommand({ TableName: table.tableName, Key: { pk: { S: 'string-ttl' } } }));
+    const got = await dynamodb.send(
+      new GetItemCommand({ TableName: table.tableName, Key: { pk: { S: 'string-ttl' } } }),
+    );
     expect(got.Item).toBeDefined();
     expect(checkTtl(got.Item, TTL)).toMatchObject({ expires: false, reason: 'not-a-number' });
     const insert = records.find((r) => r.keys.pk === 'string-ttl')!;

@@ -101,18 +101,17 @@ describe('aggregateVotes against DynamoDB Local', () => {
     const contestants = Array.from({ length: 50 }, (_, i) => `contestant-${i}`);
     await new VoteCounter({ ...base, dynamodb: newClient() }).registry.register(contestants);
 
-    const votesPerWriter = 400;
+    const votesPerWriter = 375; // 8 × 375 = 3,000 votes, plus 300 duplicate exactly-once retries
     const expected = new Map<string, bigint>(contestants.map((c) => [c, 0n]));
     let writersDone = false;
-    const writerFaults = [];
+    const writerFaults: Array<ReturnType<typeof injectFaults>> = [];
 
     const writers = Array.from({ length: 8 }, async (_, w) => {
       const dynamodb = newClient();
       writerFaults.push(injectFaults(dynamodb, { throttleRate: 0.1, seed: 100 + w }));
       const counter = new VoteCounter({ ...base, dynamodb, maxAttempts: 20 });
-      const random = Math.random;
       for (let i = 0; i < votesPerWriter; i++) {
-        const contestant = contestants[Math.floor(random() * contestants.length)]!;
+        const contestant = contestants[Math.floor(Math.random() * contestants.length)]!;
         const weight = 1 + (i % 3);
         if (i % 10 === 0) {
           // Exactly-once votes, each sent twice as a client retry would: counted once.
@@ -129,7 +128,7 @@ describe('aggregateVotes against DynamoDB Local', () => {
     const seen = new Map<string, bigint>();
     let decreases = 0;
     const aggregatorRuns: Array<Awaited<ReturnType<typeof aggregateVotes>>> = [];
-    const aggregatorFaults = [];
+    const aggregatorFaults: Array<ReturnType<typeof injectFaults>> = [];
     const aggregators = Array.from({ length: 3 }, async (_, a) => {
       const dynamodb = newClient();
       aggregatorFaults.push(injectFaults(dynamodb, { throttleRate: 0.15, unprocessedRate: 0.4, seed: 7 + a }));
@@ -159,5 +158,7 @@ describe('aggregateVotes against DynamoDB Local', () => {
     expect(aggregatorRuns.every((run) => run.failedContestants === 0)).toBe(true);
     expect(aggregatorRuns.reduce((n, run) => n + run.unprocessedRetries, 0)).toBeGreaterThan(0);
     expect(aggregatorRuns.reduce((n, run) => n + run.retries, 0)).toBeGreaterThan(0);
-  });
+    expect(writerFaults.reduce((n, f) => n + f.throttled, 0)).toBeGreaterThan(0);
+    expect(aggregatorFaults.reduce((n, f) => n + f.stripped, 0)).toBeGreaterThan(0);
+  }, 180_000);
 });

@@ -1,7 +1,12 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, toLogSafe } from '../../../src/logging/index.js';
-import { InvalidOptionsError, MalformedRecordError, NumberValue, parseStreamRecord } from '../../../src/records/index.js';
+import {
+  InvalidOptionsError,
+  MalformedRecordError,
+  NumberValue,
+  parseStreamRecord,
+} from '../../../src/records/index.js';
 import { lambdaRecord } from '../records/fixtures.js';
 
 function capture() {
@@ -48,7 +53,10 @@ describe('createLogger', () => {
     expect(text).not.toContain('12345678901234567890.123456789');
     expect(lines[0]).toMatchObject({
       oldImage: '[Redacted]',
-      record: { kind: 'ttl-delete', raw: { dynamodb: { OldImage: '[Redacted]', Keys: { pk: { S: 'order#1' } } } } },
+      record: {
+        kind: 'ttl-delete',
+        raw: { dynamodb: { OldImage: '[Redacted]', Keys: { pk: { S: 'order#1' } } } },
+      },
       entry: { record: { dynamodb: { OldImage: '[Redacted]' } } },
     });
   });
@@ -56,7 +64,10 @@ describe('createLogger', () => {
   it('redacts child bindings too', () => {
     const { lines, destination } = capture();
     const logger = createLogger({ destination, base: null });
-    logger.child({ newImage: { secret: 's' }, n: 5n }).child({ deeper: true }).info('child');
+    logger
+      .child({ newImage: { secret: 's' }, n: 5n })
+      .child({ deeper: true })
+      .info('child');
     expect(lines[0]).toMatchObject({ newImage: '[Redacted]', n: '5', deeper: true });
   });
 
@@ -73,7 +84,10 @@ describe('createLogger', () => {
 
   it('serializes errors with their type and record identity', () => {
     const { lines, destination } = capture();
-    const error = new MalformedRecordError('invalid-number', 'bad N', { eventID: 'e1', sequenceNumber: '42' });
+    const error = new MalformedRecordError('invalid-number', 'bad N', {
+      eventID: 'e1',
+      sequenceNumber: '42',
+    });
     createLogger({ destination, base: null }).error({ err: error }, 'failed');
     expect(lines[0]).toMatchObject({
       err: { type: 'MalformedRecordError', reason: 'invalid-number', eventID: 'e1', sequenceNumber: '42' },

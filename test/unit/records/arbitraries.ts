@@ -12,7 +12,8 @@ export const numberText = fc
   .map(({ negative, digits, exponent, form }) => {
     const sign = negative ? '-' : '';
     if (form === 'plain') return `${sign}${digits}`;
-    if (form === 'scientific') return `${sign}${digits[0]}.${digits.slice(1) || '0'}E${exponent >= 0 ? '+' : ''}${exponent}`;
+    if (form === 'scientific')
+      return `${sign}${digits[0]}.${digits.slice(1) || '0'}E${exponent >= 0 ? '+' : ''}${exponent}`;
     const point = Math.max(1, Math.floor(digits.length / 2));
     return `${sign}${digits.slice(0, point)}.${digits.slice(point)}0`.replace(/\.0$/, '.5');
   });
@@ -46,7 +47,9 @@ const sdkNumber = fc.oneof(numberText, edgeNumberText).map((text) => new SdkNumb
 
 const text = fc.string({ unit: 'binary', maxLength: 12 });
 const bytes = fc.uint8Array({ maxLength: 16 });
-const name = fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 }).filter((k) => k !== '__proto__');
+const name = fc
+  .string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 })
+  .filter((k) => k !== '__proto__');
 
 function base64(b: Uint8Array): string {
   return Buffer.from(b).toString('base64');
@@ -59,9 +62,9 @@ function base64(b: Uint8Array): string {
 export function itemArbitrary({ exact }: { exact: boolean }) {
   const number = exact ? fc.oneof(safeNumber, bigInteger, sdkNumber) : safeNumber;
   const numberSet = exact
-    ? fc.uniqueArray(fc.oneof(numberText, edgeNumberText), { minLength: 1, maxLength: 5 }).map(
-        (texts) => new Set(texts.map((t) => new SdkNumberValue(t))),
-      )
+    ? fc
+        .uniqueArray(fc.oneof(numberText, edgeNumberText), { minLength: 1, maxLength: 5 })
+        .map((texts) => new Set(texts.map((t) => new SdkNumberValue(t))))
     : fc.uniqueArray(fc.maxSafeInteger(), { minLength: 1, maxLength: 5 }).map((ns) => new Set(ns));
   const scalar = fc.oneof(
     text,

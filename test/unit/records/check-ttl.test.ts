@@ -15,7 +15,10 @@ describe('checkTtl', () => {
   });
 
   it('a seconds TTL in the recent past is due (TTL deletes lag)', () => {
-    expect(checkTtl({ ttl: nowSeconds - 3 * day }, 'ttl', { now })).toMatchObject({ expires: true, due: true });
+    expect(checkTtl({ ttl: nowSeconds - 3 * day }, 'ttl', { now })).toMatchObject({
+      expires: true,
+      due: true,
+    });
   });
 
   it.each([
@@ -44,11 +47,18 @@ describe('checkTtl', () => {
   });
 
   it('reads raw attribute maps as well as items', () => {
-    const raw = { ttl: { N: String(nowSeconds + day) }, s: { S: '1795330000' }, ms: { N: String(now.getTime()) } };
+    const raw = {
+      ttl: { N: String(nowSeconds + day) },
+      s: { S: '1795330000' },
+      ms: { N: String(now.getTime()) },
+    };
     expect(checkTtl(raw, 'ttl', { now })).toMatchObject({ expires: true });
     expect(checkTtl(raw, 's', { now })).toMatchObject({ expires: false, reason: 'not-a-number' });
     expect(checkTtl(raw, 'ms', { now })).toMatchObject({ expires: false, reason: 'milliseconds' });
-    expect(checkTtl(unmarshall(raw), 'ms', { now })).toMatchObject({ expires: false, reason: 'milliseconds' });
+    expect(checkTtl(unmarshall(raw), 'ms', { now })).toMatchObject({
+      expires: false,
+      reason: 'milliseconds',
+    });
     expect(checkTtl(undefined, 'ttl', { now })).toMatchObject({ expires: false, reason: 'missing' });
   });
 

@@ -57,7 +57,10 @@ describe('unmarshall', () => {
 
   it('accepts the SDK shape, Uint8Array binaries, as they are', () => {
     const bytes = new Uint8Array([9, 8]);
-    const item = unmarshall({ b: { B: bytes as unknown as string }, bs: { BS: [bytes as unknown as string] } });
+    const item = unmarshall({
+      b: { B: bytes as unknown as string },
+      bs: { BS: [bytes as unknown as string] },
+    });
     expect(item.b).toBe(bytes);
     expect(item.bs).toStrictEqual(new Set([bytes]));
   });
@@ -127,7 +130,9 @@ describe('marshall', () => {
   });
 
   it('drops undefined when asked', () => {
-    expect(marshall({ a: undefined, l: [1, undefined], s: new Set(['x', undefined]) }, { removeUndefined: true })).toStrictEqual({
+    expect(
+      marshall({ a: undefined, l: [1, undefined], s: new Set(['x', undefined]) }, { removeUndefined: true }),
+    ).toStrictEqual({
       l: { L: [{ N: '1' }] },
       s: { SS: ['x'] },
     });
@@ -141,6 +146,8 @@ describe('marshall', () => {
 
   it('validates options', () => {
     expect(() => marshall({}, { binary: 'hex' as never })).toThrow(InvalidOptionsError);
-    expect(() => marshall({}, { removeUndefinedValues: true } as never)).toThrow(/unknown option 'removeUndefinedValues'/);
+    expect(() => marshall({}, { removeUndefinedValues: true } as never)).toThrow(
+      /unknown option 'removeUndefinedValues'/,
+    );
   });
 });

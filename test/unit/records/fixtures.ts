@@ -1,6 +1,7 @@
 import type { LambdaStreamRecord } from '../../../src/records/types.js';
 
-export const STREAM_ARN = 'arn:aws:dynamodb:eu-west-1:123456789012:table/Orders/stream/2026-11-22T07:00:00.000';
+export const STREAM_ARN =
+  'arn:aws:dynamodb:eu-west-1:123456789012:table/Orders/stream/2026-11-22T07:00:00.000';
 
 /** A REMOVE by the TTL process, as Lambda delivers it. */
 export function lambdaRecord(overrides: Partial<LambdaStreamRecord> = {}): LambdaStreamRecord {

@@ -68,7 +68,11 @@ describe('numbers: exact policy (default)', () => {
         }
       })();
       expect(error).toBeInstanceOf(InvalidAttributeValueError);
-      expect(error).toMatchObject({ name: 'InvalidAttributeValueError', reason: 'invalid-number', path: 'price' });
+      expect(error).toMatchObject({
+        name: 'InvalidAttributeValueError',
+        reason: 'invalid-number',
+        path: 'price',
+      });
     },
   );
 

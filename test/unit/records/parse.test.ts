@@ -119,14 +119,16 @@ describe('toLambdaRecord / toGetRecordsRecord', () => {
   it('take the region from the ARN or the option when the record has none', () => {
     const { awsRegion: _, ...rest } = sdkRecord();
     expect(toLambdaRecord(rest as never, { streamArn: STREAM_ARN }).awsRegion).toBe('eu-west-1');
-    expect(toLambdaRecord(rest as never, { streamArn: STREAM_ARN, awsRegion: 'ddblocal' }).awsRegion).toBe('ddblocal');
+    expect(toLambdaRecord(rest as never, { streamArn: STREAM_ARN, awsRegion: 'ddblocal' }).awsRegion).toBe(
+      'ddblocal',
+    );
   });
 
   it('validate their options', () => {
     expect(() => toLambdaRecord(sdkRecord() as never, {} as never)).toThrow(InvalidOptionsError);
-    expect(() => toLambdaRecord(sdkRecord() as never, { streamArn: STREAM_ARN, region: 'x' } as never)).toThrow(
-      /unknown option 'region'/,
-    );
+    expect(() =>
+      toLambdaRecord(sdkRecord() as never, { streamArn: STREAM_ARN, region: 'x' } as never),
+    ).toThrow(/unknown option 'region'/);
   });
 });
 
@@ -134,9 +136,15 @@ describe('classifyRecord', () => {
   const remove = (ui: LambdaStreamRecord['userIdentity']) => lambdaRecord({ userIdentity: ui });
 
   it('TTL delete only with the Service identity of dynamodb.amazonaws.com', () => {
-    expect(classifyRecord(remove({ type: 'Service', principalId: 'dynamodb.amazonaws.com' }))).toBe('ttl-delete');
-    expect(classifyRecord(remove({ type: 'Service', principalId: 'other.amazonaws.com' }))).toBe('user-delete');
-    expect(classifyRecord(remove({ type: 'User', principalId: 'dynamodb.amazonaws.com' }))).toBe('user-delete');
+    expect(classifyRecord(remove({ type: 'Service', principalId: 'dynamodb.amazonaws.com' }))).toBe(
+      'ttl-delete',
+    );
+    expect(classifyRecord(remove({ type: 'Service', principalId: 'other.amazonaws.com' }))).toBe(
+      'user-delete',
+    );
+    expect(classifyRecord(remove({ type: 'User', principalId: 'dynamodb.amazonaws.com' }))).toBe(
+      'user-delete',
+    );
     expect(classifyRecord(remove(undefined))).toBe('user-delete');
     expect(classifyRecord(sdkRecord())).toBe('ttl-delete');
     expect(classifyRecord(lambdaRecord({ eventName: 'INSERT' }))).toBe('insert');
@@ -151,7 +159,10 @@ describe('classifyRecord', () => {
     notYet.dynamodb.OldImage = { ...notYet.dynamodb.OldImage, expiresAt: { N: '1795330001' } };
     expect(classifyRecord(notYet, options)).toBe('user-delete');
     const ancient = lambdaRecord({ userIdentity });
-    ancient.dynamodb.OldImage = { ...ancient.dynamodb.OldImage, expiresAt: { N: String(1_795_330_000 - 6 * 365 * 86_400) } };
+    ancient.dynamodb.OldImage = {
+      ...ancient.dynamodb.OldImage,
+      expiresAt: { N: String(1_795_330_000 - 6 * 365 * 86_400) },
+    };
     expect(classifyRecord(ancient, options)).toBe('user-delete');
     const stringTtl = lambdaRecord({ userIdentity });
     stringTtl.dynamodb.OldImage = { ...stringTtl.dynamodb.OldImage, expiresAt: { S: '1795329990' } };
@@ -164,7 +175,9 @@ describe('classifyRecord', () => {
     expect(() => classifyRecord(lambdaRecord(), { ttlHeuristic: { attribute: 'x' } } as never)).toThrow(
       InvalidOptionsError,
     );
-    expect(() => classifyRecord(lambdaRecord(), { ttlHeuristic: { ttlAttribute: '' } })).toThrow(InvalidOptionsError);
+    expect(() => classifyRecord(lambdaRecord(), { ttlHeuristic: { ttlAttribute: '' } })).toThrow(
+      InvalidOptionsError,
+    );
     const error = thrown(() => classifyRecord({ ...lambdaRecord(), eventName: 'DELETE' }));
     expect(error).toMatchObject({ name: 'MalformedRecordError', reason: 'unknown-event-name' });
   });
@@ -177,10 +190,25 @@ describe('malformed records', () => {
     ['no eventID', { ...base, eventID: undefined }, 'missing-event-id', undefined],
     ['unknown eventName', { ...base, eventName: 'UPSERT' }, 'unknown-event-name', base.eventID],
     ['no dynamodb', { ...base, dynamodb: undefined }, 'missing-dynamodb', base.eventID],
-    ['no sequence number', { ...base, dynamodb: { ...base.dynamodb, SequenceNumber: 7 } }, 'missing-sequence-number', base.eventID],
+    [
+      'no sequence number',
+      { ...base, dynamodb: { ...base.dynamodb, SequenceNumber: 7 } },
+      'missing-sequence-number',
+      base.eventID,
+    ],
     ['no keys', { ...base, dynamodb: { ...base.dynamodb, Keys: undefined } }, 'missing-keys', base.eventID],
-    ['image not a map', { ...base, dynamodb: { ...base.dynamodb, NewImage: [] } }, 'invalid-field', base.eventID],
-    ['bad timestamp', { ...base, dynamodb: { ...base.dynamodb, ApproximateCreationDateTime: 'yesterday' } }, 'invalid-field', base.eventID],
+    [
+      'image not a map',
+      { ...base, dynamodb: { ...base.dynamodb, NewImage: [] } },
+      'invalid-field',
+      base.eventID,
+    ],
+    [
+      'bad timestamp',
+      { ...base, dynamodb: { ...base.dynamodb, ApproximateCreationDateTime: 'yesterday' } },
+      'invalid-field',
+      base.eventID,
+    ],
   ];
 
   it.each(cases)('%s → MalformedRecordError with the identity', (_, input, reason, eventID) => {
@@ -197,22 +225,30 @@ describe('malformed records', () => {
   const badImages: [string, Record<string, unknown>, string, string][] = [
     ['zero type keys', { a: {} }, 'invalid-attribute-value', 'dynamodb.NewImage.a'],
     ['two type keys', { a: { S: 'x', N: '1' } }, 'invalid-attribute-value', 'dynamodb.NewImage.a'],
-    ['an N that is not a number', { m: { M: { n: { N: '12abc' } } } }, 'invalid-number', 'dynamodb.NewImage.m.n'],
+    [
+      'an N that is not a number',
+      { m: { M: { n: { N: '12abc' } } } },
+      'invalid-number',
+      'dynamodb.NewImage.m.n',
+    ],
   ];
 
-  it.each(badImages)('an image with %s throws MalformedRecordError on access, with the record identity', (_, image, reason, path) => {
-    const input = { ...base, eventName: 'INSERT', dynamodb: { ...base.dynamodb, NewImage: image } };
-    const record = parseStreamRecord(input);
-    const error = thrown(() => record.newImage);
-    expect(error).toMatchObject({
-      name: 'MalformedRecordError',
-      reason,
-      path,
-      eventID: base.eventID,
-      sequenceNumber: base.dynamodb.SequenceNumber,
-    });
-    expect((error as Error).cause).toMatchObject({ name: 'InvalidAttributeValueError' });
-  });
+  it.each(badImages)(
+    'an image with %s throws MalformedRecordError on access, with the record identity',
+    (_, image, reason, path) => {
+      const input = { ...base, eventName: 'INSERT', dynamodb: { ...base.dynamodb, NewImage: image } };
+      const record = parseStreamRecord(input);
+      const error = thrown(() => record.newImage);
+      expect(error).toMatchObject({
+        name: 'MalformedRecordError',
+        reason,
+        path,
+        eventID: base.eventID,
+        sequenceNumber: base.dynamodb.SequenceNumber,
+      });
+      expect((error as Error).cause).toMatchObject({ name: 'InvalidAttributeValueError' });
+    },
+  );
 
   it.each(badImages)('with eager: true an image with %s fails the parse itself', (_, image, reason) => {
     const input = { ...base, eventName: 'INSERT', dynamodb: { ...base.dynamodb, NewImage: image } };
@@ -228,8 +264,13 @@ describe('parseStreamEvent', () => {
   it('accepts a Lambda event, a GetRecords output, an array or one record', () => {
     const r = lambdaRecord();
     expect(parseStreamEvent({ Records: [r, r] })).toHaveLength(2);
-    expect(parseStreamEvent({ Records: [sdkRecord()], NextShardIterator: 'it' }, { streamArn: STREAM_ARN })[0]?.raw).toStrictEqual(r);
-    expect(parseStreamEvent({ NextShardIterator: 'it', $metadata: {}, Records: undefined })).toStrictEqual([]);
+    expect(
+      parseStreamEvent({ Records: [sdkRecord()], NextShardIterator: 'it' }, { streamArn: STREAM_ARN })[0]
+        ?.raw,
+    ).toStrictEqual(r);
+    expect(parseStreamEvent({ NextShardIterator: 'it', $metadata: {}, Records: undefined })).toStrictEqual(
+      [],
+    );
     expect(parseStreamEvent([r])).toHaveLength(1);
     expect(parseStreamEvent(r)[0]?.kind).toBe('ttl-delete');
     expect(parseStreamEvent({ Records: [] })).toStrictEqual([]);
@@ -274,7 +315,9 @@ describe('parseStreamEvent', () => {
   });
 
   it('createRecordParser validates options once, and rejects typos', () => {
-    expect(() => createRecordParser({ streamARN: STREAM_ARN } as never)).toThrow(/unknown option 'streamARN'/);
+    expect(() => createRecordParser({ streamARN: STREAM_ARN } as never)).toThrow(
+      /unknown option 'streamARN'/,
+    );
     expect(() => createRecordParser({ shardId: '' })).toThrow(InvalidOptionsError);
     expect(() => createRecordParser({ eager: 'yes' as never })).toThrow(InvalidOptionsError);
     const parse = createRecordParser({ streamArn: STREAM_ARN });

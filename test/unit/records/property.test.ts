@@ -1,6 +1,6 @@
 import {
-  marshall as sdkMarshall,
   NumberValueImpl as SdkNumberValue,
+  marshall as sdkMarshall,
   unmarshall as sdkUnmarshall,
 } from '@aws-sdk/util-dynamodb';
 import fc from 'fast-check';
@@ -69,7 +69,12 @@ describe('unmarshall / marshall against @aws-sdk/util-dynamodb (property)', () =
         const record = {
           eventID: 'e',
           eventName: 'INSERT' as const,
-          dynamodb: { Keys: image, NewImage: image, SequenceNumber: '1', ApproximateCreationDateTime: 1700000000 },
+          dynamodb: {
+            Keys: image,
+            NewImage: image,
+            SequenceNumber: '1',
+            ApproximateCreationDateTime: 1700000000,
+          },
         };
         const sdk = toGetRecordsRecord(record);
         expect(lambdaShape(sdk.dynamodb?.NewImage)).toStrictEqual(image);
