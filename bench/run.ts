@@ -26,7 +26,9 @@ const reportFile = join(root, 'BENCHMARKS.md');
 const ORDER = ['throughput', 'cold-start', 'unmarshall', 'archive-cost', 'aggregator', 'replay'];
 
 function discover(): { name: string; file: string }[] {
-  const files = existsSync(suitesDir) ? readdirSync(suitesDir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')) : [];
+  const files = existsSync(suitesDir)
+    ? readdirSync(suitesDir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+    : [];
   const suites = files.map((f) => ({ name: f.slice(0, -3), file: join(suitesDir, f) }));
   const rank = (n: string): number => {
     const i = ORDER.indexOf(n);
@@ -42,7 +44,12 @@ function runChild(file: string, quick: boolean, timeoutMs: number): Promise<Chil
   if (quick) args.push('--quick');
   const started = performance.now();
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      // Node 20 here; the SDK's end-of-support notice is noise in bench output.
+      env: { AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1', ...process.env },
+    });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -56,7 +63,11 @@ function runChild(file: string, quick: boolean, timeoutMs: number): Promise<Chil
         return;
       }
       if (!existsSync(out)) {
-        resolvePromise({ ok: false, error: `suite process exited (code ${code}, signal ${signal}) without a result`, ms });
+        resolvePromise({
+          ok: false,
+          error: `suite process exited (code ${code}, signal ${signal}) without a result`,
+          ms,
+        });
         return;
       }
       resolvePromise(JSON.parse(readFileSync(out, 'utf8')) as ChildOutcome);
@@ -91,7 +102,12 @@ async function main(): Promise<void> {
     allowPositionals: false,
   });
   const quick = values.quick === true;
-  const only = new Set((values.only ?? []).flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean));
+  const only = new Set(
+    (values.only ?? [])
+      .flatMap((o) => o.split(','))
+      .map((o) => o.trim())
+      .filter(Boolean),
+  );
   const all = discover();
   for (const name of only) {
     if (!all.some((s) => s.name === name)) {
@@ -101,7 +117,9 @@ async function main(): Promise<void> {
   const selected = only.size === 0 ? all : all.filter((s) => only.has(s.name));
   const command = `npm run bench${quick || only.size > 0 ? ' --' : ''}${quick ? ' --quick' : ''}${[...only].map((o) => ` --only ${o}`).join('')}`;
   const date = new Date().toISOString();
-  console.log(`tidewater bench: ${selected.length} suite(s)${quick ? ', quick' : ''}: ${selected.map((s) => s.name).join(', ')}`);
+  console.log(
+    `tidewater bench: ${selected.length} suite(s)${quick ? ', quick' : ''}: ${selected.map((s) => s.name).join(', ')}`,
+  );
 
   const results: SectionResult[] = [];
   const machine = machineInfo();
@@ -109,18 +127,23 @@ async function main(): Promise<void> {
   for (const [i, suite] of selected.entries()) {
     console.log(`[${i + 1}/${selected.length}] ${suite.name} …`);
     const outcome = await runChild(suite.file, quick, quick ? 120_000 : 480_000);
-    console.log(`[${i + 1}/${selected.length}] ${suite.name} ${outcome.ok ? 'done' : 'FAILED'} in ${fixed(outcome.ms / 1000, 1)} s`);
+    console.log(
+      `[${i + 1}/${selected.length}] ${suite.name} ${outcome.ok ? 'done' : 'FAILED'} in ${fixed(outcome.ms / 1000, 1)} s`,
+    );
     if (!outcome.ok) console.error(outcome.error);
     results.push({ name: suite.name, outcome, command, date });
   }
   const totalSeconds = (performance.now() - started) / 1000;
 
-  const previous = existsSync(reportFile) ? extractSections(readFileSync(reportFile, 'utf8')) : new Map<string, string>();
+  const previous = existsSync(reportFile)
+    ? extractSections(readFileSync(reportFile, 'utf8'))
+    : new Map<string, string>();
   const versions = packageVersions(root);
   const sections: string[] = [];
   for (const suite of all) {
     const result = results.find((r) => r.name === suite.name);
-    if (result !== undefined) sections.push(renderSection(result, suite.name === 'cold-start' ? bundleSizesNote() : ''));
+    if (result !== undefined)
+      sections.push(renderSection(result, suite.name === 'cold-start' ? bundleSizesNote() : ''));
     else if (previous.has(suite.name)) sections.push(previous.get(suite.name) as string);
   }
   const header = [
@@ -137,7 +160,16 @@ async function main(): Promise<void> {
     '',
     table(
       ['CPU', 'cores', 'memory', 'OS', 'node', 'load avg (1 min) at start'],
-      [[machine.cpu, String(machine.cores), `${machine.memoryGiB} GiB`, machine.os, machine.node, String(machine.load)]],
+      [
+        [
+          machine.cpu,
+          String(machine.cores),
+          `${machine.memoryGiB} GiB`,
+          machine.os,
+          machine.node,
+          String(machine.load),
+        ],
+      ],
     ),
     '',
     '## Versions',
@@ -154,7 +186,9 @@ async function main(): Promise<void> {
     `${JSON.stringify({ command, date, machine, versions, results }, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`,
   );
   const failed = results.filter((r) => !r.outcome.ok);
-  console.log(`BENCHMARKS.md written (${fixed(totalSeconds, 1)} s); ${failed.length} failed${failed.length > 0 ? `: ${failed.map((f) => f.name).join(', ')}` : ''}`);
+  console.log(
+    `BENCHMARKS.md written (${fixed(totalSeconds, 1)} s); ${failed.length} failed${failed.length > 0 ? `: ${failed.map((f) => f.name).join(', ')}` : ''}`,
+  );
   if (failed.length > 0) process.exitCode = 1;
 }
 

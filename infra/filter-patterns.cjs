@@ -14,10 +14,12 @@
 const path = require('node:path');
 const Module = require('node:module');
 
-async function loadFilters() {
+// buildSync, not build: build() starts esbuild's long-lived service, which keeps the serverless
+// process alive after a failed packaging (it hangs instead of exiting non-zero).
+function loadFilters() {
   const esbuild = require('esbuild');
   const entry = path.join(__dirname, '..', 'src', 'filters', 'index.ts');
-  const result = await esbuild.build({
+  const result = esbuild.buildSync({
     entryPoints: [entry],
     bundle: true,
     write: false,
@@ -34,7 +36,7 @@ async function loadFilters() {
 }
 
 async function filterPatterns() {
-  const filters = await loadFilters();
+  const filters = loadFilters();
   for (const name of ['ttlDeletes', 'userDeletes', 'toServerlessFilterPatterns']) {
     if (typeof filters[name] !== 'function') {
       throw new Error(`infra/filter-patterns.cjs: src/filters does not export ${name}()`);

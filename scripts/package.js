@@ -91,6 +91,15 @@ export function bundleSizes(dir = packageDir) {
   return functions;
 }
 
+/** The folder `serverless package` writes to: `--package <dir>` / `-p <dir>`, else .serverless. */
+function outputDir(args) {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--package' || args[i] === '-p') return path.resolve(root, args[i + 1] ?? '');
+    if (args[i]?.startsWith('--package=')) return path.resolve(root, args[i].slice('--package='.length));
+  }
+  return packageDir;
+}
+
 function main(args) {
   const serverless = path.join(root, 'node_modules', 'serverless', 'bin', 'serverless.js');
   const result = spawnSync(process.execPath, [serverless, 'package', ...args], {

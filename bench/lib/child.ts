@@ -18,7 +18,8 @@ export interface ChildOutcome {
 
 async function main(): Promise<void> {
   const [file, out, ...flags] = process.argv.slice(2);
-  if (file === undefined || out === undefined) throw new Error('usage: child.ts <suite file> <out json> [--quick]');
+  if (file === undefined || out === undefined)
+    throw new Error('usage: child.ts <suite file> <out json> [--quick]');
   const quick = flags.includes('--quick');
   const started = performance.now();
   let outcome: ChildOutcome;
@@ -40,10 +41,14 @@ async function main(): Promise<void> {
       ms: performance.now() - started,
     };
   } catch (error) {
-    const text = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error);
+    const text =
+      error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error);
     outcome = { ok: false, error: text, ms: performance.now() - started };
   }
-  writeFileSync(out, JSON.stringify(outcome, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+  writeFileSync(
+    out,
+    JSON.stringify(outcome, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
+  );
   // Suites may leave servers or timers behind; the parent only needs the file.
   process.exit(0);
 }

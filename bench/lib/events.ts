@@ -4,7 +4,10 @@ import type {
   LambdaStreamRecord,
   StreamEventName,
 } from '../../src/records/types.js';
+import { TTL_ATTRIBUTE } from '../peers/work.js';
 import { createRandom, type Random } from './random.js';
+
+export { TTL_ATTRIBUTE };
 
 export interface EventOptions {
   /** PRNG seed; the same seed and count always give the same records. */
@@ -25,8 +28,6 @@ const OPTION_KEYS = new Set(['seed', 'count', 'firstSequence', 'startTime', 'tab
 export const EVENT_MIX = { insert: 0.45, modify: 0.45, userDelete: 0.05, ttlDelete: 0.05 } as const;
 
 export const TTL_IDENTITY = { type: 'Service', principalId: 'dynamodb.amazonaws.com' } as const;
-
-export const TTL_ATTRIBUTE = 'expiresAt';
 
 const DEFAULT_FIRST_SEQUENCE = '4900000000000000000000000';
 const DEFAULT_START = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -70,7 +71,12 @@ function item(rng: Random, id: number, version: number, ttl: number): AttributeM
         street: { S: rng.text(rng.int(16, 32)) },
         city: { S: rng.text(10) },
         zip: { S: rng.digits(5) },
-        geo: { M: { lat: { N: `${rng.int(-89, 89)}.${rng.digits(6)}` }, lon: { N: `${rng.int(-179, 179)}.${rng.digits(6)}` } } },
+        geo: {
+          M: {
+            lat: { N: `${rng.int(-89, 89)}.${rng.digits(6)}` },
+            lon: { N: `${rng.int(-179, 179)}.${rng.digits(6)}` },
+          },
+        },
         lines: { L: [{ S: rng.text(8) }, { NULL: true }] },
       },
     },
@@ -93,7 +99,8 @@ export function generateRecords(options: EventOptions): LambdaStreamRecord[] {
     if (!OPTION_KEYS.has(key)) throw new TypeError(`generateRecords: unknown option '${key}'`);
   }
   const { seed, count } = options;
-  if (!Number.isInteger(count) || count < 0) throw new TypeError(`count must be a non-negative integer, got ${count}`);
+  if (!Number.isInteger(count) || count < 0)
+    throw new TypeError(`count must be a non-negative integer, got ${count}`);
   const rng = createRandom(seed);
   const table = options.tableName ?? 'bench-items';
   const region = options.region ?? 'us-east-1';
@@ -116,7 +123,10 @@ export function generateRecords(options: EventOptions): LambdaStreamRecord[] {
     }
     // A TTL-deleted item expired before the deletion; others expire in the future.
     const ttl = ttlDelete ? time - rng.int(60, 172_800) : time + rng.int(86_400, 90 * 86_400);
-    const keys: AttributeMap = { pk: { S: `customer#${String(id % 5000).padStart(6, '0')}` }, sk: { N: String(id) } };
+    const keys: AttributeMap = {
+      pk: { S: `customer#${String(id % 5000).padStart(6, '0')}` },
+      sk: { N: String(id) },
+    };
     const dynamodb: LambdaStreamRecord['dynamodb'] = {
       ApproximateCreationDateTime: time,
       Keys: keys,
@@ -126,7 +136,10 @@ export function generateRecords(options: EventOptions): LambdaStreamRecord[] {
     };
     if (eventName !== 'REMOVE') dynamodb.NewImage = item(rng, id, rng.int(2, 50), ttl);
     if (eventName !== 'INSERT') dynamodb.OldImage = item(rng, id, 1, ttl);
-    dynamodb.SizeBytes = JSON.stringify(keys).length + JSON.stringify(dynamodb.NewImage ?? {}).length + JSON.stringify(dynamodb.OldImage ?? {}).length;
+    dynamodb.SizeBytes =
+      JSON.stringify(keys).length +
+      JSON.stringify(dynamodb.NewImage ?? {}).length +
+      JSON.stringify(dynamodb.OldImage ?? {}).length;
     const record: LambdaStreamRecord = {
       eventID: rng.text(32).replaceAll(' ', '0'),
       eventName,

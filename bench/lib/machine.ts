@@ -21,7 +21,7 @@ export function machineInfo(): MachineInfo {
     memoryGiB: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
     os: `${os.type()} ${os.release()} (${os.arch()})`,
     node: process.version,
-    load: Math.round(os.loadavg()[0] as number * 100) / 100,
+    load: Math.round((os.loadavg()[0] as number) * 100) / 100,
   };
 }
 
@@ -36,7 +36,10 @@ export const VERSIONED_PACKAGES = [
 
 /** Installed versions (from node_modules, not the ranges in package.json). */
 export function packageVersions(root: string): Record<string, string> {
-  const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+  const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+  };
   const versions: Record<string, string> = { [own.name]: own.version };
   const require = createRequire(join(root, 'package.json'));
   for (const name of VERSIONED_PACKAGES) {

@@ -1,7 +1,11 @@
 export type Align = 'left' | 'right';
 
 /** A GitHub-flavoured markdown table; cells are escaped so a `|` in a value cannot break it. */
-export function table(headers: readonly string[], rows: readonly (readonly string[])[], align?: readonly Align[]): string {
+export function table(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  align?: readonly Align[],
+): string {
   const esc = (cell: string): string => cell.replaceAll('|', '\\|').replaceAll('\n', ' ');
   const line = (cells: readonly string[]): string => `| ${cells.map(esc).join(' | ')} |`;
   const rule = headers.map((_, i) => (align?.[i] === 'right' ? '---:' : '---'));
@@ -36,9 +40,17 @@ export function bytes(value: number): string {
  * A goal line: met, or missed by how much. `higherIsBetter` decides the direction; `unit`
  * formats the gap (e.g. "×" ratios, " ms").
  */
-export function goal(label: string, actual: number, target: number, higherIsBetter: boolean, format: (n: number) => string): string {
+export function goal(
+  label: string,
+  actual: number,
+  target: number,
+  higherIsBetter: boolean,
+  format: (n: number) => string,
+): string {
   const met = higherIsBetter ? actual >= target : actual <= target;
   if (met) return `- ✅ ${label}: ${format(actual)} (goal ${higherIsBetter ? '≥' : '≤'} ${format(target)})`;
-  const gap = higherIsBetter ? `${fixed((1 - actual / target) * 100, 1)}% short` : `${format(actual - target)} over`;
+  const gap = higherIsBetter
+    ? `${fixed((1 - actual / target) * 100, 1)}% short`
+    : `${format(actual - target)} over`;
   return `- ❌ ${label}: ${format(actual)} (goal ${higherIsBetter ? '≥' : '≤'} ${format(target)}; missed, ${gap})`;
 }

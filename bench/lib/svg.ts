@@ -17,7 +17,11 @@ export interface BarChartOptions {
 const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b'];
 
 function esc(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;');
 }
 
 /** A "nice" axis maximum (1, 2, 2.5, 5 × 10^k) at or above `value`. */
@@ -43,7 +47,9 @@ export function groupedBarChart(options: BarChartOptions): string {
   const { categories, series } = options;
   for (const s of series) {
     if (s.values.length !== categories.length) {
-      throw new RangeError(`series '${s.name}' has ${s.values.length} values for ${categories.length} categories`);
+      throw new RangeError(
+        `series '${s.name}' has ${s.values.length} values for ${categories.length} categories`,
+      );
     }
   }
   const left = 70;
@@ -89,7 +95,9 @@ export function groupedBarChart(options: BarChartOptions): string {
       `<text x="${(left + c * groupW + groupW / 2).toFixed(1)}" y="${top + plotH + 18}" text-anchor="middle">${esc(category)}</text>`,
     );
   });
-  out.push(`<line x1="${left}" y1="${top + plotH}" x2="${width - right}" y2="${top + plotH}" stroke="#333"/>`);
+  out.push(
+    `<line x1="${left}" y1="${top + plotH}" x2="${width - right}" y2="${top + plotH}" stroke="#333"/>`,
+  );
   let lx = left;
   series.forEach((s, i) => {
     out.push(

@@ -43,7 +43,12 @@ function map(m: Record<string, AV> | undefined): Record<string, unknown> | undef
 interface RawRecord {
   eventName: string;
   userIdentity?: { type?: string; principalId?: string };
-  dynamodb: { Keys: Record<string, AV>; NewImage?: Record<string, AV>; OldImage?: Record<string, AV>; SequenceNumber: string };
+  dynamodb: {
+    Keys: Record<string, AV>;
+    NewImage?: Record<string, AV>;
+    OldImage?: Record<string, AV>;
+    SequenceNumber: string;
+  };
 }
 
 export function createHandler(collector: Collector): BenchHandler {
@@ -57,7 +62,10 @@ export function createHandler(collector: Collector): BenchHandler {
         let kind: RecordKind;
         if (record.eventName === 'INSERT') kind = 'insert';
         else if (record.eventName === 'MODIFY') kind = 'modify';
-        else if (record.userIdentity?.type === 'Service' && record.userIdentity.principalId === TTL_PRINCIPAL) {
+        else if (
+          record.userIdentity?.type === 'Service' &&
+          record.userIdentity.principalId === TTL_PRINCIPAL
+        ) {
           kind = 'ttl-delete';
           lines += `${JSON.stringify(record)}\n`;
         } else kind = 'user-delete';

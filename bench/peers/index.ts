@@ -1,7 +1,7 @@
 import { createHandler as handLoop } from './hand-loop.js';
 import { createHandler as middy } from './middy.js';
 import { createHandler as powertools } from './powertools.js';
-import { createDirectHandler } from './tidewater.js';
+import { createDirectHandler, createHandler as tidewater } from './tidewater.js';
 import type { BenchHandler, Collector } from './work.js';
 
 export interface Peer {
@@ -17,11 +17,46 @@ export interface Peer {
 
 /** The four implementations compared, tidewater first. */
 export const PEERS: readonly Peer[] = [
-  { id: 'tidewater', name: 'tidewater', create: createDirectHandler, module: 'tidewater.ts', factory: 'createDirectHandler' },
-  { id: 'powertools', name: 'Powertools batch', create: powertools, module: 'powertools.ts', factory: 'createHandler' },
-  { id: 'middy', name: 'middy + event-normalizer', create: middy, module: 'middy.ts', factory: 'createHandler' },
-  { id: 'hand-loop', name: 'hand-written loop', create: handLoop, module: 'hand-loop.ts', factory: 'createHandler' },
+  {
+    id: 'tidewater',
+    name: 'tidewater',
+    create: createDirectHandler,
+    module: 'tidewater.ts',
+    factory: 'createDirectHandler',
+  },
+  {
+    id: 'powertools',
+    name: 'Powertools batch',
+    create: powertools,
+    module: 'powertools.ts',
+    factory: 'createHandler',
+  },
+  {
+    id: 'middy',
+    name: 'middy + event-normalizer',
+    create: middy,
+    module: 'middy.ts',
+    factory: 'createHandler',
+  },
+  {
+    id: 'hand-loop',
+    name: 'hand-written loop',
+    create: handLoop,
+    module: 'hand-loop.ts',
+    factory: 'createHandler',
+  },
 ];
 
 export type { BenchHandler, Collector, Processed } from './work.js';
 export { newCollector, resetCollector } from './work.js';
+
+/** Extra rows in the throughput table: tidewater's parts without the batch engine. */
+export const VARIANTS: readonly Peer[] = [
+  {
+    id: 'tidewater-direct',
+    name: 'tidewater parser + sinks, no engine',
+    create: createDirectHandler,
+    module: 'tidewater.ts',
+    factory: 'createDirectHandler',
+  },
+];

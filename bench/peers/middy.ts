@@ -4,10 +4,11 @@
  * throws and the whole batch fails). Because the raw images are gone by the time the handler
  * runs, a lossless archive needs the TTL-delete lines taken by a middleware that runs first.
  */
-import middy, { type MiddlewareObj } from '@middy/core';
-import type { Context } from 'aws-lambda';
-import eventNormalizer from '@middy/event-normalizer';
+
 import { gzipSync } from 'node:zlib';
+import middy, { type MiddlewareObj } from '@middy/core';
+import eventNormalizer from '@middy/event-normalizer';
+import type { Context } from 'aws-lambda';
 import type { RecordKind } from '../../src/records/types.js';
 import { type BatchResponse, type BenchHandler, type Collector, TTL_PRINCIPAL } from './work.js';
 
@@ -37,7 +38,8 @@ export function createHandler(collector: Collector): BenchHandler {
     .use({
       before: (request) => {
         let lines = '';
-        for (const record of request.event.Records) if (isTtlDelete(record)) lines += `${JSON.stringify(record)}\n`;
+        for (const record of request.event.Records)
+          if (isTtlDelete(record)) lines += `${JSON.stringify(record)}\n`;
         request.context.archive = { lines };
       },
     })

@@ -4,10 +4,11 @@
  * unmarshalled with @aws-sdk/util-dynamodb. `wrapNumbers: true` is required: without it
  * util-dynamodb throws on 38-digit numbers and those records fail.
  */
+
+import { gzipSync } from 'node:zlib';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { gzipSync } from 'node:zlib';
 import type { RecordKind } from '../../src/records/types.js';
 import { type BenchHandler, type Collector, TTL_PRINCIPAL } from './work.js';
 

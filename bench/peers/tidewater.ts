@@ -2,14 +2,15 @@
  * tidewater doing the shared work (see work.ts) with its own parts: the record parser (lossless,
  * lazy images), two Sinks — one that materializes each record's images into the in-memory array,
  * one that runs the S3 archive sink's object encoder (row shaping, NDJSON, gzip, SHA-256 — all but
- * the PUT) — and, when src/pipeline provides it, the batch engine routing records to them.
+ * the PUT) — and the batch engine (src/pipeline) routing records to them.
  */
+import { createLogger } from '../../src/logging/index.js';
+import { createStreamHandler } from '../../src/pipeline/index.js';
 import { createRecordParser } from '../../src/records/parse.js';
 import type { ClassifiedRecord } from '../../src/records/types.js';
 import { type ArchiveLayout, planArchiveObjects } from '../../src/sinks/archive-objects.js';
 import type { Sink, SinkResult } from '../../src/sinks/types.js';
-import { TTL_ATTRIBUTE } from '../lib/events.js';
-import type { BenchHandler, Collector } from './work.js';
+import { type BenchHandler, type Collector, TTL_ATTRIBUTE } from './work.js';
 
 /** Every routed record, images read (which unmarshals them), pushed to the collector. */
 export function arraySink(collector: Collector): Sink {
@@ -70,4 +71,23 @@ export function createDirectHandler(collector: Collector): BenchHandler {
     if (ttl.length > 0) await archive.write(ttl, {});
     return { batchItemFailures: [] };
   };
+}
+
+/** Discards output: logs and metrics are produced (their cost is real) but not printed. */
+const DISCARD = { write: (): void => undefined };
+
+/**
+ * What a user writes: `createStreamHandler` with two routes, default options (ordered mode, eager
+ * parse, retries, deadline), logs and EMF metrics produced and discarded.
+ */
+export function createHandler(collector: Collector): BenchHandler {
+  const handler = createStreamHandler({
+    routes: [
+      { name: 'all', when: ['insert', 'modify', 'user-delete', 'ttl-delete'], to: arraySink(collector) },
+      { name: 'archive', when: 'ttl-delete', to: archiveEncoderSink(collector) },
+    ],
+    logger: createLogger({ destination: DISCARD }),
+    metrics: { writer: DISCARD },
+  });
+  return (event, context) => handler(event as never, context as never);
 }

@@ -41,6 +41,9 @@ export interface BatchResponse {
 }
 
 /** A Lambda handler as the harness calls it: (event, context) → partial-batch response. */
-export type BenchHandler = (event: unknown, context: unknown) => Promise<BatchResponse | undefined | void>;
+export type BenchHandler = (event: unknown, context: unknown) => Promise<BatchResponse | undefined>;
 
 export const TTL_PRINCIPAL = 'dynamodb.amazonaws.com';
+
+/** The TTL attribute of the synthetic table (bench/lib/events.ts). */
+export const TTL_ATTRIBUTE = 'expiresAt';

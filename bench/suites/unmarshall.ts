@@ -5,11 +5,11 @@
  * rounds rotating the order so neither side always runs warm or cold.
  */
 import { unmarshall as sdkUnmarshall } from '@aws-sdk/util-dynamodb';
+import { parseStreamEvent } from '../../src/records/index.js';
+import type { LambdaStreamRecord } from '../../src/records/types.js';
 import { generateRecords } from '../lib/events.js';
 import { fixed, goal, int, ratio, table } from '../lib/markdown.js';
 import { median, nowMs, quartiles, rotate } from '../lib/stats.js';
-import { parseStreamEvent } from '../../src/records/index.js';
-import type { LambdaStreamRecord } from '../../src/records/types.js';
 
 const SEED = 20_261_122;
 const TARGET_RATIO = 4;
@@ -37,7 +37,7 @@ function countKeys(item: object | undefined): number {
 const variants: Variant[] = [
   {
     name: 'tidewater (parse + classify + keys + both images)',
-    note: 'parseStreamEvent, then every record\'s keys, newImage and oldImage read (full unmarshall, exact numbers, binaries decoded to Uint8Array)',
+    note: "parseStreamEvent, then every record's keys, newImage and oldImage read (full unmarshall, exact numbers, binaries decoded to Uint8Array)",
     run(records) {
       let acc = 0;
       for (const r of parseStreamEvent({ Records: records })) {
@@ -62,7 +62,7 @@ const variants: Variant[] = [
   },
   {
     name: '@aws-sdk/util-dynamodb unmarshall, wrapNumbers (exact)',
-    note: 'as above with wrapNumbers: true, util-dynamodb\'s only mode that keeps every number exact',
+    note: "as above with wrapNumbers: true, util-dynamodb's only mode that keeps every number exact",
     run(records) {
       let acc = 0;
       for (const r of records) {
@@ -110,22 +110,40 @@ export default {
       const values = samples.get(v.name)!;
       const { q1, q3 } = quartiles(values);
       const ns = nsPerRecord.get(v.name)!;
-      return [v.name, fixed(ns / 1000, 2), `${fixed(q1 / 1000, 2)}–${fixed(q3 / 1000, 2)}`, int(1e9 / ns), ratio(sdk / ns)];
+      return [
+        v.name,
+        fixed(ns / 1000, 2),
+        `${fixed(q1 / 1000, 2)}–${fixed(q3 / 1000, 2)}`,
+        int(1e9 / ns),
+        ratio(sdk / ns),
+      ];
     });
     const speedup = sdk / ours;
-    log(`tidewater ${fixed(ours / 1000, 2)} µs/record, util-dynamodb ${fixed(sdk / 1000, 2)} µs/record: ${ratio(speedup)}`);
+    const lazySpeedup = sdk / nsPerRecord.get(variants[3]!.name)!;
+    log(
+      `tidewater ${fixed(ours / 1000, 2)} µs/record, util-dynamodb ${fixed(sdk / 1000, 2)} µs/record: ${ratio(speedup)}`,
+    );
     const markdown = [
       `${int(count)} seeded records (seed ${SEED}; 45% insert, 45% modify, 5% user delete, 5% TTL delete; ` +
         'NEW_AND_OLD_IMAGES, ~1 KB items with every attribute type, 20% carrying a 38-digit number), ' +
         `median of ${rounds} rounds, order rotated each round.`,
       '',
-      table(
-        ['variant', 'µs / record (median)', 'interquartile', 'records / s', 'vs util-dynamodb'],
-        rows,
-        ['left', 'right', 'right', 'right', 'right'],
-      ),
+      table(['variant', 'µs / record (median)', 'interquartile', 'records / s', 'vs util-dynamodb'], rows, [
+        'left',
+        'right',
+        'right',
+        'right',
+        'right',
+      ]),
       '',
-      goal('tidewater full unmarshall vs util-dynamodb', speedup, TARGET_RATIO, true, ratio),
+      goal('tidewater, every image read, vs util-dynamodb', speedup, TARGET_RATIO, true, ratio),
+      goal(
+        'tidewater parse + classify (images read on demand) vs util-dynamodb',
+        lazySpeedup,
+        TARGET_RATIO,
+        true,
+        ratio,
+      ),
       '',
       ...variants.map((v) => `- **${v.name}**: ${v.note}.`),
       '',
@@ -133,6 +151,16 @@ export default {
         'AttributeValue (one type key), keeps numbers exact and decodes binaries, where util-dynamodb ' +
         'returns base64 strings untouched.',
     ].join('\n');
-    return { markdown, data: { count, rounds, nsPerRecord: Object.fromEntries(nsPerRecord), speedup, checksum: sink } };
+    return {
+      markdown,
+      data: {
+        count,
+        rounds,
+        nsPerRecord: Object.fromEntries(nsPerRecord),
+        speedup,
+        lazySpeedup,
+        checksum: sink,
+      },
+    };
   },
 };

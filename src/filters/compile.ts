@@ -18,9 +18,14 @@ import type { EventMatcher, FilterPattern } from './types.js';
  *   when no element has a leaf at those paths.
  */
 interface ObjectNode {
-  readonly keys: readonly string[];
-  /** Per key: a condition list or a nested node. */
-  readonly children: readonly (LeafMatcher | ObjectNode)[];
+  // Leaves and nested nodes are kept in separate arrays so the hot loop never tests a child's kind.
+  readonly leafKeys: readonly string[];
+  readonly leaves: readonly LeafMatcher[];
+  readonly nodeKeys: readonly string[];
+  readonly nodes: readonly ObjectNode[];
+  /** Per key in leafKeys / nodeKeys: the name shadows an Object.prototype member, so read it with hasOwn. */
+  readonly leafGuarded: readonly boolean[];
+  readonly nodeGuarded: readonly boolean[];
   readonly ors: readonly (readonly ObjectNode[])[];
   /** Has a condition other than `exists: false`, so it can bind one array element. */
   readonly positive: boolean;
@@ -67,8 +72,10 @@ export function parsePattern(pattern: unknown): Record<string, unknown> {
 }
 
 function compileObject(pattern: Record<string, unknown>, path: string, insideOr: boolean): ObjectNode {
-  const keys: string[] = [];
-  const children: (LeafMatcher | ObjectNode)[] = [];
+  const leafKeys: string[] = [];
+  const leaves: LeafMatcher[] = [];
+  const nodeKeys: string[] = [];
+  const nodes: ObjectNode[] = [];
   const ors: ObjectNode[][] = [];
   let positive = false;
   const fields = Object.keys(pattern);
@@ -90,21 +97,35 @@ function compileObject(pattern: Record<string, unknown>, path: string, insideOr:
         `"${key}" is an operator name and cannot be a field inside $or`,
       );
     }
-    let child: LeafMatcher | ObjectNode;
-    if (Array.isArray(value)) child = compileConditionList(value, at);
-    else if (isObject(value)) child = compileObject(value, at, insideOr);
-    else {
+    if (Array.isArray(value)) {
+      const leaf = compileConditionList(value, at);
+      leafKeys.push(key);
+      leaves.push(leaf);
+      positive ||= leaf.positive;
+    } else if (isObject(value)) {
+      const node = compileObject(value, at, insideOr);
+      nodeKeys.push(key);
+      nodes.push(node);
+      positive ||= node.positive;
+    } else {
       throw new InvalidPatternError(
         'not-an-array',
         at,
         `"${key}" must be an object or an array of conditions, got ${describe(value)} (write [${JSON.stringify(value) ?? ''}])`,
       );
     }
-    keys.push(key);
-    children.push(child);
-    positive ||= child.positive;
   }
-  return { keys, children, ors, positive };
+  const guarded = (k: string) => k in Object.prototype;
+  return {
+    leafKeys,
+    leaves,
+    nodeKeys,
+    nodes,
+    leafGuarded: leafKeys.map(guarded),
+    nodeGuarded: nodeKeys.map(guarded),
+    ors,
+    positive,
+  };
 }
 
 function compileOr(value: unknown, path: string): ObjectNode[] {
@@ -124,10 +145,6 @@ function compileOr(value: unknown, path: string): ObjectNode[] {
   });
 }
 
-function isLeaf(child: LeafMatcher | ObjectNode): child is LeafMatcher {
-  return 'test' in child;
-}
-
 function matchNode(node: ObjectNode, value: unknown): boolean {
   if (Array.isArray(value)) {
     // A node with something to match binds one element; a node of pure absences must hold for all.
@@ -139,12 +156,14 @@ function matchNode(node: ObjectNode, value: unknown): boolean {
     return true;
   }
   const object = isObject(value) ? value : undefined;
-  const { keys, children, ors } = node;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
-    const child = children[i] as LeafMatcher | ObjectNode;
-    const fieldValue = object !== undefined && Object.hasOwn(object, key) ? object[key] : undefined;
-    if (!(isLeaf(child) ? matchLeaf(child, fieldValue) : matchNode(child, fieldValue))) return false;
+  const { leafKeys, leaves, leafGuarded, nodeKeys, nodes, nodeGuarded, ors } = node;
+  for (let i = 0; i < leafKeys.length; i++) {
+    const fieldValue = read(object, leafKeys[i] as string, leafGuarded[i] as boolean);
+    if (!matchLeaf(leaves[i] as LeafMatcher, fieldValue)) return false;
+  }
+  for (let i = 0; i < nodeKeys.length; i++) {
+    const fieldValue = read(object, nodeKeys[i] as string, nodeGuarded[i] as boolean);
+    if (!matchNode(nodes[i] as ObjectNode, fieldValue)) return false;
   }
   for (let i = 0; i < ors.length; i++) {
     const branches = ors[i] as readonly ObjectNode[];
@@ -153,6 +172,11 @@ function matchNode(node: ObjectNode, value: unknown): boolean {
     if (!any) return false;
   }
   return true;
+}
+
+function read(object: Record<string, unknown> | undefined, key: string, guarded: boolean): unknown {
+  if (object === undefined) return undefined;
+  return guarded && !Object.hasOwn(object, key) ? undefined : object[key];
 }
 
 const NO_LEAF = 0;

@@ -107,6 +107,18 @@ export function compileConditionList(list: unknown, path: string): LeafMatcher {
   const hasNumbers = numbers.size > 0;
   const positive =
     hasStrings || hasNumbers || trueOk || falseOk || nullOk || anyLeaf || predicates.length > 0;
+  const onlyStrings = !hasNumbers && !trueOk && !falseOk && !nullOk && predicates.length === 0;
+  // The common shapes get a dedicated closure: one string, a set of strings, a single operator.
+  if (onlyStrings && strings.size === 1) {
+    const only = strings.values().next().value as string;
+    return { anyLeaf, noLeaf, test: (value) => value === only, positive };
+  }
+  if (onlyStrings && hasStrings) {
+    return { anyLeaf, noLeaf, test: (value) => typeof value === 'string' && strings.has(value), positive };
+  }
+  if (!hasStrings && !hasNumbers && !trueOk && !falseOk && !nullOk && predicates.length === 1) {
+    return { anyLeaf, noLeaf, test: predicates[0] as Predicate, positive };
+  }
   const test: Predicate = (value) => {
     switch (typeof value) {
       case 'string':

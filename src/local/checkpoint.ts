@@ -37,7 +37,8 @@ export class CheckpointStore {
     try {
       text = await readFile(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new CheckpointStore(file, { version: 1, streamArn, shards: {} });
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        return new CheckpointStore(file, { version: 1, streamArn, shards: {} });
       throw new CheckpointError(file, `cannot read: ${(error as Error).message}`);
     }
     let data: CheckpointData;
@@ -50,7 +51,10 @@ export class CheckpointStore {
       throw new CheckpointError(file, 'is not a tidewater checkpoint (version 1)');
     }
     if (data.streamArn !== streamArn) {
-      throw new CheckpointError(file, `belongs to ${data.streamArn}, not ${streamArn}; remove it to start over`);
+      throw new CheckpointError(
+        file,
+        `belongs to ${data.streamArn}, not ${streamArn}; remove it to start over`,
+      );
     }
     return new CheckpointStore(file, data);
   }
@@ -65,7 +69,8 @@ export class CheckpointStore {
 
   async commit(shardId: string, sequenceNumber: string): Promise<void> {
     const current = this.data.shards[shardId];
-    if (current?.sequenceNumber !== undefined && BigInt(current.sequenceNumber) >= BigInt(sequenceNumber)) return;
+    if (current?.sequenceNumber !== undefined && BigInt(current.sequenceNumber) >= BigInt(sequenceNumber))
+      return;
     this.data.shards[shardId] = { ...current, sequenceNumber };
     await this.persist();
   }

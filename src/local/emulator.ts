@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, DynamoDBBatchResponse } from 'aws-lambda';
 import { compilePattern, type FilterPattern } from '../filters/index.js';
-import { InvalidOptionsError } from '../records/index.js';
 import type { LambdaStreamEvent, LambdaStreamRecord } from '../records/index.js';
+import { InvalidOptionsError } from '../records/index.js';
 import { type Clock, systemClock } from './clock.js';
 import type { FailureCondition, FailureDestination, StreamInvocationRecord } from './destinations.js';
 import { EmulatorStoppedError, HandlerTimeoutError } from './errors.js';
 import { createLambdaContext } from './lambda-context.js';
 import { assertIntegerIn, assertKnownKeys } from './options.js';
 
+// biome-ignore lint/suspicious/noConfusingVoidType: handlers written `async () => {}` return Promise<void>, as Lambda handlers do.
 export type StreamHandler = (
   event: LambdaStreamEvent,
   context: Context,
@@ -70,11 +71,23 @@ const OPTION_KEYS = [
   'keepLog',
 ] as const;
 
-export type InvocationOutcome = 'success' | 'partial-failure' | 'function-error' | 'timeout' | 'invalid-response';
+export type InvocationOutcome =
+  | 'success'
+  | 'partial-failure'
+  | 'function-error'
+  | 'timeout'
+  | 'invalid-response';
 
 /** What Lambda would do, step by step. */
 export type EmulatorEvent =
-  | { type: 'invoke'; shardId: string; lane: number; requestId: string; attempt: number; sequenceNumbers: string[] }
+  | {
+      type: 'invoke';
+      shardId: string;
+      lane: number;
+      requestId: string;
+      attempt: number;
+      sequenceNumbers: string[];
+    }
   | {
       type: 'response';
       shardId: string;
@@ -88,7 +101,13 @@ export type EmulatorEvent =
   | { type: 'filtered'; shardId: string; sequenceNumber: string }
   | { type: 'bisect'; shardId: string; lane: number; sizes: [number, number] }
   | { type: 'retry'; shardId: string; lane: number; retry: number; firstSequenceNumber: string; size: number }
-  | { type: 'discard'; shardId: string; lane: number; condition: FailureCondition; record: StreamInvocationRecord }
+  | {
+      type: 'discard';
+      shardId: string;
+      lane: number;
+      condition: FailureCondition;
+      record: StreamInvocationRecord;
+    }
   | { type: 'checkpoint'; shardId: string; sequenceNumber: string };
 
 export interface ShardInput {
@@ -169,14 +188,20 @@ export class EventSourceMappingEmulator {
   constructor(options: EventSourceMappingOptions) {
     const where = 'EventSourceMappingEmulator';
     assertKnownKeys(options, OPTION_KEYS, where);
-    if (typeof options?.handler !== 'function') throw new InvalidOptionsError(`${where}: handler must be a function`);
+    if (typeof options?.handler !== 'function')
+      throw new InvalidOptionsError(`${where}: handler must be a function`);
     assertIntegerIn(options.batchSize, 1, 10_000, 'batchSize', where);
     assertIntegerIn(options.maximumBatchingWindowInSeconds, 0, 300, 'maximumBatchingWindowInSeconds', where);
     assertIntegerIn(options.maximumRetryAttempts, 0, 10_000, 'maximumRetryAttempts', where, -1);
     assertIntegerIn(options.maximumRecordAgeInSeconds, 60, 604_800, 'maximumRecordAgeInSeconds', where, -1);
     assertIntegerIn(options.parallelizationFactor, 1, 10, 'parallelizationFactor', where);
-    if (options.timeoutSeconds !== undefined && !(options.timeoutSeconds > 0 && options.timeoutSeconds <= 900)) {
-      throw new InvalidOptionsError(`${where}: timeoutSeconds must be in (0, 900], got ${String(options.timeoutSeconds)}`);
+    if (
+      options.timeoutSeconds !== undefined &&
+      !(options.timeoutSeconds > 0 && options.timeoutSeconds <= 900)
+    ) {
+      throw new InvalidOptionsError(
+        `${where}: timeoutSeconds must be in (0, 900], got ${String(options.timeoutSeconds)}`,
+      );
     }
     this.handler = options.handler;
     this.functionName = options.functionName ?? 'local-function';
@@ -214,7 +239,14 @@ export class EventSourceMappingEmulator {
       entries: [],
       head: 0,
       checkpoint: undefined,
-      result: { shardId: input.shardId, checkpoint: undefined, records: 0, filtered: 0, discarded: 0, invocations: 0 },
+      result: {
+        shardId: input.shardId,
+        checkpoint: undefined,
+        records: 0,
+        filtered: 0,
+        discarded: 0,
+        invocations: 0,
+      },
       onCheckpoint: input.onCheckpoint,
     };
     const lanes: Lane[] = Array.from({ length: this.lanes }, (_, index) => ({
@@ -233,7 +265,11 @@ export class EventSourceMappingEmulator {
         if (this.filters && !this.passes(record)) {
           entry.done = true;
           shard.result.filtered++;
-          this.emit({ type: 'filtered', shardId: shard.shardId, sequenceNumber: record.dynamodb.SequenceNumber });
+          this.emit({
+            type: 'filtered',
+            shardId: shard.shardId,
+            sequenceNumber: record.dynamodb.SequenceNumber,
+          });
           continue;
         }
         const lane = lanes[this.lanes === 1 ? 0 : laneOf(record, this.lanes)] as Lane;
@@ -241,7 +277,8 @@ export class EventSourceMappingEmulator {
         lane.buffer.push(entry);
       }
       for (const lane of lanes) {
-        while (lane.buffer.length >= this.batchSize) this.schedule(shard, lane, lane.buffer.splice(0, this.batchSize));
+        while (lane.buffer.length >= this.batchSize)
+          this.schedule(shard, lane, lane.buffer.splice(0, this.batchSize));
         if (lane.buffer.length > 0 && (this.windowMs === 0 || now - lane.firstBufferedAt >= this.windowMs)) {
           this.schedule(shard, lane, lane.buffer.splice(0));
         }
@@ -255,8 +292,16 @@ export class EventSourceMappingEmulator {
   }
 
   /** Convenience for one batch of records (a Lambda event, a replayed page). */
-  runRecords(records: LambdaStreamRecord[], shardId = 'shardId-local-0', streamArn?: string): Promise<ShardResult> {
-    return this.runShard({ shardId, streamArn: streamArn ?? records[0]?.eventSourceARN ?? '', pages: [records] });
+  runRecords(
+    records: LambdaStreamRecord[],
+    shardId = 'shardId-local-0',
+    streamArn?: string,
+  ): Promise<ShardResult> {
+    return this.runShard({
+      shardId,
+      streamArn: streamArn ?? records[0]?.eventSourceARN ?? '',
+      pages: [records],
+    });
   }
 
   private passes(record: LambdaStreamRecord): boolean {
@@ -306,13 +351,19 @@ export class EventSourceMappingEmulator {
           const middle = Math.ceil(batch.length / 2);
           const first = batch.slice(0, middle);
           const second = batch.slice(middle);
-          this.emit({ type: 'bisect', shardId: shard.shardId, lane: lane.index, sizes: [first.length, second.length] });
+          this.emit({
+            type: 'bisect',
+            shardId: shard.shardId,
+            lane: lane.index,
+            sizes: [first.length, second.length],
+          });
           pending.unshift(first, second);
           break;
         }
         retries++;
         if (this.maxRetries >= 0 && retries > this.maxRetries) {
-          const functionError = attempt.outcome === 'function-error' || attempt.outcome === 'timeout' ? 'Unhandled' : undefined;
+          const functionError =
+            attempt.outcome === 'function-error' || attempt.outcome === 'timeout' ? 'Unhandled' : undefined;
           await this.discard(shard, lane, batch, 'RetryAttemptsExhausted', invocations, functionError, true);
           break;
         }
@@ -331,7 +382,12 @@ export class EventSourceMappingEmulator {
     }
   }
 
-  private async discardExpired(shard: ShardState, lane: Lane, batch: Entry[], invocations: number): Promise<Entry[]> {
+  private async discardExpired(
+    shard: ShardState,
+    lane: Lane,
+    batch: Entry[],
+    invocations: number,
+  ): Promise<Entry[]> {
     const oldest = this.clock.now() - this.maxAgeMs;
     let expired: Entry[] | undefined;
     let kept: Entry[] | undefined;
@@ -437,14 +493,20 @@ export class EventSourceMappingEmulator {
   ): Promise<{ value: unknown } | { outcome: 'function-error' | 'timeout'; error: string }> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new HandlerTimeoutError(this.timeoutMs, firstSequenceNumber)), this.timeoutMs);
+      timer = setTimeout(
+        () => reject(new HandlerTimeoutError(this.timeoutMs, firstSequenceNumber)),
+        this.timeoutMs,
+      );
     });
     try {
       const value = await Promise.race([Promise.resolve().then(() => this.handler(event, context)), timeout]);
       return { value };
     } catch (error) {
       if (error instanceof HandlerTimeoutError) return { outcome: 'timeout', error: error.message };
-      return { outcome: 'function-error', error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+      return {
+        outcome: 'function-error',
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      };
     } finally {
       clearTimeout(timer);
     }
@@ -452,18 +514,22 @@ export class EventSourceMappingEmulator {
 
   /** Lambda's reading of a handler's return value (partial batch response rules). */
   private judge(value: unknown, batch: Entry[]): Attempt {
-    if (!this.reportFailures || value === null || value === undefined || typeof value !== 'object') return { outcome: 'success' };
+    if (!this.reportFailures || value === null || value === undefined || typeof value !== 'object')
+      return { outcome: 'success' };
     const failures = (value as { batchItemFailures?: unknown }).batchItemFailures;
     if (failures === undefined || failures === null) return { outcome: 'success' };
     if (!Array.isArray(failures)) return invalid('batchItemFailures is not an array');
     if (failures.length === 0) return { outcome: 'success' };
     let lowest = -1;
     for (const failure of failures) {
-      if (failure === null || typeof failure !== 'object') return invalid('a batchItemFailures entry is not an object');
+      if (failure === null || typeof failure !== 'object')
+        return invalid('a batchItemFailures entry is not an object');
       const id = (failure as { itemIdentifier?: unknown }).itemIdentifier;
-      if (typeof id !== 'string' || id === '') return invalid(`itemIdentifier ${JSON.stringify(id)} is empty or missing`);
+      if (typeof id !== 'string' || id === '')
+        return invalid(`itemIdentifier ${JSON.stringify(id)} is empty or missing`);
       const index = indexOfSequence(batch, id);
-      if (index < 0) return invalid(`itemIdentifier ${JSON.stringify(id)} is not a sequence number in the batch`);
+      if (index < 0)
+        return invalid(`itemIdentifier ${JSON.stringify(id)} is not a sequence number in the batch`);
       if (lowest < 0 || index < lowest) lowest = index;
     }
     return { outcome: 'partial-failure', index: lowest };

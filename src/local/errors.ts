@@ -65,7 +65,9 @@ export class HandlerTimeoutError extends TidewaterError {
     readonly timeoutMs: number,
     readonly firstSequenceNumber: string,
   ) {
-    super(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds (batch starting at ${firstSequenceNumber})`);
+    super(
+      `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds (batch starting at ${firstSequenceNumber})`,
+    );
   }
 }
 

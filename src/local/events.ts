@@ -1,4 +1,10 @@
-import type { AttributeMap, Item, LambdaStreamEvent, LambdaStreamRecord, StreamViewType } from '../records/index.js';
+import type {
+  AttributeMap,
+  Item,
+  LambdaStreamEvent,
+  LambdaStreamRecord,
+  StreamViewType,
+} from '../records/index.js';
 import { marshall } from '../records/index.js';
 import { assertKnownKeys } from './options.js';
 
@@ -91,7 +97,8 @@ export class StreamEventBuilder {
   ): LambdaStreamRecord {
     const keys: Item = {};
     for (const name of this.keyAttributes) {
-      if (keySource[name] === undefined) throw new TypeError(`StreamEventBuilder: the item has no key attribute '${name}'`);
+      if (keySource[name] === undefined)
+        throw new TypeError(`StreamEventBuilder: the item has no key attribute '${name}'`);
       keys[name] = keySource[name];
     }
     const sequenceNumber = (this.nextSequence++).toString().padStart(21, '0');

@@ -1,5 +1,57 @@
-export { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from './dynamodb-local.js';
+export type { CheckpointData, ShardCheckpoint } from './checkpoint.js';
+export { CheckpointStore } from './checkpoint.js';
+export type { Clock } from './clock.js';
+export { ManualClock, systemClock } from './clock.js';
+export type { FailureCondition, FailureDestination, StreamInvocationRecord } from './destinations.js';
+export { MemoryFailureDestination, S3FailureDestination, SqsFailureDestination } from './destinations.js';
 export type { DynamoDbLocal, DynamoDbLocalOptions } from './dynamodb-local.js';
-export { JavaMissingError, LocalServerStartError } from './errors.js';
-export { startS3Server } from './s3-server.js';
+export { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from './dynamodb-local.js';
+export type {
+  EmulatorEvent,
+  EventSourceMappingOptions,
+  InvocationOutcome,
+  ShardInput,
+  ShardResult,
+  StreamHandler,
+} from './emulator.js';
+export { EventSourceMappingEmulator } from './emulator.js';
+export {
+  CheckpointError,
+  EmulatorStoppedError,
+  HandlerTimeoutError,
+  JavaMissingError,
+  LocalServerStartError,
+  ReplayFileError,
+  ServerlessConfigError,
+} from './errors.js';
+export type { EventBuilderOptions } from './events.js';
+export { StreamEventBuilder, streamEvents } from './events.js';
+export type { FakeContextOptions } from './lambda-context.js';
+export { createLambdaContext } from './lambda-context.js';
+export type { LocalAws, LocalAwsOptions } from './local-aws.js';
+export { startLocalAws } from './local-aws.js';
+export type {
+  PollerEvent,
+  PollOptions,
+  ShardStream,
+  StartingPosition,
+  StreamPollerOptions,
+  StreamsApi,
+} from './poller.js';
+export { StreamPoller } from './poller.js';
+export type { CaptureOptions, ReplayOptions, ReplayResult } from './replay.js';
+export { capture, readReplayFile, replay } from './replay.js';
 export type { S3Server, S3ServerMiddleware, S3ServerOptions, S3ServerRequestContext } from './s3-server.js';
+export { startS3Server } from './s3-server.js';
+export type {
+  ServerlessConfigOptions,
+  StreamEventSettings,
+  StreamFunctionSettings,
+} from './serverless-config.js';
+export {
+  handlerFile,
+  loadServerlessConfig,
+  ServerlessConfig,
+  toEmulatorOptions,
+} from './serverless-config.js';
+// useLocalAws lives in ./vitest.js so that importing tidewater/local never loads vitest.

@@ -33,7 +33,11 @@ export interface LocalAws {
 
 /** Starts DynamoDB Local and the S3 server together, with clients ready to use. */
 export async function startLocalAws(options: LocalAwsOptions = {}): Promise<LocalAws> {
-  assertKnownKeys(options, ['dbPath', 's3Directory', 'buckets', 's3Middleware', 'startTimeoutMs'], 'startLocalAws');
+  assertKnownKeys(
+    options,
+    ['dbPath', 's3Directory', 'buckets', 's3Middleware', 'startTimeoutMs'],
+    'startLocalAws',
+  );
   const started = await Promise.allSettled([
     startDynamoDbLocal({
       ...(options.dbPath ? { dbPath: options.dbPath } : {}),
@@ -49,7 +53,9 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
   if (dynamoResult.status === 'rejected' || s3Result.status === 'rejected') {
     // Never leave one server running when the other failed.
     await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
-    throw dynamoResult.status === 'rejected' ? dynamoResult.reason : (s3Result as PromiseRejectedResult).reason;
+    throw dynamoResult.status === 'rejected'
+      ? dynamoResult.reason
+      : (s3Result as PromiseRejectedResult).reason;
   }
   return localAwsFor(dynamoResult.value, s3Result.value);
 }

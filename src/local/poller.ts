@@ -6,14 +6,18 @@ import {
   type Shard,
   type ShardIteratorType,
 } from '@aws-sdk/client-dynamodb-streams';
-import { InvalidOptionsError, toLambdaRecord } from '../records/index.js';
 import type { LambdaStreamRecord } from '../records/index.js';
+import { InvalidOptionsError, toLambdaRecord } from '../records/index.js';
 import { CheckpointStore } from './checkpoint.js';
 import { type Clock, systemClock } from './clock.js';
 import type { EventSourceMappingEmulator, ShardResult } from './emulator.js';
 import { assertIntegerIn, assertKnownKeys } from './options.js';
 
-export type StartingPosition = 'TRIM_HORIZON' | 'LATEST' | { atSequenceNumber: string } | { afterSequenceNumber: string };
+export type StartingPosition =
+  | 'TRIM_HORIZON'
+  | 'LATEST'
+  | { atSequenceNumber: string }
+  | { afterSequenceNumber: string };
 
 /** The calls the poller makes; a DynamoDBStreamsClient, or a wrapper around one. */
 export type StreamsApi = Pick<DynamoDBStreamsClient, 'send'>;
@@ -48,7 +52,13 @@ const OPTION_KEYS = [
 ] as const;
 
 export type PollerEvent =
-  | { type: 'shard-start'; shardId: string; parentShardId?: string; iteratorType: ShardIteratorType; sequenceNumber?: string }
+  | {
+      type: 'shard-start';
+      shardId: string;
+      parentShardId?: string;
+      iteratorType: ShardIteratorType;
+      sequenceNumber?: string;
+    }
   | { type: 'shard-end'; shardId: string; finished: boolean }
   | { type: 'iterator-expired'; shardId: string; resumeAfter?: string }
   | { type: 'trimmed'; shardId: string; sequenceNumber?: string };
@@ -101,7 +111,9 @@ export class StreamPoller {
       throw new InvalidOptionsError(`${where}: streams must be a DynamoDBStreamsClient`);
     }
     if (typeof options.streamArn !== 'string' || !options.streamArn.includes('/stream/')) {
-      throw new InvalidOptionsError(`${where}: streamArn must be a stream ARN, got ${JSON.stringify(options.streamArn)}`);
+      throw new InvalidOptionsError(
+        `${where}: streamArn must be a stream ARN, got ${JSON.stringify(options.streamArn)}`,
+      );
     }
     assertIntegerIn(options.limit, 1, 1000, 'limit', where);
     const position = options.startingPosition ?? 'TRIM_HORIZON';
@@ -110,7 +122,9 @@ export class StreamPoller {
       position !== 'LATEST' &&
       !(typeof position === 'object' && ('atSequenceNumber' in position || 'afterSequenceNumber' in position))
     ) {
-      throw new InvalidOptionsError(`${where}: startingPosition must be TRIM_HORIZON, LATEST, {atSequenceNumber} or {afterSequenceNumber}`);
+      throw new InvalidOptionsError(
+        `${where}: startingPosition must be TRIM_HORIZON, LATEST, {atSequenceNumber} or {afterSequenceNumber}`,
+      );
     }
     this.streams = options.streams;
     this.streamArn = options.streamArn;
@@ -191,7 +205,10 @@ export class StreamPoller {
     let exclusiveStartShardId: string | undefined;
     do {
       const page = await this.streams.send(
-        new DescribeStreamCommand({ StreamArn: this.streamArn, ExclusiveStartShardId: exclusiveStartShardId }),
+        new DescribeStreamCommand({
+          StreamArn: this.streamArn,
+          ExclusiveStartShardId: exclusiveStartShardId,
+        }),
       );
       shards.push(...(page.StreamDescription?.Shards ?? []));
       exclusiveStartShardId = page.StreamDescription?.LastEvaluatedShardId;
@@ -267,8 +284,15 @@ export class StreamPoller {
       } catch (error) {
         const name = (error as Error).name;
         if (name === 'ExpiredIteratorException') {
-          this.onEvent?.({ type: 'iterator-expired', shardId, ...(lastRead ? { resumeAfter: lastRead } : {}) });
-          iterator = await this.iterator(shardId, lastRead ? { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: lastRead } : initial);
+          this.onEvent?.({
+            type: 'iterator-expired',
+            shardId,
+            ...(lastRead ? { resumeAfter: lastRead } : {}),
+          });
+          iterator = await this.iterator(
+            shardId,
+            lastRead ? { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: lastRead } : initial,
+          );
           continue;
         }
         if (name === 'TrimmedDataAccessException') {
@@ -280,7 +304,8 @@ export class StreamPoller {
       }
       const sdkRecords = page.Records ?? [];
       const records = new Array<LambdaStreamRecord>(sdkRecords.length);
-      for (let i = 0; i < sdkRecords.length; i++) records[i] = toLambdaRecord(sdkRecords[i] as never, { streamArn });
+      for (let i = 0; i < sdkRecords.length; i++)
+        records[i] = toLambdaRecord(sdkRecords[i] as never, { streamArn });
       if (records.length > 0) lastRead = records[records.length - 1]?.dynamodb.SequenceNumber;
       yield records;
       iterator = page.NextShardIterator;
@@ -312,7 +337,11 @@ export class StreamPoller {
       return out.ShardIterator;
     } catch (error) {
       if ((error as Error).name === 'TrimmedDataAccessException' && spec.type !== 'TRIM_HORIZON') {
-        this.onEvent?.({ type: 'trimmed', shardId, ...(spec.sequenceNumber ? { sequenceNumber: spec.sequenceNumber } : {}) });
+        this.onEvent?.({
+          type: 'trimmed',
+          shardId,
+          ...(spec.sequenceNumber ? { sequenceNumber: spec.sequenceNumber } : {}),
+        });
         return this.iterator(shardId, { type: 'TRIM_HORIZON' });
       }
       throw error;

@@ -55,7 +55,10 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
   let newest = 0;
   let total = 0;
   for (const file of files) {
-    for await (const { records, shardId, streamArn, event } of readReplayFile(file, options.shardId ?? DEFAULT_SHARD)) {
+    for await (const { records, shardId, streamArn, event } of readReplayFile(
+      file,
+      options.shardId ?? DEFAULT_SHARD,
+    )) {
       let feed = feeds.get(shardId);
       if (!feed) {
         feed = { shardId, streamArn: streamArn ?? '', pages: [], count: 0, packing: false };
@@ -87,7 +90,8 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
       shardId: feed.shardId,
       streamArn: feed.streamArn,
       pages: feed.pages,
-      onCheckpoint: (sequenceNumber) => options.onProgress?.({ handled: handledBefore + (positions.get(sequenceNumber) ?? 0), total }),
+      onCheckpoint: (sequenceNumber) =>
+        options.onProgress?.({ handled: handledBefore + (positions.get(sequenceNumber) ?? 0), total }),
     });
     handledBefore += feed.count;
     shards.push(result);
@@ -104,8 +108,14 @@ interface ReplayChunk {
 }
 
 /** Reads a replay file line by line; each line becomes records in the Lambda shape. */
-export async function* readReplayFile(file: string, defaultShardId = DEFAULT_SHARD): AsyncGenerator<ReplayChunk> {
-  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
+export async function* readReplayFile(
+  file: string,
+  defaultShardId = DEFAULT_SHARD,
+): AsyncGenerator<ReplayChunk> {
+  const lines = createInterface({
+    input: createReadStream(file, 'utf8'),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
   let lineNumber = 0;
   for await (const line of lines) {
     lineNumber++;
@@ -130,14 +140,22 @@ export async function* readReplayFile(file: string, defaultShardId = DEFAULT_SHA
         yield { records, shardId: defaultShardId, streamArn: records[0]?.eventSourceARN, event: true };
         continue;
       }
-      const { shardId, streamArn, ...sdk } = object as { shardId?: string; streamArn?: string } & Record<string, unknown>;
+      const { shardId, streamArn, ...sdk } = object as { shardId?: string; streamArn?: string } & Record<
+        string,
+        unknown
+      >;
       const dynamodb = sdk.dynamodb as Record<string, unknown> | undefined;
       // A captured record went through JSON: its Date became an ISO string.
       if (dynamodb && typeof dynamodb.ApproximateCreationDateTime === 'string') {
-        sdk.dynamodb = { ...dynamodb, ApproximateCreationDateTime: new Date(dynamodb.ApproximateCreationDateTime) };
+        sdk.dynamodb = {
+          ...dynamodb,
+          ApproximateCreationDateTime: new Date(dynamodb.ApproximateCreationDateTime),
+        };
       }
       const arn = streamArn ?? (typeof sdk.eventSourceARN === 'string' ? sdk.eventSourceARN : undefined);
-      const record = arn ? toLambdaRecord(sdk as never, { streamArn: arn }) : (sdk as unknown as LambdaStreamRecord);
+      const record = arn
+        ? toLambdaRecord(sdk as never, { streamArn: arn })
+        : (sdk as unknown as LambdaStreamRecord);
       checkRecord(record, file, lineNumber);
       yield { records: [record], shardId: shardId ?? defaultShardId, streamArn: arn, event: false };
     } catch (error) {
@@ -150,7 +168,11 @@ export async function* readReplayFile(file: string, defaultShardId = DEFAULT_SHA
 function checkRecord(record: LambdaStreamRecord, file: string, line: number): void {
   const seq = record?.dynamodb?.SequenceNumber;
   if (typeof seq !== 'string' || !/^\d+$/.test(seq)) {
-    throw new ReplayFileError(file, line, `record ${record?.eventID ?? '(no eventID)'} has no numeric dynamodb.SequenceNumber`);
+    throw new ReplayFileError(
+      file,
+      line,
+      `record ${record?.eventID ?? '(no eventID)'} has no numeric dynamodb.SequenceNumber`,
+    );
   }
 }
 
@@ -174,7 +196,16 @@ export interface CaptureOptions {
 export async function capture(options: CaptureOptions): Promise<{ records: number; file: string }> {
   assertKnownKeys(
     options,
-    ['streams', 'streamArn', 'file', 'startingPosition', 'stopWhenCaughtUp', 'signal', 'pollIntervalMs', 'onRecord'],
+    [
+      'streams',
+      'streamArn',
+      'file',
+      'startingPosition',
+      'stopWhenCaughtUp',
+      'signal',
+      'pollIntervalMs',
+      'onRecord',
+    ],
     'capture',
   );
   await mkdir(dirname(options.file), { recursive: true });
@@ -195,7 +226,8 @@ export async function capture(options: CaptureOptions): Promise<{ records: numbe
       for await (const page of shard.pages) {
         if (page.length === 0) continue;
         let text = '';
-        for (const record of page) text += `${JSON.stringify(capturedLine(record, shard.shardId, shard.streamArn))}\n`;
+        for (const record of page)
+          text += `${JSON.stringify(capturedLine(record, shard.shardId, shard.streamArn))}\n`;
         writing = writing.then(() => handle.write(text).then(() => undefined));
         await writing;
         count += page.length;
@@ -209,14 +241,25 @@ export async function capture(options: CaptureOptions): Promise<{ records: numbe
 }
 
 /** The GetRecords shape, JSON-safe: ISO timestamp, base64 binaries (as the Lambda shape has them). */
-function capturedLine(record: LambdaStreamRecord, shardId: string, streamArn: string): Record<string, unknown> {
+function capturedLine(
+  record: LambdaStreamRecord,
+  shardId: string,
+  streamArn: string,
+): Record<string, unknown> {
   const { userIdentity, eventSourceARN: _arn, dynamodb, ...rest } = record;
   const created = dynamodb.ApproximateCreationDateTime;
   return {
     shardId,
     streamArn,
     ...rest,
-    dynamodb: { ...dynamodb, ...(created !== undefined ? { ApproximateCreationDateTime: new Date(created * 1000).toISOString() } : {}) },
-    ...(userIdentity ? { userIdentity: { PrincipalId: userIdentity.principalId, Type: userIdentity.type } } : {}),
+    dynamodb: {
+      ...dynamodb,
+      ...(created !== undefined
+        ? { ApproximateCreationDateTime: new Date(created * 1000).toISOString() }
+        : {}),
+    },
+    ...(userIdentity
+      ? { userIdentity: { PrincipalId: userIdentity.principalId, Type: userIdentity.type } }
+      : {}),
   };
 }

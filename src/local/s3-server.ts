@@ -18,7 +18,10 @@ export interface S3ServerOptions {
   middleware?: S3ServerMiddleware[];
 }
 
-export type S3ServerMiddleware = (ctx: S3ServerRequestContext, next: () => Promise<void>) => Promise<void> | void;
+export type S3ServerMiddleware = (
+  ctx: S3ServerRequestContext,
+  next: () => Promise<void>,
+) => Promise<void> | void;
 
 /** The part of Koa's context the middleware may use. */
 export interface S3ServerRequestContext {
@@ -69,7 +72,8 @@ export async function startS3Server(options: S3ServerOptions = {}): Promise<S3Se
     try {
       await server.run();
     } catch (error) {
-      if (options.port === undefined && attempt < 3 && (error as NodeJS.ErrnoException).code === 'EADDRINUSE') continue;
+      if (options.port === undefined && attempt < 3 && (error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+        continue;
       throw new LocalServerStartError('S3 server', String(error));
     }
     return {

@@ -54,17 +54,32 @@ export async function startSqsServer(options: { port?: number } = {}): Promise<S
   const queueOf = (url: unknown): Queue => {
     const name = typeof url === 'string' ? url.slice(url.lastIndexOf('/') + 1) : '';
     const queue = queues.get(name);
-    if (!queue) throw new SqsFault('QueueDoesNotExist', 'AWS.SimpleQueueService.NonExistentQueue', `queue ${String(url)} does not exist`);
+    if (!queue)
+      throw new SqsFault(
+        'QueueDoesNotExist',
+        'AWS.SimpleQueueService.NonExistentQueue',
+        `queue ${String(url)} does not exist`,
+      );
     return queue;
   };
 
   const enqueue = (queue: Queue, body: unknown, attributes: unknown) => {
-    if (typeof body !== 'string' || body.length === 0) throw new SqsFault('InvalidParameterValue', 'InvalidParameterValue', 'MessageBody is required');
+    if (typeof body !== 'string' || body.length === 0)
+      throw new SqsFault('InvalidParameterValue', 'InvalidParameterValue', 'MessageBody is required');
     const bytes = Buffer.byteLength(body) + attributeBytes(attributes);
     if (bytes > MAX_MESSAGE_BYTES) {
-      throw new SqsFault('InvalidParameterValue', 'InvalidParameterValue', `message is ${bytes} bytes, over the ${MAX_MESSAGE_BYTES} limit`);
+      throw new SqsFault(
+        'InvalidParameterValue',
+        'InvalidParameterValue',
+        `message is ${bytes} bytes, over the ${MAX_MESSAGE_BYTES} limit`,
+      );
     }
-    const message = { messageId: randomUUID(), body, attributes: (attributes ?? {}) as Record<string, unknown>, sentAt: Date.now() };
+    const message = {
+      messageId: randomUUID(),
+      body,
+      attributes: (attributes ?? {}) as Record<string, unknown>,
+      sentAt: Date.now(),
+    };
     queue.messages.push(message);
     return { MessageId: message.messageId, MD5OfMessageBody: md5(body) };
   };
@@ -72,9 +87,14 @@ export async function startSqsServer(options: { port?: number } = {}): Promise<S
   const operations: Record<string, (input: Record<string, unknown>) => unknown> = {
     CreateQueue(input) {
       const name = String(input.QueueName ?? '');
-      if (!/^[A-Za-z0-9_-]{1,80}(\.fifo)?$/.test(name)) throw new SqsFault('InvalidParameterValue', 'InvalidParameterValue', `bad queue name ${name}`);
+      if (!/^[A-Za-z0-9_-]{1,80}(\.fifo)?$/.test(name))
+        throw new SqsFault('InvalidParameterValue', 'InvalidParameterValue', `bad queue name ${name}`);
       if (!queues.has(name)) {
-        queues.set(name, { name, attributes: { ...((input.Attributes as Record<string, string>) ?? {}) }, messages: [] });
+        queues.set(name, {
+          name,
+          attributes: { ...((input.Attributes as Record<string, string>) ?? {}) },
+          messages: [],
+        });
       }
       return { QueueUrl: queueUrl(name) };
     },
@@ -101,13 +121,26 @@ export async function startSqsServer(options: { port?: number } = {}): Promise<S
     SendMessageBatch(input) {
       const queue = queueOf(input.QueueUrl);
       const entries = Array.isArray(input.Entries) ? (input.Entries as Record<string, unknown>[]) : [];
-      if (entries.length === 0) throw new SqsFault('EmptyBatchRequest', 'AWS.SimpleQueueService.EmptyBatchRequest', 'no entries');
+      if (entries.length === 0)
+        throw new SqsFault('EmptyBatchRequest', 'AWS.SimpleQueueService.EmptyBatchRequest', 'no entries');
       if (entries.length > MAX_BATCH_ENTRIES) {
-        throw new SqsFault('TooManyEntriesInBatchRequest', 'AWS.SimpleQueueService.TooManyEntriesInBatchRequest', `${entries.length} entries, at most ${MAX_BATCH_ENTRIES}`);
+        throw new SqsFault(
+          'TooManyEntriesInBatchRequest',
+          'AWS.SimpleQueueService.TooManyEntriesInBatchRequest',
+          `${entries.length} entries, at most ${MAX_BATCH_ENTRIES}`,
+        );
       }
-      const total = entries.reduce((sum, e) => sum + Buffer.byteLength(String(e.MessageBody ?? '')) + attributeBytes(e.MessageAttributes), 0);
+      const total = entries.reduce(
+        (sum, e) =>
+          sum + Buffer.byteLength(String(e.MessageBody ?? '')) + attributeBytes(e.MessageAttributes),
+        0,
+      );
       if (total > MAX_MESSAGE_BYTES) {
-        throw new SqsFault('BatchRequestTooLong', 'AWS.SimpleQueueService.BatchRequestTooLong', `batch is ${total} bytes, over ${MAX_MESSAGE_BYTES}`);
+        throw new SqsFault(
+          'BatchRequestTooLong',
+          'AWS.SimpleQueueService.BatchRequestTooLong',
+          `batch is ${total} bytes, over ${MAX_MESSAGE_BYTES}`,
+        );
       }
       const Successful: unknown[] = [];
       const Failed: unknown[] = [];
@@ -115,7 +148,12 @@ export async function startSqsServer(options: { port?: number } = {}): Promise<S
         try {
           Successful.push({ Id: entry.Id, ...enqueue(queue, entry.MessageBody, entry.MessageAttributes) });
         } catch (error) {
-          Failed.push({ Id: entry.Id, SenderFault: true, Code: (error as SqsFault).code, Message: (error as Error).message });
+          Failed.push({
+            Id: entry.Id,
+            SenderFault: true,
+            Code: (error as SqsFault).code,
+            Message: (error as Error).message,
+          });
         }
       }
       return { Successful, Failed };
@@ -128,7 +166,12 @@ export async function startSqsServer(options: { port?: number } = {}): Promise<S
         if (Messages.length >= max) break;
         if (message.receiptHandle) continue;
         message.receiptHandle = randomUUID();
-        Messages.push({ MessageId: message.messageId, ReceiptHandle: message.receiptHandle, Body: message.body, MD5OfBody: md5(message.body) });
+        Messages.push({
+          MessageId: message.messageId,
+          ReceiptHandle: message.receiptHandle,
+          Body: message.body,
+          MD5OfBody: md5(message.body),
+        });
       }
       return { Messages };
     },
@@ -155,11 +198,19 @@ export async function startSqsServer(options: { port?: number } = {}): Promise<S
     response.setHeader('content-type', 'application/x-amz-json-1.0');
     response.setHeader('x-amzn-requestid', randomUUID());
     try {
-      if (!operation) throw new SqsFault('UnsupportedOperation', 'AWS.SimpleQueueService.UnsupportedOperation', `unsupported operation ${target}`);
-      const input = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
+      if (!operation)
+        throw new SqsFault(
+          'UnsupportedOperation',
+          'AWS.SimpleQueueService.UnsupportedOperation',
+          `unsupported operation ${target}`,
+        );
+      const input = chunks.length
+        ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>)
+        : {};
       response.end(JSON.stringify(operation(input)));
     } catch (error) {
-      const fault = error instanceof SqsFault ? error : new SqsFault('InternalError', 'InternalError', String(error));
+      const fault =
+        error instanceof SqsFault ? error : new SqsFault('InternalError', 'InternalError', String(error));
       response.statusCode = fault.code === 'InternalError' ? 500 : 400;
       response.setHeader('x-amzn-query-error', `${fault.queryCode};Sender`);
       response.end(JSON.stringify({ __type: `com.amazonaws.sqs#${fault.code}`, message: fault.message }));

@@ -6,7 +6,9 @@ import { type LocalAws, type LocalAwsOptions, startLocalAws } from './local-aws.
  * stopped after. `env` is applied to process.env while the file runs (and restored), so code
  * that builds its own SDK clients reaches the local servers. Read `.current` inside tests.
  */
-export function useLocalAws(options: LocalAwsOptions & { applyEnv?: boolean } = {}): { readonly current: LocalAws } {
+export function useLocalAws(options: LocalAwsOptions & { applyEnv?: boolean } = {}): {
+  readonly current: LocalAws;
+} {
   const { applyEnv = true, ...startOptions } = options;
   let local: LocalAws | undefined;
   const saved = new Map<string, string | undefined>();
@@ -28,7 +30,8 @@ export function useLocalAws(options: LocalAwsOptions & { applyEnv?: boolean } = 
   });
   return {
     get current(): LocalAws {
-      if (!local) throw new Error('useLocalAws: the local servers start in beforeAll; use .current inside a test');
+      if (!local)
+        throw new Error('useLocalAws: the local servers start in beforeAll; use .current inside a test');
       return local;
     },
   };

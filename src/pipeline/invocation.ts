@@ -228,7 +228,7 @@ export class Invocation {
     if (config.handledKinds !== 0) {
       for (let k = 0; k < lane.length; k++) {
         const i = lane[k]!;
-        if (i >= this.cutoff) return;
+        if (i >= this.cutoff) break;
         const record = this.records[i]!;
         const handler = config.handlers[KIND_INDEX[record.kind]];
         if (handler === undefined) continue;

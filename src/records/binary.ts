@@ -1,19 +1,71 @@
 import { InvalidAttributeValueError } from './errors.js';
 
+/** Base64 alphabet (standard and URL-safe) to 6-bit values; 255 marks anything else. */
+const DECODE = (() => {
+  const table = new Uint8Array(256).fill(255);
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  for (let i = 0; i < 64; i++) table[alphabet.charCodeAt(i)] = i;
+  table[45] = 62; // '-'
+  table[95] = 63; // '_'
+  return table;
+})();
+
+function invalidBinary(detail: string): InvalidAttributeValueError {
+  return new InvalidAttributeValueError('invalid-binary', detail);
+}
+
 /**
- * Base64 (Lambda shape) or bytes (SDK shape) to a standalone Uint8Array. The decoded Buffer may
- * live in Node's shared allocation pool; copying it keeps other data out of `.buffer`.
+ * Decodes straight into an exactly sized Uint8Array. For the short binaries items carry this
+ * beats Buffer.from (a native call plus a copy out of Node's shared pool, which would otherwise
+ * leave unrelated memory reachable through `.buffer`), and it rejects non-base64 text.
  */
-export function toBytes(value: unknown): Uint8Array {
-  if (typeof value === 'string') {
-    const pooled = Buffer.from(value, 'base64');
-    const bytes = new Uint8Array(pooled.length);
-    bytes.set(pooled);
-    return bytes;
+function decodeBase64(text: string): Uint8Array {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 61) end--;
+  if (text.length - end > 2 || (text.length - end > 0 && text.length % 4 !== 0) || end % 4 === 1) {
+    throw invalidBinary('B is not valid base64');
   }
+  const out = new Uint8Array((end * 3) >> 2);
+  let o = 0;
+  let i = 0;
+  const whole = end - (end % 4);
+  for (; i < whole; i += 4) {
+    const c0 = text.charCodeAt(i);
+    const c1 = text.charCodeAt(i + 1);
+    const c2 = text.charCodeAt(i + 2);
+    const c3 = text.charCodeAt(i + 3);
+    // Any code unit above 255 sets a bit above the table's range; test once for all four.
+    if ((c0 | c1 | c2 | c3) > 255) throw invalidBinary('B is not valid base64');
+    const a = DECODE[c0]!;
+    const b = DECODE[c1]!;
+    const c = DECODE[c2]!;
+    const d = DECODE[c3]!;
+    if ((a | b | c | d) === 255) throw invalidBinary('B is not valid base64');
+    out[o++] = (a << 2) | (b >> 4);
+    out[o++] = ((b & 15) << 4) | (c >> 2);
+    out[o++] = ((c & 3) << 6) | d;
+  }
+  const rest = end - i;
+  if (rest >= 2) {
+    const c0 = text.charCodeAt(i);
+    const c1 = text.charCodeAt(i + 1);
+    const c2 = rest === 3 ? text.charCodeAt(i + 2) : 65;
+    if ((c0 | c1 | c2) > 255) throw invalidBinary('B is not valid base64');
+    const a = DECODE[c0]!;
+    const b = DECODE[c1]!;
+    const c = DECODE[c2]!;
+    if ((a | b | c) === 255) throw invalidBinary('B is not valid base64');
+    out[o++] = (a << 2) | (b >> 4);
+    if (rest === 3) out[o++] = ((b & 15) << 4) | (c >> 2);
+  }
+  return out;
+}
+
+/** Base64 (Lambda shape) or bytes (SDK shape) to a Uint8Array. */
+export function toBytes(value: unknown): Uint8Array {
+  if (typeof value === 'string') return decodeBase64(value);
   if (value instanceof Uint8Array) return value;
-  throw new InvalidAttributeValueError(
-    'invalid-binary',
+  throw invalidBinary(
     `B must be a base64 string or a Uint8Array, got ${value === null ? 'null' : typeof value}`,
   );
 }

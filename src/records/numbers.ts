@@ -41,9 +41,46 @@ function isShortCanonicalInteger(text: string): boolean {
   return true;
 }
 
+/**
+ * True for plain decimals ("12.5", "-0.000123") whose text a double reproduces exactly:
+ * at most 15 significant digits (every such decimal maps to a distinct double, so the shortest
+ * round-trip printing is the text itself), no redundant zeros, and magnitude ≥ 1e-6 (below it
+ * JS prints exponent notation). Avoids String(number), the slowest step, for the common case.
+ */
+function isRoundTripDecimal(text: string): boolean {
+  const len = text.length;
+  let i = text.charCodeAt(0) === 45 ? 1 : 0;
+  const intStart = i;
+  while (i < len) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    i++;
+  }
+  const intDigits = i - intStart;
+  if (intDigits === 0 || i === len || text.charCodeAt(i) !== 46) return false;
+  const zeroInt = intDigits === 1 && text.charCodeAt(intStart) === 48;
+  if (!zeroInt && text.charCodeAt(intStart) === 48) return false;
+  const fracStart = ++i;
+  let leadingZeros = 0;
+  let counting = zeroInt;
+  while (i < len) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+    if (counting) {
+      if (c === 48) leadingZeros++;
+      else counting = false;
+    }
+    i++;
+  }
+  const fracDigits = len - fracStart;
+  if (fracDigits === 0 || text.charCodeAt(len - 1) === 48) return false;
+  if (zeroInt) return leadingZeros <= 5 && fracDigits - leadingZeros <= 15;
+  return intDigits + fracDigits <= 15;
+}
+
 export function exactNumber(text: string): number | bigint | NumberValue {
   if (typeof text !== 'string') throw invalidNumber(text);
-  if (isShortCanonicalInteger(text)) return +text;
+  if (isShortCanonicalInteger(text) || isRoundTripDecimal(text)) return +text;
   const n = +text;
   // Unsafe integers that happen to print back identically (1e20 as "100000000000000000000")
   // still become bigint: arithmetic on them as doubles would be silently wrong.

@@ -33,6 +33,21 @@ function stringArray(list: unknown, type: string): string[] {
 }
 
 /**
+ * The slow path for an AttributeValue with several keys: SDK-built objects may carry type keys
+ * whose value is undefined, which do not count.
+ */
+function soleDefinedKey(av: AttributeValue): string | undefined {
+  let type: string | undefined;
+  for (const key in av) {
+    if ((av as Record<string, unknown>)[key] === undefined) continue;
+    if (type !== undefined)
+      fail('multiple-types', `an AttributeValue has exactly one type key, got ${type} and ${key}`);
+    type = key;
+  }
+  return type;
+}
+
+/**
  * Both wire shapes are accepted: `B` / `BS` may be base64 (Lambda) or Uint8Array (SDK), so
  * GetRecords output is unmarshalled without first being rewritten.
  */
@@ -41,12 +56,15 @@ export function convertValue(av: AttributeValue, num: NumberConverter): unknown 
     fail('wrong-shape', `an AttributeValue must be an object, got ${av === null ? 'null' : typeof av}`);
   }
   let type: string | undefined;
+  let more = false;
   for (const key in av) {
-    if ((av as Record<string, unknown>)[key] === undefined) continue;
-    if (type !== undefined)
-      fail('multiple-types', `an AttributeValue has exactly one type key, got ${type} and ${key}`);
-    type = key;
+    if (type === undefined) type = key;
+    else {
+      more = true;
+      break;
+    }
   }
+  if (more) type = soleDefinedKey(av);
   switch (type) {
     case 'S': {
       const s = av.S;

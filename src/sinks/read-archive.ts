@@ -120,6 +120,61 @@ async function fetchRows(r: ResolvedRead, key: string): Promise<ArchiveRow[]> {
   return decodeObject(body, key);
 }
 
+/** Common prefixes (one level down, `Delimiter: '/'`) under `prefix`, from `startAfter` on. */
+async function listLevel(r: ResolvedRead, prefix: string, startAfter: string): Promise<string[]> {
+  const out: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await r.client.send(
+      new ListObjectsV2Command({
+        Bucket: r.bucket,
+        Prefix: prefix,
+        Delimiter: '/',
+        ContinuationToken: token,
+        ...(token === undefined ? { StartAfter: startAfter } : {}),
+      }),
+      { abortSignal: r.signal },
+    );
+    for (const p of page.CommonPrefixes ?? []) if (p.Prefix !== undefined) out.push(p.Prefix);
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token !== undefined);
+  return out;
+}
+
+/** Past this many hours, discovering the partitions that exist is cheaper than probing every hour. */
+const PROBE_HOURS = 48;
+
+/** The hour partition prefixes in range, in time order. */
+async function partitionsInRange(r: ResolvedRead): Promise<string[]> {
+  const firstHour = Math.floor(r.fromMs / HOUR_MS) * HOUR_MS;
+  const hours: string[] = [];
+  if ((r.toMs - firstHour) / HOUR_MS <= PROBE_HOURS) {
+    for (let hour = firstHour; hour < r.toMs; hour += HOUR_MS) {
+      const { dt, hour: hh } = partitionTime(hour / 1000);
+      hours.push(partitionPrefix(r.prefix, { table: r.table, dt, hour: hh }));
+    }
+    return hours;
+  }
+  const tablePrefix = `${r.prefix === '' ? '' : `${r.prefix}/`}table=${r.table}/`;
+  const fromDay = partitionTime(r.fromMs / 1000).dt;
+  const lastMs = r.toMs - 1;
+  const toDay = partitionTime(lastMs / 1000).dt;
+  // StartAfter skips every day before `from` without listing it.
+  const days = await listLevel(r, tablePrefix, `${tablePrefix}dt=${fromDay}`.slice(0, -1));
+  for (const day of days) {
+    const dt = /dt=(\d{4}-\d{2}-\d{2})\/$/.exec(day)?.[1];
+    if (dt === undefined || dt < fromDay || dt > toDay) continue;
+    for (const hourPrefix of await listLevel(r, day, day)) {
+      const hh = /hour=(\d{2})\/$/.exec(hourPrefix)?.[1];
+      if (hh === undefined) continue;
+      const start = Date.parse(`${dt}T${hh}:00:00Z`);
+      if (start + HOUR_MS <= r.fromMs || start >= r.toMs) continue;
+      hours.push(hourPrefix);
+    }
+  }
+  return hours;
+}
+
 /**
  * The archived rows of one table between `from` and `to` (deletion time), listing only the
  * dt/hour partitions in range. Rows come hour by hour, shard by shard, in sequence order, each
@@ -128,10 +183,8 @@ async function fetchRows(r: ResolvedRead, key: string): Promise<ArchiveRow[]> {
 export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenerator<ArchiveRow> {
   const r = resolve(options);
   const seen = new Set<string>();
-  for (let hour = Math.floor(r.fromMs / HOUR_MS) * HOUR_MS; hour < r.toMs; hour += HOUR_MS) {
-    const { dt, hour: hh } = partitionTime(hour / 1000);
-    const objects = await listPartition(r, partitionPrefix(r.prefix, { table: r.table, dt, hour: hh }));
-    for (const object of objects) {
+  for (const partition of await partitionsInRange(r)) {
+    for (const object of await listPartition(r, partition)) {
       for (const row of await fetchRows(r, object.key)) {
         const ms = row.approximateCreationDateTime * 1000;
         if (ms < r.fromMs || ms >= r.toMs) continue;

@@ -20,15 +20,30 @@ describe('capture → replay', () => {
   it('captures a live DynamoDB Local stream (with a real TTL delete) and replays it with a TTL filter', async () => {
     const table = await createTestTable(dynamodb, { ttlAttribute: 'expiresAt' });
     const past = Math.floor(Date.now() / 1000) - 60;
-    await dynamodb.send(new PutItemCommand({ TableName: table.tableName, Item: { pk: { S: 'expired' }, expiresAt: { N: String(past) } } }));
-    await dynamodb.send(new PutItemCommand({ TableName: table.tableName, Item: { pk: { S: 'kept' }, blob: { B: new Uint8Array([1, 2, 255]) } } }));
+    await dynamodb.send(
+      new PutItemCommand({
+        TableName: table.tableName,
+        Item: { pk: { S: 'expired' }, expiresAt: { N: String(past) } },
+      }),
+    );
+    await dynamodb.send(
+      new PutItemCommand({
+        TableName: table.tableName,
+        Item: { pk: { S: 'kept' }, blob: { B: new Uint8Array([1, 2, 255]) } },
+      }),
+    );
     await dynamodb.send(new DeleteItemCommand({ TableName: table.tableName, Key: { pk: { S: 'kept' } } }));
-    await readStreamUntil(streams, table.streamArn, (records) => records.some((r) => r.userIdentity?.Type === 'Service'));
+    await readStreamUntil(streams, table.streamArn, (records) =>
+      records.some((r) => r.userIdentity?.Type === 'Service'),
+    );
 
     const file = join(dir, 'stream.jsonl');
     const captured = await capture({ streams, streamArn: table.streamArn, file });
     expect(captured.records).toBe(4);
-    const lines = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.every((l) => l.streamArn === table.streamArn && typeof l.shardId === 'string')).toBe(true);
     expect(lines[1].dynamodb.NewImage.blob).toEqual({ B: Buffer.from([1, 2, 255]).toString('base64') });
 

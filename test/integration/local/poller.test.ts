@@ -1,7 +1,12 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteItemCommand, PutItemCommand, UpdateItemCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+  UpdateTableCommand,
+} from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
   type DescribeStreamCommandOutput,
@@ -72,22 +77,31 @@ describe('StreamPoller against DynamoDB Local', () => {
     const file = join(dir, 'resume.json');
     for (const pk of ['a', 'b', 'c']) await put(table.tableName, pk);
     const first = collector();
-    await new StreamPoller({ streams, streamArn: table.streamArn, checkpointFile: file }).runEmulator(first.emulator, {
-      stopWhenCaughtUp: true,
-    });
+    await new StreamPoller({ streams, streamArn: table.streamArn, checkpointFile: file }).runEmulator(
+      first.emulator,
+      {
+        stopWhenCaughtUp: true,
+      },
+    );
     expect(first.keys()).toEqual(['a', 'b', 'c']);
     const saved = JSON.parse(await readFile(file, 'utf8'));
     expect(saved.streamArn).toBe(table.streamArn);
     for (const pk of ['d', 'e']) await put(table.tableName, pk);
     const second = collector();
-    await new StreamPoller({ streams, streamArn: table.streamArn, checkpointFile: file }).runEmulator(second.emulator, {
-      stopWhenCaughtUp: true,
-    });
+    await new StreamPoller({ streams, streamArn: table.streamArn, checkpointFile: file }).runEmulator(
+      second.emulator,
+      {
+        stopWhenCaughtUp: true,
+      },
+    );
     expect(second.keys()).toEqual(['d', 'e']);
     await expect(
-      new StreamPoller({ streams, streamArn: `${table.streamArn}x`, checkpointFile: file }).run(async () => undefined, {
-        stopWhenCaughtUp: true,
-      }),
+      new StreamPoller({ streams, streamArn: `${table.streamArn}x`, checkpointFile: file }).run(
+        async () => undefined,
+        {
+          stopWhenCaughtUp: true,
+        },
+      ),
     ).rejects.toMatchObject({ name: 'CheckpointError' });
     await table.drop();
   });
@@ -96,14 +110,17 @@ describe('StreamPoller against DynamoDB Local', () => {
     const table = await createTestTable(dynamodb);
     for (const pk of ['a', 'b', 'c']) await put(table.tableName, pk);
     const all = collector();
-    await new StreamPoller({ streams, streamArn: table.streamArn }).runEmulator(all.emulator, { stopWhenCaughtUp: true });
+    await new StreamPoller({ streams, streamArn: table.streamArn }).runEmulator(all.emulator, {
+      stopWhenCaughtUp: true,
+    });
     const second = all.seen[1]?.dynamodb.SequenceNumber as string;
 
     const at = collector();
-    await new StreamPoller({ streams, streamArn: table.streamArn, startingPosition: { atSequenceNumber: second } }).runEmulator(
-      at.emulator,
-      { stopWhenCaughtUp: true },
-    );
+    await new StreamPoller({
+      streams,
+      streamArn: table.streamArn,
+      startingPosition: { atSequenceNumber: second },
+    }).runEmulator(at.emulator, { stopWhenCaughtUp: true });
     expect(at.keys()).toEqual(['b', 'c']);
 
     const after = collector();
@@ -128,7 +145,12 @@ describe('StreamPoller against DynamoDB Local', () => {
         return out;
       }) as StreamsApi['send'],
     };
-    const run = new StreamPoller({ streams: watching, streamArn: table.streamArn, startingPosition: 'LATEST', pollIntervalMs: 50 }).runEmulator(
+    const run = new StreamPoller({
+      streams: watching,
+      streamArn: table.streamArn,
+      startingPosition: 'LATEST',
+      pollIntervalMs: 50,
+    }).runEmulator(
       new EventSourceMappingEmulator({
         handler: async (event) => {
           latest.seen.push(...event.Records);
@@ -151,17 +173,21 @@ describe('StreamPoller against DynamoDB Local', () => {
     const expiring: StreamsApi = {
       send: ((command: { input: unknown }) => {
         if (command instanceof GetRecordsCommand && ++getRecords === 2) {
-          return Promise.reject(Object.assign(new Error('Iterator expired'), { name: 'ExpiredIteratorException' }));
+          return Promise.reject(
+            Object.assign(new Error('Iterator expired'), { name: 'ExpiredIteratorException' }),
+          );
         }
         return streams.send(command as never);
       }) as StreamsApi['send'],
     };
     const events: PollerEvent[] = [];
     const { keys, emulator } = collector();
-    await new StreamPoller({ streams: expiring, streamArn: table.streamArn, limit: 2, onEvent: (e) => events.push(e) }).runEmulator(
-      emulator,
-      { stopWhenCaughtUp: true },
-    );
+    await new StreamPoller({
+      streams: expiring,
+      streamArn: table.streamArn,
+      limit: 2,
+      onEvent: (e) => events.push(e),
+    }).runEmulator(emulator, { stopWhenCaughtUp: true });
     expect(keys()).toEqual(['a', 'b', 'c', 'd', 'e']);
     const expired = events.find((e) => e.type === 'iterator-expired');
     expect(expired).toMatchObject({ type: 'iterator-expired' });
@@ -176,20 +202,22 @@ describe('StreamPoller against DynamoDB Local', () => {
     const childTable = await createTestTable(dynamodb);
     for (const pk of ['p1', 'p2', 'p3']) await put(parentTable.tableName, pk);
     for (const pk of ['c1', 'c2']) await put(childTable.tableName, pk);
-    await dynamodb.send(new UpdateTableCommand({ TableName: parentTable.tableName, StreamSpecification: { StreamEnabled: false } }));
-    const parentShards = (await streams.send(new DescribeStreamCommand({ StreamArn: parentTable.streamArn }))).StreamDescription
-      ?.Shards;
-    const childShards = (await streams.send(new DescribeStreamCommand({ StreamArn: childTable.streamArn }))).StreamDescription
-      ?.Shards;
+    await dynamodb.send(
+      new UpdateTableCommand({
+        TableName: parentTable.tableName,
+        StreamSpecification: { StreamEnabled: false },
+      }),
+    );
+    const parentShards = (await streams.send(new DescribeStreamCommand({ StreamArn: parentTable.streamArn })))
+      .StreamDescription?.Shards;
+    const childShards = (await streams.send(new DescribeStreamCommand({ StreamArn: childTable.streamArn })))
+      .StreamDescription?.Shards;
     const parent = parentShards?.[0];
     const child = childShards?.[0];
     expect(parent?.SequenceNumberRange?.EndingSequenceNumber).toBeDefined();
     const childId = 'shardId-00000000000000000002-child';
     // Listed child first and one shard per page, to exercise pagination and lineage ordering.
-    const listed = [
-      { ...child, ShardId: childId, ParentShardId: parent?.ShardId },
-      parent,
-    ];
+    const listed = [{ ...child, ShardId: childId, ParentShardId: parent?.ShardId }, parent];
     const lineage: StreamsApi = {
       send: ((command: { input: Record<string, unknown> }) => {
         if (command instanceof DescribeStreamCommand) {
@@ -206,7 +234,11 @@ describe('StreamPoller against DynamoDB Local', () => {
         }
         if (command instanceof GetShardIteratorCommand && command.input.ShardId === childId) {
           return streams.send(
-            new GetShardIteratorCommand({ ...command.input, StreamArn: childTable.streamArn, ShardId: child?.ShardId } as never),
+            new GetShardIteratorCommand({
+              ...command.input,
+              StreamArn: childTable.streamArn,
+              ShardId: child?.ShardId,
+            } as never),
           );
         }
         return streams.send(command as never);
@@ -215,7 +247,12 @@ describe('StreamPoller against DynamoDB Local', () => {
     const file = join(dir, 'lineage.json');
     const order: string[] = [];
     const events: PollerEvent[] = [];
-    const poller = new StreamPoller({ streams: lineage, streamArn: parentTable.streamArn, checkpointFile: file, onEvent: (e) => events.push(e) });
+    const poller = new StreamPoller({
+      streams: lineage,
+      streamArn: parentTable.streamArn,
+      checkpointFile: file,
+      onEvent: (e) => events.push(e),
+    });
     await poller.runEmulator(
       new EventSourceMappingEmulator({
         handler: async (event) => {
@@ -228,7 +265,10 @@ describe('StreamPoller against DynamoDB Local', () => {
     const starts = events.filter((e) => e.type === 'shard-start').map((e) => e.shardId);
     expect(starts).toEqual([parent?.ShardId, childId]);
     const saved = JSON.parse(await readFile(file, 'utf8'));
-    expect(saved.shards[parent?.ShardId as string]).toMatchObject({ finished: true, sequenceNumber: parent?.SequenceNumberRange?.EndingSequenceNumber });
+    expect(saved.shards[parent?.ShardId as string]).toMatchObject({
+      finished: true,
+      sequenceNumber: parent?.SequenceNumberRange?.EndingSequenceNumber,
+    });
     expect(saved.shards[childId].finished).toBeUndefined();
     await Promise.all([parentTable.drop(), childTable.drop()]);
   });

@@ -131,7 +131,9 @@ describe('aggregateVotes against DynamoDB Local', () => {
     const aggregatorFaults: Array<ReturnType<typeof injectFaults>> = [];
     const aggregators = Array.from({ length: 3 }, async (_, a) => {
       const dynamodb = newClient();
-      aggregatorFaults.push(injectFaults(dynamodb, { throttleRate: 0.15, unprocessedRate: 0.4, seed: 7 + a }));
+      aggregatorFaults.push(
+        injectFaults(dynamodb, { throttleRate: 0.15, unprocessedRate: 0.4, seed: 7 + a }),
+      );
       const reader = new VoteCounter({ ...base, dynamodb: newClient() });
       while (!writersDone) {
         aggregatorRuns.push(await aggregateVotes({ ...base, dynamodb, maxAttempts: 30, concurrency: 4 }));
@@ -151,7 +153,9 @@ describe('aggregateVotes against DynamoDB Local', () => {
     const reader = new VoteCounter({ ...base, dynamodb: newClient() });
     const totals = await reader.getTotals({ consistentRead: true });
     expect(new Map(totals.map((t) => [t.contestant, t.total]))).toEqual(expected);
-    expect(totals.reduce((sum, t) => sum + t.total, 0n)).toBe([...expected.values()].reduce((a, b) => a + b, 0n));
+    expect(totals.reduce((sum, t) => sum + t.total, 0n)).toBe(
+      [...expected.values()].reduce((a, b) => a + b, 0n),
+    );
 
     expect(decreases).toBe(0);
     expect(aggregatorRuns.length).toBeGreaterThanOrEqual(3);

@@ -99,7 +99,13 @@ describe('VoteCounter against DynamoDB Local', () => {
       },
       { step: 'initialize', name: 'alwaysThrottle' },
     );
-    const counter = new VoteCounter({ tableName: table.tableName, poll: 'busy', shards: 2, maxAttempts: 3, dynamodb });
+    const counter = new VoteCounter({
+      tableName: table.tableName,
+      poll: 'busy',
+      shards: 2,
+      maxAttempts: 3,
+      dynamodb,
+    });
     const error = await counter.castVote('erin').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VoteRequestFailedError);
     expect(error).toMatchObject({ name: 'VoteRequestFailedError', attempts: 3 });
@@ -119,7 +125,11 @@ describe('VoteCounter against DynamoDB Local', () => {
     expect(summary.totalsWritten).toBe(1);
     expect(await counter.getTotal('whale', { consistentRead: true })).toBe(expected);
     const raw = await dynamodb.send(
-      new GetItemCommand({ TableName: table.tableName, Key: new PollKeys('big', 4).total('whale'), ConsistentRead: true }),
+      new GetItemCommand({
+        TableName: table.tableName,
+        Key: new PollKeys('big', 4).total('whale'),
+        ConsistentRead: true,
+      }),
     );
     expect(raw.Item?.total?.N).toBe(expected.toString());
     const [board] = await counter.getTotals({ consistentRead: true });

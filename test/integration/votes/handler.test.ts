@@ -16,7 +16,12 @@ describe('aggregate-votes Lambda handler', () => {
   });
 
   it('reads its config from the environment, aggregates, and prints one EMF line', async () => {
-    const writer = new VoteCounter({ tableName: table.tableName, poll: 'tv', shards: 5, dynamodb: newClient() });
+    const writer = new VoteCounter({
+      tableName: table.tableName,
+      poll: 'tv',
+      shards: 5,
+      dynamodb: newClient(),
+    });
     await writer.registry.register(['a', 'b']);
     await writer.castVote('a', 3);
     await writer.castVote('b');

@@ -25,7 +25,11 @@ export async function createVotesTable() {
 /** A fresh client to the run's DynamoDB Local (one per simulated process, own middleware). */
 export function newClient(): DynamoDBClient {
   const { dynamoEndpoint } = localClients();
-  return new DynamoDBClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: dynamoEndpoint });
+  return new DynamoDBClient({
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    endpoint: dynamoEndpoint,
+  });
 }
 
 /** Small seeded PRNG so a fault pattern is reproducible. */
@@ -91,7 +95,9 @@ export function injectFaults(client: DynamoDBClient, plan: FaultPlan): FaultCoun
         throw new ProvisionedThroughputExceededException({ message: 'injected throttle', $metadata: {} });
       }
       if (context.commandName === 'BatchGetItemCommand' && random() < (plan.unprocessedRate ?? 0)) {
-        const input = args.input as { RequestItems: Record<string, { Keys: Record<string, AttributeValue>[] }> };
+        const input = args.input as {
+          RequestItems: Record<string, { Keys: Record<string, AttributeValue>[] }>;
+        };
         const [table, request] = Object.entries(input.RequestItems)[0]!;
         if (request.Keys.length > 1) {
           counts.stripped++;

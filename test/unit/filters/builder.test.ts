@@ -37,9 +37,15 @@ describe('attribute helpers', () => {
     expect(newImageAttribute('price').N.equals(42, '42.5')).toEqual({
       dynamodb: { NewImage: { price: { N: ['42', '42.5'] } } },
     });
-    expect(oldImageAttribute('active').BOOL.equals(true)).toEqual({ dynamodb: { OldImage: { active: { BOOL: [true] } } } });
-    expect(newImageAttribute('tags').SS.contains('red')).toEqual({ dynamodb: { NewImage: { tags: { SS: ['red'] } } } });
-    expect(newImageAttribute('blob').B.equals('AAE=')).toEqual({ dynamodb: { NewImage: { blob: { B: ['AAE='] } } } });
+    expect(oldImageAttribute('active').BOOL.equals(true)).toEqual({
+      dynamodb: { OldImage: { active: { BOOL: [true] } } },
+    });
+    expect(newImageAttribute('tags').SS.contains('red')).toEqual({
+      dynamodb: { NewImage: { tags: { SS: ['red'] } } },
+    });
+    expect(newImageAttribute('blob').B.equals('AAE=')).toEqual({
+      dynamodb: { NewImage: { blob: { B: ['AAE='] } } },
+    });
   });
 
   it('put exists under the type key', () => {
@@ -49,7 +55,9 @@ describe('attribute helpers', () => {
     expect(oldImageAttribute('deletedAt').N.exists()).toEqual({
       dynamodb: { OldImage: { deletedAt: { N: [{ exists: true }] } } },
     });
-    expect(newImageAttribute('gone').NULL.exists()).toEqual({ dynamodb: { NewImage: { gone: { NULL: [{ exists: true }] } } } });
+    expect(newImageAttribute('gone').NULL.exists()).toEqual({
+      dynamodb: { NewImage: { gone: { NULL: [{ exists: true }] } } },
+    });
   });
 
   it('string operators', () => {
@@ -61,9 +69,15 @@ describe('attribute helpers', () => {
     expect(s.suffix('.png', { ignoreCase: true })).toEqual({
       dynamodb: { NewImage: { sk: { S: [{ suffix: { 'equals-ignore-case': '.png' } }] } } },
     });
-    expect(s.equalsIgnoreCase('X')).toEqual({ dynamodb: { NewImage: { sk: { S: [{ 'equals-ignore-case': 'X' }] } } } });
-    expect(s.anythingBut('a', 'b')).toEqual({ dynamodb: { NewImage: { sk: { S: [{ 'anything-but': ['a', 'b'] }] } } } });
-    expect(s.anyOf('a', { prefix: 'b' })).toEqual({ dynamodb: { NewImage: { sk: { S: ['a', { prefix: 'b' }] } } } });
+    expect(s.equalsIgnoreCase('X')).toEqual({
+      dynamodb: { NewImage: { sk: { S: [{ 'equals-ignore-case': 'X' }] } } },
+    });
+    expect(s.anythingBut('a', 'b')).toEqual({
+      dynamodb: { NewImage: { sk: { S: [{ 'anything-but': ['a', 'b'] }] } } },
+    });
+    expect(s.anyOf('a', { prefix: 'b' })).toEqual({
+      dynamodb: { NewImage: { sk: { S: ['a', { prefix: 'b' }] } } },
+    });
   });
 
   it('nested map members and list elements', () => {
@@ -72,7 +86,9 @@ describe('attribute helpers', () => {
     });
     const p = newImageAttribute('items').L.element().S.equals('a');
     expect(p).toEqual({ dynamodb: { NewImage: { items: { L: { S: ['a'] } } } } });
-    expect(compilePattern(p)({ dynamodb: { NewImage: { items: { L: [{ N: '1' }, { S: 'a' }] } } } })).toBe(true);
+    expect(compilePattern(p)({ dynamodb: { NewImage: { items: { L: [{ N: '1' }, { S: 'a' }] } } } })).toBe(
+      true,
+    );
   });
 
   it('refuses numeric on an N attribute and says why', () => {
@@ -103,8 +119,12 @@ describe('attribute helpers', () => {
     expect(() => newImageAttribute('x').S.equals(1 as never)).toThrow(InvalidPatternError);
     expect(() => newImageAttribute('x').BOOL.equals('true' as never)).toThrow(InvalidPatternError);
     expect(() => newImageAttribute('')).toThrow(InvalidPatternError);
-    expect(() => newImageAttribute('x').S.prefix('a', { ignorecase: true } as never)).toThrow(/unknown option/);
-    expect(() => newImageAttribute('x').S.anyOf({ numeric: ['>', 'x'] } as never)).toThrow(InvalidPatternError);
+    expect(() => newImageAttribute('x').S.prefix('a', { ignorecase: true } as never)).toThrow(
+      /unknown option/,
+    );
+    expect(() => newImageAttribute('x').S.anyOf({ numeric: ['>', 'x'] } as never)).toThrow(
+      InvalidPatternError,
+    );
   });
 });
 
@@ -149,7 +169,9 @@ describe('filterPattern / eventNames / userIdentityPattern / anyOfPatterns / fie
     expect(() => userIdentityPattern({ principalID: 'x' } as never)).toThrow(/unknown userIdentity field/);
     expect(() => anyOfPatterns(inserts())).toThrow(InvalidPatternError);
     expect(() => fieldPattern([], ['x'])).toThrow(InvalidPatternError);
-    expect(() => fieldPattern(['dynamodb', 'SizeBytes'], [{ numeric: ['>', 'big'] } as never])).toThrow(InvalidPatternError);
+    expect(() => fieldPattern(['dynamodb', 'SizeBytes'], [{ numeric: ['>', 'big'] } as never])).toThrow(
+      InvalidPatternError,
+    );
   });
 
   it('userIdentityPattern and fieldPattern build the documented shapes', () => {
@@ -222,7 +244,9 @@ describe('compileFilterCriteria', () => {
     const fromPatterns = compileFilterCriteria([ttlDeletes(), JSON.stringify(inserts())]);
     for (const m of [fromCriteria, fromPatterns]) {
       expect(m({ eventName: 'INSERT' })).toBe(true);
-      expect(m({ eventName: 'REMOVE', userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } })).toBe(true);
+      expect(
+        m({ eventName: 'REMOVE', userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } }),
+      ).toBe(true);
       expect(m({ eventName: 'REMOVE' })).toBe(false);
     }
   });
@@ -232,7 +256,9 @@ describe('compileFilterCriteria', () => {
   });
 
   it('names the bad filter', () => {
-    expect(() => compileFilterCriteria({ Filters: [{ Pattern: '{"a":["x"]}' }, { Pattern: '{"a":"x"}' }] })).toThrow(/filter 1/);
+    expect(() =>
+      compileFilterCriteria({ Filters: [{ Pattern: '{"a":["x"]}' }, { Pattern: '{"a":"x"}' }] }),
+    ).toThrow(/filter 1/);
     expect(() => compileFilterCriteria({} as never)).toThrow(FilterCriteriaError);
   });
 });

@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { compilePattern, inserts, matchesPattern, modifies, removes, ttlDeletes, userDeletes } from '../../../src/filters/index.js';
+import {
+  compilePattern,
+  inserts,
+  matchesPattern,
+  modifies,
+  removes,
+  ttlDeletes,
+  userDeletes,
+} from '../../../src/filters/index.js';
 import type { LambdaStreamRecord } from '../../../src/records/index.js';
 import { classifyRecord } from '../../../src/records/index.js';
 
 // Records shaped as in the Lambda DynamoDB filtering docs (table keyed by CustomerName).
-function record(overrides: Partial<LambdaStreamRecord> & { image?: Record<string, unknown> }): LambdaStreamRecord {
+function record(
+  overrides: Partial<LambdaStreamRecord> & { image?: Record<string, unknown> },
+): LambdaStreamRecord {
   const { image, ...rest } = overrides;
   return {
     eventID: '1',
@@ -38,7 +48,9 @@ describe('AWS docs: filtering DynamoDB records', () => {
   it('table key', () => {
     const p = { dynamodb: { Keys: { CustomerName: { S: ['AnyCompany Industries'] } } } };
     expect(matchesPattern(p, insert)).toBe(true);
-    expect(matchesPattern(p, record({ dynamodb: { ...insert.dynamodb, Keys: { CustomerName: { S: 'Other' } } } }))).toBe(false);
+    expect(
+      matchesPattern(p, record({ dynamodb: { ...insert.dynamodb, Keys: { CustomerName: { S: 'Other' } } } })),
+    ).toBe(false);
   });
 
   it('table attribute', () => {
@@ -63,12 +75,22 @@ describe('AWS docs: filtering DynamoDB records', () => {
     const p = { dynamodb: { NewImage: { price: { N: [{ numeric: ['>', 0] }] } } } };
     expect(matchesPattern(p, record({ image: { price: { N: '100' } } }))).toBe(false);
     // Exact text does match.
-    expect(matchesPattern({ dynamodb: { NewImage: { price: { N: ['100'] } } } }, record({ image: { price: { N: '100' } } }))).toBe(true);
+    expect(
+      matchesPattern(
+        { dynamodb: { NewImage: { price: { N: ['100'] } } } },
+        record({ image: { price: { N: '100' } } }),
+      ),
+    ).toBe(true);
   });
 
   it('numeric on a JSON-number field of the record works (SizeBytes, ApproximateCreationDateTime)', () => {
     expect(matchesPattern({ dynamodb: { SizeBytes: [{ numeric: ['<', 100] }] } }, insert)).toBe(true);
-    expect(matchesPattern({ dynamodb: { ApproximateCreationDateTime: [{ numeric: ['>=', 1678831219] }] } }, insert)).toBe(false);
+    expect(
+      matchesPattern(
+        { dynamodb: { ApproximateCreationDateTime: [{ numeric: ['>=', 1678831219] }] } },
+        insert,
+      ),
+    ).toBe(false);
   });
 });
 
@@ -90,8 +112,17 @@ describe('the TTL archive pattern from the DynamoDB docs', () => {
 
   it('userDeletes() matches user deletes (with and without userIdentity) and nothing else', () => {
     const m = compilePattern(userDeletes());
-    const userDeleteWithOtherIdentity = record({ eventName: 'REMOVE', userIdentity: { type: 'User', principalId: 'someone' } });
-    expect([userDelete, userDeleteWithOtherIdentity, ttlDelete, insert, modify].map(m)).toEqual([true, true, false, false, false]);
+    const userDeleteWithOtherIdentity = record({
+      eventName: 'REMOVE',
+      userIdentity: { type: 'User', principalId: 'someone' },
+    });
+    expect([userDelete, userDeleteWithOtherIdentity, ttlDelete, insert, modify].map(m)).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('agrees with classifyRecord on these records', () => {
@@ -105,8 +136,11 @@ describe('the TTL archive pattern from the DynamoDB docs', () => {
     }
   });
 
-  it('a REMOVE with DynamoDB\'s principal but another type matches neither (DynamoDB never emits one)', () => {
-    const odd = record({ eventName: 'REMOVE', userIdentity: { type: 'User', principalId: 'dynamodb.amazonaws.com' } });
+  it("a REMOVE with DynamoDB's principal but another type matches neither (DynamoDB never emits one)", () => {
+    const odd = record({
+      eventName: 'REMOVE',
+      userIdentity: { type: 'User', principalId: 'dynamodb.amazonaws.com' },
+    });
     expect(classifyRecord(odd)).toBe('user-delete');
     expect(matchesPattern(ttlDeletes(), odd)).toBe(false);
     expect(matchesPattern(userDeletes(), odd)).toBe(false);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compilePattern, matchesPattern } from '../../../src/filters/index.js';
 import type { FilterPattern } from '../../../src/filters/index.js';
+import { compilePattern, matchesPattern } from '../../../src/filters/index.js';
 
 /** Table helper: each case is [event, expected]. */
 function check(pattern: FilterPattern | string, cases: readonly [unknown, boolean][]): void {

@@ -2,13 +2,22 @@ import type { DynamoDBBatchResponse } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/local/clock.js';
 import { MemoryFailureDestination } from '../../../src/local/destinations.js';
-import { type EmulatorEvent, EventSourceMappingEmulator, type StreamHandler } from '../../../src/local/emulator.js';
+import {
+  type EmulatorEvent,
+  EventSourceMappingEmulator,
+  type StreamHandler,
+} from '../../../src/local/emulator.js';
 import { StreamEventBuilder } from '../../../src/local/events.js';
 import type { LambdaStreamEvent, LambdaStreamRecord } from '../../../src/records/types.js';
 
-function records(count: number, options: { now?: number; keys?: (i: number) => string } = {}): LambdaStreamRecord[] {
+function records(
+  count: number,
+  options: { now?: number; keys?: (i: number) => string } = {},
+): LambdaStreamRecord[] {
   const builder = new StreamEventBuilder({ now: options.now ?? 1_767_225_600 });
-  return Array.from({ length: count }, (_, i) => builder.insert({ pk: options.keys?.(i) ?? `item-${i + 1}`, n: i + 1 }));
+  return Array.from({ length: count }, (_, i) =>
+    builder.insert({ pk: options.keys?.(i) ?? `item-${i + 1}`, n: i + 1 }),
+  );
 }
 
 function recorder() {
@@ -56,7 +65,10 @@ describe('EventSourceMappingEmulator', () => {
         batches.push(seqOf(event));
         calls++;
         // First call: 7 and 9 fail; Lambda checkpoints at the lowest (7).
-        if (calls === 1) return { batchItemFailures: [{ itemIdentifier: all[8] as string }, { itemIdentifier: all[6] as string }] };
+        if (calls === 1)
+          return {
+            batchItemFailures: [{ itemIdentifier: all[8] as string }, { itemIdentifier: all[6] as string }],
+          };
         return { batchItemFailures: [] };
       },
     });
@@ -187,7 +199,10 @@ describe('EventSourceMappingEmulator', () => {
       [1, 1],
     ]);
     expect(destination.records).toHaveLength(1);
-    expect(destination.records[0]?.DDBStreamBatchInfo).toMatchObject({ startSequenceNumber: poison, batchSize: 1 });
+    expect(destination.records[0]?.DDBStreamBatchInfo).toMatchObject({
+      startSequenceNumber: poison,
+      batchSize: 1,
+    });
     expect(result.checkpoint).toBe(all[7]);
     expect(result.discarded).toBe(1);
   });
@@ -211,7 +226,11 @@ describe('EventSourceMappingEmulator', () => {
         if (event.Records.some((r) => r.dynamodb.Keys.pk?.S === 'a')) throw new Error('boom');
       },
     });
-    const result = await emulator.runShard({ shardId: 'shardId-1', streamArn: builder.streamArn, pages: [input] });
+    const result = await emulator.runShard({
+      shardId: 'shardId-1',
+      streamArn: builder.streamArn,
+      pages: [input],
+    });
     expect(calls).toBe(3 + 1);
     expect(destination.records).toEqual([
       {
@@ -283,7 +302,10 @@ describe('EventSourceMappingEmulator', () => {
     const result = await emulator.runRecords([...old, ...fresh]);
     expect(delivered).toEqual(['new-1']);
     expect(destination.records).toHaveLength(1);
-    expect(destination.records[0]?.requestContext).toMatchObject({ condition: 'RecordAgeExceeded', approximateInvokeCount: 0 });
+    expect(destination.records[0]?.requestContext).toMatchObject({
+      condition: 'RecordAgeExceeded',
+      approximateInvokeCount: 0,
+    });
     expect(destination.records[0]?.DDBStreamBatchInfo.batchSize).toBe(2);
     expect(result.checkpoint).toBe(fresh[0]?.dynamodb.SequenceNumber);
   });
@@ -306,7 +328,10 @@ describe('EventSourceMappingEmulator', () => {
     await emulator.runRecords([builder.insert({ pk: 'x' })]);
     // Attempts at t=0, 25 s, 50 s; at 75 s the record is older than 60 s.
     expect(calls).toBe(3);
-    expect(destination.records[0]?.requestContext).toMatchObject({ condition: 'RecordAgeExceeded', approximateInvokeCount: 3 });
+    expect(destination.records[0]?.requestContext).toMatchObject({
+      condition: 'RecordAgeExceeded',
+      approximateInvokeCount: 3,
+    });
   });
 
   it('MaximumBatchingWindowInSeconds gathers records across pages until the window closes', async () => {
@@ -336,7 +361,8 @@ describe('EventSourceMappingEmulator', () => {
   it('ParallelizationFactor keeps every item key in order while batches run concurrently', async () => {
     const builder = new StreamEventBuilder();
     const input: LambdaStreamRecord[] = [];
-    for (let round = 0; round < 30; round++) for (let k = 0; k < 7; k++) input.push(builder.insert({ pk: `key-${k}`, round }));
+    for (let round = 0; round < 30; round++)
+      for (let k = 0; k < 7; k++) input.push(builder.insert({ pk: `key-${k}`, round }));
     const seenPerKey = new Map<string, number[]>();
     const lanes = new Set<number>();
     let concurrent = 0;
@@ -390,7 +416,8 @@ describe('EventSourceMappingEmulator', () => {
       },
     });
     expect(checkpoints.at(-1)).toBe(input[1]?.dynamodb.SequenceNumber);
-    for (const c of checkpoints) expect(BigInt(c)).toBeGreaterThanOrEqual(BigInt(input[0]?.dynamodb.SequenceNumber ?? 0));
+    for (const c of checkpoints)
+      expect(BigInt(c)).toBeGreaterThanOrEqual(BigInt(input[0]?.dynamodb.SequenceNumber ?? 0));
   });
 
   it('FilterCriteria drops non-matching records and still advances the checkpoint past them', async () => {
@@ -405,7 +432,9 @@ describe('EventSourceMappingEmulator', () => {
     const delivered: string[] = [];
     const checkpoints: string[] = [];
     const emulator = new EventSourceMappingEmulator({
-      filterPatterns: [JSON.stringify({ userIdentity: { type: ['Service'], principalId: ['dynamodb.amazonaws.com'] } })],
+      filterPatterns: [
+        JSON.stringify({ userIdentity: { type: ['Service'], principalId: ['dynamodb.amazonaws.com'] } }),
+      ],
       handler: async (event) => {
         delivered.push(...event.Records.map((r) => `${r.eventName}:${r.dynamodb.Keys.pk?.S}`));
       },
@@ -441,10 +470,16 @@ describe('EventSourceMappingEmulator', () => {
 
   it('rejects unknown and out-of-range options', () => {
     const handler = async () => undefined;
-    expect(() => new EventSourceMappingEmulator({ handler, batchsize: 5 } as never)).toThrow(/unknown option 'batchsize'/);
+    expect(() => new EventSourceMappingEmulator({ handler, batchsize: 5 } as never)).toThrow(
+      /unknown option 'batchsize'/,
+    );
     expect(() => new EventSourceMappingEmulator({ handler, batchSize: 0 })).toThrow(/batchSize/);
-    expect(() => new EventSourceMappingEmulator({ handler, maximumRecordAgeInSeconds: 10 })).toThrow(/maximumRecordAgeInSeconds/);
-    expect(() => new EventSourceMappingEmulator({ handler, parallelizationFactor: 11 })).toThrow(/parallelizationFactor/);
+    expect(() => new EventSourceMappingEmulator({ handler, maximumRecordAgeInSeconds: 10 })).toThrow(
+      /maximumRecordAgeInSeconds/,
+    );
+    expect(() => new EventSourceMappingEmulator({ handler, parallelizationFactor: 11 })).toThrow(
+      /parallelizationFactor/,
+    );
     expect(() => new EventSourceMappingEmulator({ handler, maximumRetryAttempts: -1 })).not.toThrow();
   });
 });

@@ -98,7 +98,10 @@ describe('replay', () => {
   it('is deterministic: record age is judged against the data, not the wall clock', async () => {
     const builder = new StreamEventBuilder({ now: 1_000_000 });
     const old = builder.insert({ pk: 'old' });
-    const fresh = new StreamEventBuilder({ now: 1_000_000 + 3600, firstSequenceNumber: 200000000000000000000n }).insert({ pk: 'new' });
+    const fresh = new StreamEventBuilder({
+      now: 1_000_000 + 3600,
+      firstSequenceNumber: 200000000000000000000n,
+    }).insert({ pk: 'new' });
     const file = await jsonl('aged.jsonl', [builder.event(old, fresh)]);
     const run = async () => {
       const delivered: string[] = [];
@@ -119,13 +122,18 @@ describe('replay', () => {
   });
 
   it('names the file and line of a bad line', async () => {
-    const file = await jsonl('bad.jsonl', [{ Records: [] }, { eventID: 'x', eventName: 'INSERT', dynamodb: { Keys: {} } }]);
+    const file = await jsonl('bad.jsonl', [
+      { Records: [] },
+      { eventID: 'x', eventName: 'INSERT', dynamodb: { Keys: {} } },
+    ]);
     await expect(replay({ files: file, mapping: { handler: async () => undefined } })).rejects.toMatchObject({
       name: 'ReplayFileError',
       line: 2,
     });
     const notJson = join(dir, 'not-json.jsonl');
     await writeFile(notJson, '{"Records": []}\n{oops\n');
-    await expect(replay({ files: notJson, mapping: { handler: async () => undefined } })).rejects.toThrow(/not-json.jsonl:2: not JSON/);
+    await expect(replay({ files: notJson, mapping: { handler: async () => undefined } })).rejects.toThrow(
+      /not-json.jsonl:2: not JSON/,
+    );
   });
 });

@@ -91,6 +91,22 @@ describe('unmarshall', () => {
     expect((error as Error).message).toContain(`(at ${path})`);
   });
 
+  it.each(['A', 'AB=C', 'AB!C', 'ABC===', 'ABĀC'])('rejects the non-base64 binary %j', (b64) => {
+    expect(thrown(() => unmarshall({ b: { B: b64 } }))).toMatchObject({
+      reason: 'invalid-binary',
+      path: 'b',
+    });
+  });
+
+  it('decodes padded, unpadded and URL-safe base64', () => {
+    expect(unmarshall({ a: { B: 'AQI=' }, b: { B: 'AQI' }, c: { B: '-_8' }, d: { B: '' } })).toStrictEqual({
+      a: new Uint8Array([1, 2]),
+      b: new Uint8Array([1, 2]),
+      c: new Uint8Array([251, 255]),
+      d: new Uint8Array([]),
+    });
+  });
+
   it('ignores type keys whose value is undefined (SDK objects may carry them)', () => {
     expect(unmarshall({ a: { S: 'x', N: undefined } })).toStrictEqual({ a: 'x' });
   });

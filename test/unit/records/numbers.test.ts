@@ -99,7 +99,15 @@ describe('numbers: other policies', () => {
 
   it('a function receives the checked text', () => {
     const seen: string[] = [];
-    const value = unmarshallValue({ N: '2.50' }, { numbers: (t) => (seen.push(t), `#${t}`) });
+    const value = unmarshallValue(
+      { N: '2.50' },
+      {
+        numbers: (t) => {
+          seen.push(t);
+          return `#${t}`;
+        },
+      },
+    );
     expect(value).toBe('#2.50');
     expect(seen).toEqual(['2.50']);
     expect(() => unmarshallValue({ N: 'bad' }, { numbers: () => 1 })).toThrow(InvalidAttributeValueError);

@@ -6,9 +6,15 @@ import {
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toGetRecordsRecord } from '../../../src/records/convert.js';
-import { marshall, NumberValue, unmarshall } from '../../../src/records/index.js';
+import {
+  marshall,
+  marshallValue,
+  NumberValue,
+  unmarshall,
+  unmarshallValue,
+} from '../../../src/records/index.js';
 import type { AttributeMap } from '../../../src/records/types.js';
-import { itemArbitrary } from './arbitraries.js';
+import { itemArbitrary, numberText } from './arbitraries.js';
 
 type Json = unknown;
 
@@ -103,6 +109,26 @@ describe('unmarshall / marshall against @aws-sdk/util-dynamodb (property)', () =
         expect(ours).toStrictEqual(sdkUnmarshall(sdkMap));
       }),
       runs,
+    );
+  });
+});
+
+describe('the exact number policy (property)', () => {
+  it('a number result always prints back to the identical text; anything else keeps the text', () => {
+    const texts = fc.oneof(
+      numberText,
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+      fc.integer().map((n) => `${n}.${'0'.repeat(n & 3)}${Math.abs(n) % 1000}`),
+    );
+    fc.assert(
+      fc.property(texts, (text) => {
+        const value = unmarshallValue({ N: text });
+        if (typeof value === 'number') expect(String(value)).toBe(text);
+        else if (typeof value === 'bigint') expect(value.toString()).toBe(text);
+        else expect((value as NumberValue).value).toBe(text);
+        expect(marshallValue(value)).toStrictEqual({ N: text });
+      }),
+      { numRuns: 2000 },
     );
   });
 });

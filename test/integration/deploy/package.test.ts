@@ -1,0 +1,282 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toFilterCriteria, ttlDeletes, userDeletes } from '../../../src/filters/index.js';
+
+// Runs the real `npm run package` (serverless v3 + serverless-esbuild) with no AWS credentials and
+// checks the CloudFormation it writes: the settings that decide whether data is lost live there.
+
+const root = path.resolve(import.meta.dirname, '../../..');
+
+interface Template {
+  Resources: Record<string, { Type: string; Properties: Record<string, any>; DependsOn?: string[] }>;
+  Conditions?: Record<string, unknown>;
+}
+
+interface PackageRun {
+  output: string;
+  template: Template;
+}
+
+function runPackage(args: string[], env: Record<string, string> = {}): PackageRun {
+  // The test runner's env carries dummy credentials for the local servers; packaging must not need any.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
+  const result = spawnSync(process.execPath, [path.join(root, 'scripts/package.js'), ...args], {
+    cwd: root,
+    env: { ...inherited, ...env },
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
+  const output = `${result.stdout}\n${result.stderr}`;
+  if (result.status !== 0) throw new Error(`npm run package failed (${result.status ?? result.signal}):\n${output}`);
+  const dir = args.includes('--package') ? (args[args.indexOf('--package') + 1] as string) : path.join(root, '.serverless');
+  const template = JSON.parse(readFileSync(path.join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+  return { output, template };
+}
+
+function resourcesOfType(template: Template, type: string) {
+  return Object.entries(template.Resources).filter(([, r]) => r.Type === type);
+}
+
+function only(template: Template, type: string) {
+  const found = resourcesOfType(template, type);
+  expect(found, type).toHaveLength(1);
+  return found[0]![1];
+}
+
+/** Every branch of Fn::If counts: a statement allowed under any condition must be narrow. */
+function statements(document: { Statement: unknown[] }): Record<string, any>[] {
+  const out: Record<string, any>[] = [];
+  const visit = (node: any) => {
+    if (node && typeof node === 'object' && Array.isArray(node['Fn::If'])) {
+      visit(node['Fn::If'][1]);
+      visit(node['Fn::If'][2]);
+    } else if (node && typeof node === 'object' && !('Ref' in node)) {
+      out.push(node);
+    }
+  };
+  for (const statement of document.Statement) visit(statement);
+  return out;
+}
+
+const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+
+let ttlOnly: PackageRun;
+let allDeletes: PackageRun;
+let allDeletesDir: string;
+
+beforeAll(() => {
+  ttlOnly = runPackage([]);
+  allDeletesDir = mkdtempSync(path.join(tmpdir(), 'tidewater-package-'));
+  allDeletes = runPackage(['--package', allDeletesDir, '--stage', 'prod'], {
+    TIDEWATER_ARCHIVE_ROUTES: 'all-deletes',
+    TIDEWATER_KMS_KEY_ARN: 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-0000-0000-000000000000',
+  });
+}, 300_000);
+
+afterAll(() => {
+  if (allDeletesDir) rmSync(allDeletesDir, { recursive: true, force: true });
+});
+
+describe('serverless package (offline)', () => {
+  it('warns about nothing but the nodejs22.x runtime its v3 schema predates', () => {
+    const warnings = ttlOnly.output.split('\n').filter((line) => line.trim().startsWith('at '));
+    expect(warnings.length).toBeGreaterThan(0);
+    for (const line of warnings) expect(line).toMatch(/^\s*at 'provider\.runtime'/);
+  });
+
+  it('deploys nodejs22.x on arm64 with each function on its own role and a log retention', () => {
+    const functions = resourcesOfType(ttlOnly.template, 'AWS::Lambda::Function');
+    expect(functions.map(([id]) => id).sort()).toEqual(['AggregateVotesLambdaFunction', 'ArchiveTtlLambdaFunction']);
+    for (const [, fn] of functions) {
+      expect(fn.Properties.Runtime).toBe('nodejs22.x');
+      expect(fn.Properties.Architectures).toEqual(['arm64']);
+      expect(fn.Properties.Handler).toMatch(/^src\/handlers\/[a-z-]+\.handler$/);
+    }
+    expect(ttlOnly.template.Resources.ArchiveTtlLambdaFunction!.Properties.Role).toEqual({ 'Fn::GetAtt': ['ArchiveTtlRole', 'Arn'] });
+    expect(ttlOnly.template.Resources.AggregateVotesLambdaFunction!.Properties.Role).toEqual({
+      'Fn::GetAtt': ['AggregateVotesRole', 'Arn'],
+    });
+    // No shared role: serverless only makes IamRoleLambdaExecution when a function lacks `role`.
+    expect(ttlOnly.template.Resources.IamRoleLambdaExecution).toBeUndefined();
+    for (const [, group] of resourcesOfType(ttlOnly.template, 'AWS::Logs::LogGroup')) {
+      expect(group.Properties.RetentionInDays).toBe(30);
+    }
+  });
+
+  it("sets the archive mapping's FilterCriteria to exactly what src/filters produces", () => {
+    const mapping = only(ttlOnly.template, 'AWS::Lambda::EventSourceMapping');
+    expect(mapping.Properties.FilterCriteria).toEqual(toFilterCriteria([ttlDeletes()]));
+    const routed = only(allDeletes.template, 'AWS::Lambda::EventSourceMapping');
+    expect(routed.Properties.FilterCriteria).toEqual(toFilterCriteria([ttlDeletes(), userDeletes()]));
+    const env = allDeletes.template.Resources.ArchiveTtlLambdaFunction!.Properties.Environment.Variables;
+    expect(env.ARCHIVE_ROUTES).toBe('all-deletes');
+  });
+
+  it('reports partial batch failures, bisects, bounds retries and age, and sends failures to SQS', () => {
+    const { Properties: p } = only(ttlOnly.template, 'AWS::Lambda::EventSourceMapping');
+    expect(p.EventSourceArn).toEqual({ 'Fn::GetAtt': ['RecordsTable', 'StreamArn'] });
+    expect(p.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    expect(p.BisectBatchOnFunctionError).toBe(true);
+    expect(p.MaximumRetryAttempts).toBe(5);
+    expect(p.MaximumRecordAgeInSeconds).toBe(86400);
+    expect(p.StartingPosition).toBe('TRIM_HORIZON');
+    expect(p.BatchSize).toBe(100);
+    expect(p.MaximumBatchingWindowInSeconds).toBe(5);
+    expect(p.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': ['OnFailureQueue', 'Arn'] } } });
+    const env = ttlOnly.template.Resources.ArchiveTtlLambdaFunction!.Properties.Environment.Variables;
+    expect(env).toMatchObject({
+      ARCHIVE_BUCKET: { Ref: 'ArchiveBucket' },
+      ARCHIVE_PREFIX: 'archive/',
+      TTL_ATTRIBUTE: 'expiresAt',
+      ARCHIVE_ROUTES: 'ttl-deletes',
+      DEAD_LETTER_QUEUE_URL: { Ref: 'DeadLetterQueue' },
+    });
+    // The handler dead-letters a still-failing record (with its content) before Lambda gives up on it.
+    expect(Number(env.MAX_RECORD_AGE_SECONDS)).toBeLessThan(p.MaximumRecordAgeInSeconds);
+  });
+
+  it('gives the table a NEW_AND_OLD_IMAGES stream, TTL, PITR and deletion protection', () => {
+    const table = only(ttlOnly.template, 'AWS::DynamoDB::Table');
+    expect(table.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+    });
+  });
+
+  it('makes the bucket private, encrypted, TLS-only, versioned, with the Glacier lifecycle', () => {
+    const template = ttlOnly.template;
+    const p = template.Resources.ArchiveBucket!.Properties;
+    expect(p.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(p.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
+    const sse = p.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault;
+    expect(sse.SSEAlgorithm).toEqual({ 'Fn::If': ['ArchiveUsesKms', 'aws:kms', 'AES256'] });
+    expect(p.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    const rule = p.LifecycleConfiguration.Rules.find((r: { Id: string }) => r.Id === 'archive-to-glacier');
+    expect(rule).toMatchObject({
+      Status: 'Enabled',
+      Prefix: 'archive/',
+      Transitions: [
+        { StorageClass: 'GLACIER', TransitionInDays: 30 },
+        { StorageClass: 'DEEP_ARCHIVE', TransitionInDays: 180 },
+      ],
+    });
+
+    const policy = resourcesOfType(template, 'AWS::S3::BucketPolicy').find(([, r]) => r.Properties.Bucket?.Ref === 'ArchiveBucket');
+    expect(policy).toBeDefined();
+    const deny = policy![1].Properties.PolicyDocument.Statement.find((s: any) => s.Effect === 'Deny');
+    expect(deny).toMatchObject({
+      Principal: '*',
+      Action: 's3:*',
+      Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+    });
+    expect(deny.Resource).toEqual([
+      { 'Fn::GetAtt': ['ArchiveBucket', 'Arn'] },
+      { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['ArchiveBucket', 'Arn'] }, '/*']] },
+    ]);
+  });
+
+  it('switches bucket, queues and table to the KMS key when one is configured', () => {
+    const kms = 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-0000-0000-000000000000';
+    const conditions = allDeletes.template.Conditions ?? {};
+    for (const name of ['ArchiveUsesKms', 'QueuesUseKms', 'TableUsesKms', 'IamUsesKms']) {
+      expect(conditions[name]).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [kms, ''] }] });
+    }
+    expect(ttlOnly.template.Conditions?.ArchiveUsesKms).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+  });
+
+  it('encrypts both queues and lets only the archive role send to them', () => {
+    const queues = resourcesOfType(ttlOnly.template, 'AWS::SQS::Queue');
+    expect(queues.map(([id]) => id).sort()).toEqual(['DeadLetterQueue', 'OnFailureQueue']);
+    for (const [, queue] of queues) {
+      expect(queue.Properties.SqsManagedSseEnabled).toEqual({ 'Fn::If': ['QueuesUseSqsSse', true, { Ref: 'AWS::NoValue' }] });
+      expect(queue.Properties.KmsMasterKeyId).toMatchObject({ 'Fn::If': ['QueuesUseKms', '', { Ref: 'AWS::NoValue' }] });
+    }
+    // Exactly one of the two encryption settings applies, whichever way the condition goes.
+    expect(ttlOnly.template.Conditions?.QueuesUseSqsSse).toEqual({ 'Fn::Equals': ['', ''] });
+  });
+
+  it('has no IAM statement with a `*` action or a `*` resource', () => {
+    for (const run of [ttlOnly, allDeletes]) {
+      const roles = resourcesOfType(run.template, 'AWS::IAM::Role');
+      expect(roles.map(([id]) => id).sort()).toEqual(['AggregateVotesRole', 'ArchiveTtlRole']);
+      for (const [id, role] of roles) {
+        for (const policy of role.Properties.Policies) {
+          for (const statement of statements(policy.PolicyDocument)) {
+            expect(statement.Effect, id).toBe('Allow');
+            expect(statement.NotAction, id).toBeUndefined();
+            expect(statement.NotResource, id).toBeUndefined();
+            for (const action of asList(statement.Action)) {
+              expect(typeof action, `${id} ${statement.Sid}`).toBe('string');
+              expect(action as string, `${id} ${statement.Sid}`).not.toContain('*');
+            }
+            for (const resource of asList(statement.Resource)) {
+              expect(resource, `${id} ${statement.Sid}`).not.toBe('*');
+              if (typeof resource === 'string') expect(resource, `${id} ${statement.Sid}`).toMatch(/^arn:/);
+            }
+          }
+        }
+      }
+    }
+  });
+
+  it('limits the archive role to its stream, its prefix, its queues and its logs', () => {
+    const role = ttlOnly.template.Resources.ArchiveTtlRole!;
+    const granted = statements(role.Properties.Policies[0].PolicyDocument).filter((s) => s.Sid !== 'UseArchiveKey');
+    expect(Object.fromEntries(granted.map((s) => [s.Sid, { Action: s.Action, Resource: s.Resource }]))).toEqual({
+      WriteLogs: { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [{ 'Fn::GetAtt': ['ArchiveTtlLogGroup', 'Arn'] }] },
+      ReadTableStream: {
+        Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        Resource: [{ 'Fn::GetAtt': ['RecordsTable', 'StreamArn'] }],
+      },
+      PutArchiveObjects: {
+        Action: ['s3:PutObject'],
+        Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': ['ArchiveBucket', 'Arn'] }, '/archive/*']] }],
+      },
+      SendFailures: {
+        Action: ['sqs:SendMessage'],
+        Resource: [{ 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] }, { 'Fn::GetAtt': ['OnFailureQueue', 'Arn'] }],
+      },
+    });
+  });
+
+  it("limits the aggregator role to the poll's vote items", () => {
+    const role = ttlOnly.template.Resources.AggregateVotesRole!;
+    const votes = statements(role.Properties.Policies[0].PolicyDocument).find((s) => s.Sid === 'ReadAndUpdateVoteItems')!;
+    expect(votes.Action).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(votes.Resource).toEqual([{ 'Fn::GetAtt': ['RecordsTable', 'Arn'] }]);
+    expect(votes.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['POLL#default#*'] } });
+    const env = ttlOnly.template.Resources.AggregateVotesLambdaFunction!.Properties.Environment.Variables;
+    expect(env).toMatchObject({ TABLE_NAME: { Ref: 'RecordsTable' }, POLL: 'default' });
+    const schedule = only(ttlOnly.template, 'AWS::Events::Rule');
+    expect(schedule.Properties.ScheduleExpression).toBe('rate(1 minute)');
+  });
+
+  it('bundles each handler as one ESM file without the AWS SDK and records the sizes', () => {
+    const sizes = JSON.parse(readFileSync(path.join(root, 'bench/.out/bundle-sizes.json'), 'utf8')) as {
+      functions: Record<string, { zipBytes: number; codeBytes: number; entries: string[] }>;
+    };
+    expect(Object.keys(sizes.functions).sort()).toEqual(['aggregateVotes', 'archiveTtl']);
+    for (const [name, size] of Object.entries(sizes.functions)) {
+      const handler = name === 'archiveTtl' ? 'archive-ttl' : 'aggregate-votes';
+      expect(size.entries.sort()).toEqual([`src/handlers/${handler}.mjs`, `src/handlers/${handler}.mjs.map`]);
+      expect(size.codeBytes).toBeGreaterThan(0);
+      // @aws-sdk/client-s3 alone bundles to more than this; staying under it shows the SDK is external.
+      expect(size.codeBytes).toBeLessThan(600_000);
+    }
+  });
+});

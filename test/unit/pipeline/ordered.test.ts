@@ -1,0 +1,196 @@
+import { describe, expect, it } from 'vitest';
+import { createPipeline, processBatch, UnreadableSequenceNumberError } from '../../../src/pipeline/index.js';
+import { InvalidOptionsError, NotAStreamEventError } from '../../../src/records/errors.js';
+import { batch, quiet, RecordingDeadLetter, RecordingSink, seq, streamRecord } from './fixtures.js';
+
+describe('ordered mode', () => {
+  it('calls each sink once with its records in stream order and reports nothing when all succeed', async () => {
+    const inserts = new RecordingSink('inserts');
+    const deletes = new RecordingSink('deletes');
+    const pipeline = createPipeline({
+      ...quiet,
+      routes: [
+        { when: 'insert', to: inserts },
+        { when: ['user-delete', 'ttl-delete'], to: deletes },
+      ],
+    });
+    const event = batch(6, (i) => ({
+      kind: i % 2 === 0 ? 'insert' : i % 3 === 0 ? 'ttl-delete' : 'user-delete',
+    }));
+    const response = await pipeline.process(event);
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(inserts.calls).toEqual([[seq(0), seq(2), seq(4)]]);
+    expect(deletes.calls).toEqual([[seq(1), seq(3), seq(5)]]);
+  });
+
+  it('reports the failed record and does not send later records to sinks not yet called', async () => {
+    const first = new RecordingSink('first', (s) => s === seq(3));
+    const second = new RecordingSink('second');
+    const response = await processBatch(batch(8), {
+      ...quiet,
+      retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
+      routes: [{ when: 'insert', to: [first, second] }],
+    });
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: seq(3) }] });
+    expect(first.calls).toEqual([[0, 1, 2, 3, 4, 5, 6, 7].map(seq)]);
+    expect(second.calls).toEqual([[seq(0), seq(1), seq(2)]]);
+  });
+
+  it('maps partial failures of a sink to the lowest failed record, across sinks', async () => {
+    const a = new RecordingSink('a', (s) => s === seq(5) || s === seq(7));
+    const b = new RecordingSink('b', (s) => s === seq(2));
+    const response = await processBatch(batch(10), {
+      ...quiet,
+      retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
+      routes: [
+        { when: (r) => Number(r.sequenceNumber) % 200 !== 0 || true, to: a },
+        { when: 'insert', to: b },
+      ],
+    });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(2) }]);
+    // b ran after a's failure at 5, so it was only given records before it.
+    expect(b.calls).toEqual([[seq(0), seq(1), seq(2), seq(3), seq(4)]]);
+  });
+
+  it('treats a thrown sink as failing every record it was given', async () => {
+    const down = new RecordingSink('down', () => 'throw');
+    const response = await processBatch(
+      batch(4, (i) => ({ kind: i < 2 ? 'modify' : 'insert' })),
+      {
+        ...quiet,
+        retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
+        routes: [{ when: 'insert', to: down }],
+      },
+    );
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(2) }]);
+  });
+
+  it('retries only the failed records and succeeds when the failure is transient', async () => {
+    const flaky = new RecordingSink('flaky', (s, attempt) => s === seq(1) && attempt < 3);
+    const dlq = new RecordingDeadLetter();
+    const response = await processBatch(batch(3), {
+      ...quiet,
+      deadLetter: dlq,
+      routes: [{ when: 'insert', to: flaky }],
+    });
+    expect(response.batchItemFailures).toEqual([]);
+    expect(flaky.calls).toEqual([[seq(0), seq(1), seq(2)], [seq(1)], [seq(1)]]);
+    expect(dlq.entries).toEqual([]);
+  });
+
+  it('fails the whole batch when a sequence number is unreadable, instead of returning a bad identifier', async () => {
+    const sink = new RecordingSink('s');
+    const records = [
+      streamRecord(0),
+      { ...streamRecord(1), dynamodb: { ...streamRecord(1).dynamodb, SequenceNumber: '' } },
+    ];
+    await expect(
+      processBatch({ Records: records }, { ...quiet, routes: [{ when: 'insert', to: sink }] }),
+    ).rejects.toThrow(UnreadableSequenceNumberError);
+    await expect(
+      processBatch(
+        { Records: [streamRecord(0), null] },
+        { ...quiet, routes: [{ when: 'insert', to: sink }] },
+      ),
+    ).rejects.toMatchObject({ name: 'UnreadableSequenceNumberError', index: 1 });
+    expect(sink.calls).toEqual([]);
+  });
+
+  it('fails the whole batch for input that is not a stream batch', async () => {
+    const sink = new RecordingSink('s');
+    await expect(
+      processBatch(
+        { Records: [{ eventSource: 'aws:sqs', body: 'x' }] },
+        { ...quiet, routes: [{ when: 'insert', to: sink }] },
+      ),
+    ).rejects.toThrow(NotAStreamEventError);
+  });
+
+  it('treats a failure for a sequence number the sink was not given as failing its whole batch', async () => {
+    const liar = {
+      name: 'liar',
+      write: () => ({ failed: [{ sequenceNumber: 'not-in-batch', error: new Error('x') }] }),
+    };
+    const response = await processBatch(batch(3), {
+      ...quiet,
+      retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
+      routes: [{ when: 'insert', to: liar }],
+    });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(0) }]);
+  });
+
+  it('runs per-kind handlers in stream order with the narrowed record', async () => {
+    const seen: string[] = [];
+    const response = await processBatch(
+      batch(4, (i) => ({ kind: i % 2 ? 'ttl-delete' : 'insert' })),
+      {
+        ...quiet,
+        handlers: {
+          'ttl-delete': (record) => {
+            // The narrowed type: eventName can only be REMOVE here.
+            const name: 'REMOVE' = record.eventName;
+            seen.push(`${name}:${record.sequenceNumber}`);
+          },
+        },
+      },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(seen).toEqual([`REMOVE:${seq(1)}`, `REMOVE:${seq(3)}`]);
+  });
+
+  it('a failing handler stops the batch at its record', async () => {
+    const sink = new RecordingSink('s');
+    const response = await processBatch(batch(5), {
+      ...quiet,
+      retry: { attempts: 2, baseDelayMs: 0, maxDelayMs: 0 },
+      routes: [{ when: 'insert', to: sink }],
+      handlers: {
+        insert: (record) => {
+          if (record.sequenceNumber === seq(2)) throw new Error('handler broke');
+        },
+      },
+    });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(2) }]);
+    expect(sink.calls).toEqual([[seq(0), seq(1)]]);
+  });
+
+  it('rejects unknown config keys, listing the valid ones', () => {
+    expect(() => createPipeline({ ...quiet, routes: [], rotes: [] } as never)).toThrow(InvalidOptionsError);
+    expect(() => createPipeline({ ...quiet, rotes: [] } as never)).toThrow(
+      /unknown option 'rotes' \(known: routes, handlers/,
+    );
+    expect(() =>
+      createPipeline({ ...quiet, routes: [{ when: 'ttl-deletes' as never, to: new RecordingSink('s') }] }),
+    ).toThrow(/unknown kind "ttl-deletes"/);
+    expect(() =>
+      createPipeline({
+        ...quiet,
+        routes: [{ when: 'insert', to: new RecordingSink('s'), sink: 1 } as never],
+      }),
+    ).toThrow(/routes\[0\]: unknown option 'sink'/);
+    expect(() => createPipeline({ ...quiet, retry: { attemps: 2 } as never, routes: [] })).toThrow(
+      InvalidOptionsError,
+    );
+    expect(() => createPipeline({ ...quiet, routes: [] })).toThrow(/at least one route or handler/);
+    expect(() =>
+      createPipeline({
+        ...quiet,
+        ordering: { mode: 'per-key', concurrency: 0 },
+        routes: [{ when: 'insert', to: new RecordingSink('s') }],
+      }),
+    ).toThrow(/concurrency must be a positive integer/);
+  });
+
+  it('routes by filter pattern against the record as Lambda delivers it', async () => {
+    const big = new RecordingSink('big');
+    const response = await processBatch(batch(6), {
+      ...quiet,
+      // Lambda's filters see N as a string: numeric operators do not apply to it, exact strings do.
+      routes: [
+        { when: { eventName: ['INSERT'], dynamodb: { NewImage: { n: { N: ['4', '5'] } } } }, to: big },
+      ],
+    });
+    expect(response.batchItemFailures).toEqual([]);
+    expect(big.calls).toEqual([[seq(4), seq(5)]]);
+  });
+});
