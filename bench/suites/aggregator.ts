@@ -211,7 +211,13 @@ const suite: Suite = {
       const warm = contestants.slice(0, Math.min(50, C));
       await seedPoll(setup, 'warm', warm, S);
       const warmClient = countingClient(server.endpoint).client;
-      await aggregateVotes({ tableName: TABLE, poll: 'warm', shards: S, registryPartitions: REGISTRY_PARTITIONS, dynamodb: warmClient });
+      await aggregateVotes({
+        tableName: TABLE,
+        poll: 'warm',
+        shards: S,
+        registryPartitions: REGISTRY_PARTITIONS,
+        dynamodb: warmClient,
+      });
       await perShardCycle(warmClient, 'warm', warm, S);
 
       log('first cycle (every total new)');

@@ -39,10 +39,15 @@ export function toServerlessFilterPatterns(
 export function compileFilterCriteria(
   criteria: FilterCriteria | readonly (FilterPattern | string)[],
 ): EventMatcher {
-  const list: readonly (FilterPattern | string)[] = Array.isArray(criteria)
-    ? criteria
-    : ((criteria as FilterCriteria).Filters?.map((f) => f.Pattern) ?? []);
-  if (!Array.isArray(criteria) && !Array.isArray((criteria as FilterCriteria)?.Filters)) {
+  let list: readonly (FilterPattern | string)[];
+  if (Array.isArray(criteria)) list = criteria;
+  else if (
+    criteria !== null &&
+    typeof criteria === 'object' &&
+    Array.isArray((criteria as FilterCriteria).Filters)
+  ) {
+    list = (criteria as FilterCriteria).Filters.map((f) => f?.Pattern as string);
+  } else {
     throw new FilterCriteriaError(
       'no-filters',
       'expected { Filters: [{ Pattern }] } or an array of patterns',

@@ -9,11 +9,14 @@ import { EmulatorStoppedError, HandlerTimeoutError } from './errors.js';
 import { createLambdaContext } from './lambda-context.js';
 import { assertIntegerIn, assertKnownKeys } from './options.js';
 
+/** What a handler may return: a partial batch response, or nothing. */
 // biome-ignore lint/suspicious/noConfusingVoidType: handlers written `async () => {}` return Promise<void>, as Lambda handlers do.
+export type StreamHandlerResult = DynamoDBBatchResponse | undefined | void;
+
 export type StreamHandler = (
   event: LambdaStreamEvent,
   context: Context,
-) => Promise<DynamoDBBatchResponse | undefined | void> | DynamoDBBatchResponse | undefined | void;
+) => Promise<StreamHandlerResult> | StreamHandlerResult;
 
 /** An event source mapping's settings, named as in Lambda's API (camel-cased). */
 export interface EventSourceMappingOptions {

@@ -13,6 +13,7 @@ export type {
   ShardInput,
   ShardResult,
   StreamHandler,
+  StreamHandlerResult,
 } from './emulator.js';
 export { EventSourceMappingEmulator } from './emulator.js';
 export {

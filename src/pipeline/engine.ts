@@ -92,21 +92,18 @@ async function run(
   } finally {
     invocation.dispose();
   }
-  const { cutoff, metrics, logger } = invocation;
+  const { cutoff, metrics } = invocation;
   metrics.failed = n - cutoff;
   const finished = config.clock();
   if (config.metrics !== undefined) {
     try {
       config.metrics.writer.write(emfLine(config, metrics, finished - started, finished));
     } catch (error) {
-      logger.error({ err: error }, 'writing the metrics line failed');
+      invocation.logger.error({ err: error }, 'writing the metrics line failed');
     }
   }
-  if (cutoff === n) {
-    logger.debug({ durationMs: finished - started, deadLettered: metrics.deadLettered }, 'batch done');
-    return { batchItemFailures: [] };
-  }
-  logger.warn(
+  if (cutoff === n) return { batchItemFailures: [] };
+  invocation.logger.warn(
     { err: invocation.cutoffError, itemIdentifier: seqs[cutoff], notDone: n - cutoff },
     'batch partially failed: Lambda retries from the reported record',
   );

@@ -58,7 +58,6 @@ export class Invocation {
   /** Per record, the bits of the sinks it is routed to. */
   readonly masks: Int32Array;
   readonly metrics: InvocationMetrics;
-  readonly logger: PipelineLogger;
   readonly context: HandlerContext;
   cutoff: number;
   cutoffError: unknown;
@@ -66,7 +65,9 @@ export class Invocation {
   /** Per sink, the lowest index handed to it: a failed flush fails from there. */
   readonly #firstWritten: number[];
   readonly #lambda: InvocationContext | undefined;
-  readonly #controller = new AbortController();
+  // Made on first use: most batches never log and never look at the signal, and both cost per invocation.
+  #controller: AbortController | undefined;
+  #logger: PipelineLogger | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #seqIndex: Map<string, number> | undefined;
   #deadlineLogged = false;
@@ -87,21 +88,41 @@ export class Invocation {
     this.cutoff = this.n;
     this.#firstWritten = new Array<number>(config.sinks.length).fill(Number.POSITIVE_INFINITY);
     this.#lambda = lambda;
-    const first = raws[0] as { eventSourceARN?: unknown } | undefined;
-    this.logger = config.logger.child({
-      requestId: lambda?.awsRequestId,
-      eventSourceARN: typeof first?.eventSourceARN === 'string' ? first.eventSourceARN : undefined,
-      firstSequenceNumber: seqs[0],
-      lastSequenceNumber: seqs[this.n - 1],
-      records: this.n,
-    });
-    const signal = this.#controller.signal;
-    this.context = { signal, logger: this.logger, remainingTimeMs: () => this.timeLeft() };
+    const self = this;
+    this.context = {
+      get signal() {
+        return self.#signal();
+      },
+      get logger() {
+        return self.logger;
+      },
+      remainingTimeMs: () => self.timeLeft(),
+    };
     const left = this.timeLeft();
     if (Number.isFinite(left)) {
       this.#timer = setTimeout(() => this.#abort(), Math.max(0, left));
       this.#timer.unref?.();
     }
+  }
+
+  /** The invocation's child logger: requestId, stream and sequence range on every line. */
+  get logger(): PipelineLogger {
+    if (this.#logger === undefined) {
+      const first = this.raws[0] as { eventSourceARN?: unknown } | undefined;
+      this.#logger = this.config.logger.child({
+        requestId: this.#lambda?.awsRequestId,
+        eventSourceARN: typeof first?.eventSourceARN === 'string' ? first.eventSourceARN : undefined,
+        firstSequenceNumber: this.seqs[0],
+        lastSequenceNumber: this.seqs[this.n - 1],
+        records: this.n,
+      });
+    }
+    return this.#logger;
+  }
+
+  #signal(): AbortSignal {
+    if (this.#controller === undefined) this.#controller = new AbortController();
+    return this.#controller.signal;
   }
 
   /** Milliseconds before the deadline margin; Infinity without a Lambda context. */
@@ -113,15 +134,16 @@ export class Invocation {
   }
 
   outOfTime(): boolean {
-    if (this.#controller.signal.aborted) return true;
+    if (this.#controller?.signal.aborted) return true;
     if (this.timeLeft() > 0) return false;
     this.#abort();
     return true;
   }
 
   #abort(): void {
-    if (!this.#controller.signal.aborted) {
-      this.#controller.abort(new DeadlineReachedError(this.seqs[this.cutoff], this.config.deadlineMarginMs));
+    const signal = this.#signal();
+    if (!signal.aborted) {
+      this.#controller!.abort(new DeadlineReachedError(this.seqs[this.cutoff], this.config.deadlineMarginMs));
     }
   }
 

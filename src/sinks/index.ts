@@ -26,3 +26,12 @@ export type { ArchiveStorageClass, S3ArchiveSinkOptions, ServerSideEncryption } 
 export { S3ArchiveSink } from './s3-archive-sink.js';
 export type { ReadArchiveOptions } from './read-archive.js';
 export { readArchive, readArchiveRows } from './read-archive.js';
+export type { FileSinkOptions } from './file-sink.js';
+export { FileSink } from './file-sink.js';
+export type { S3DeadLetterSinkOptions } from './s3-dead-letter-sink.js';
+export { S3DeadLetterSink } from './s3-dead-letter-sink.js';
+export type { SqsDeadLetterSinkOptions } from './sqs-dead-letter-sink.js';
+export { SqsDeadLetterSink } from './sqs-dead-letter-sink.js';
+export { DEAD_LETTER_POINTER_TYPE, DEAD_LETTER_TYPE, serializeDeadLetterEntry } from './dead-letter-message.js';
+export type { RestoreItemsOptions, RestoreResult } from './restore-items.js';
+export { restoreItems } from './restore-items.js';

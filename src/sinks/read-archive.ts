@@ -87,26 +87,56 @@ interface ListedObject {
   last: bigint;
 }
 
-async function listPartition(r: ResolvedRead, prefix: string): Promise<ListedObject[]> {
-  const objects: ListedObject[] = [];
+function byShardThenSequence(a: ListedObject, b: ListedObject): number {
+  if (a.shard !== b.shard) return a.shard < b.shard ? -1 : 1;
+  if (a.first !== b.first) return a.first < b.first ? -1 : 1;
+  // The longer object first: a shorter overlapping one then adds nothing new.
+  return a.last < b.last ? 1 : a.last > b.last ? -1 : 0;
+}
+
+const PARTITION_OF_KEY = /\/dt=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/$/;
+
+/**
+ * The archive objects in range, one hour partition at a time in time order, each partition's
+ * objects sorted by shard and first sequence number. Keys sort by dt then hour, so one listing
+ * from StartAfter (the first hour in range) to the first key past `to` touches only the
+ * partitions in range — a page per 1,000 objects, no per-hour probing.
+ */
+async function* partitionsInRange(r: ResolvedRead): AsyncGenerator<ListedObject[]> {
+  const tablePrefix = `${r.prefix === '' ? '' : `${r.prefix}/`}table=${r.table}/`;
+  const first = partitionTime(r.fromMs / 1000);
+  // Without the trailing '/', StartAfter sorts just before every key of the first hour.
+  const startAfter = partitionPrefix(r.prefix, { table: r.table, ...first }).slice(0, -1);
   let token: string | undefined;
+  let current: { prefix: string; objects: ListedObject[] } | undefined;
+  let pastRange = false;
   do {
     const page = await r.client.send(
-      new ListObjectsV2Command({ Bucket: r.bucket, Prefix: prefix, ContinuationToken: token }),
+      new ListObjectsV2Command({ Bucket: r.bucket, Prefix: tablePrefix, StartAfter: startAfter, ContinuationToken: token }),
       { abortSignal: r.signal },
     );
     for (const item of page.Contents ?? []) {
-      const parsed = item.Key === undefined ? undefined : parseObjectKey(item.Key);
-      if (parsed === undefined || item.Key === undefined) continue;
-      objects.push({ key: item.Key, shard: parsed.shard, first: BigInt(parsed.first), last: BigInt(parsed.last) });
+      const key = item.Key;
+      const parsed = key === undefined ? undefined : parseObjectKey(key);
+      if (key === undefined || parsed === undefined) continue;
+      const prefix = key.slice(0, key.lastIndexOf('/', key.lastIndexOf('/') - 1) + 1);
+      const partition = PARTITION_OF_KEY.exec(prefix);
+      if (partition === null) continue;
+      const start = Date.parse(`${partition[1]}T${partition[2]}:00:00Z`);
+      if (start >= r.toMs) {
+        pastRange = true;
+        break;
+      }
+      if (start + HOUR_MS <= r.fromMs) continue;
+      if (current === undefined || current.prefix !== prefix) {
+        if (current !== undefined) yield current.objects.sort(byShardThenSequence);
+        current = { prefix, objects: [] };
+      }
+      current.objects.push({ key, shard: parsed.shard, first: BigInt(parsed.first), last: BigInt(parsed.last) });
     }
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    token = page.IsTruncated && !pastRange ? page.NextContinuationToken : undefined;
   } while (token !== undefined);
-  // Listing order is lexicographic; sequence numbers compare as integers.
-  objects.sort((a, b) =>
-    a.shard !== b.shard ? (a.shard < b.shard ? -1 : 1) : a.first !== b.first ? (a.first < b.first ? -1 : 1) : a.last < b.last ? 1 : a.last > b.last ? -1 : 0,
-  );
-  return objects;
+  if (current !== undefined) yield current.objects.sort(byShardThenSequence);
 }
 
 async function fetchRows(r: ResolvedRead, key: string): Promise<ArchiveRow[]> {
@@ -120,61 +150,6 @@ async function fetchRows(r: ResolvedRead, key: string): Promise<ArchiveRow[]> {
   return decodeObject(body, key);
 }
 
-/** Common prefixes (one level down, `Delimiter: '/'`) under `prefix`, from `startAfter` on. */
-async function listLevel(r: ResolvedRead, prefix: string, startAfter: string): Promise<string[]> {
-  const out: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await r.client.send(
-      new ListObjectsV2Command({
-        Bucket: r.bucket,
-        Prefix: prefix,
-        Delimiter: '/',
-        ContinuationToken: token,
-        ...(token === undefined ? { StartAfter: startAfter } : {}),
-      }),
-      { abortSignal: r.signal },
-    );
-    for (const p of page.CommonPrefixes ?? []) if (p.Prefix !== undefined) out.push(p.Prefix);
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token !== undefined);
-  return out;
-}
-
-/** Past this many hours, discovering the partitions that exist is cheaper than probing every hour. */
-const PROBE_HOURS = 48;
-
-/** The hour partition prefixes in range, in time order. */
-async function partitionsInRange(r: ResolvedRead): Promise<string[]> {
-  const firstHour = Math.floor(r.fromMs / HOUR_MS) * HOUR_MS;
-  const hours: string[] = [];
-  if ((r.toMs - firstHour) / HOUR_MS <= PROBE_HOURS) {
-    for (let hour = firstHour; hour < r.toMs; hour += HOUR_MS) {
-      const { dt, hour: hh } = partitionTime(hour / 1000);
-      hours.push(partitionPrefix(r.prefix, { table: r.table, dt, hour: hh }));
-    }
-    return hours;
-  }
-  const tablePrefix = `${r.prefix === '' ? '' : `${r.prefix}/`}table=${r.table}/`;
-  const fromDay = partitionTime(r.fromMs / 1000).dt;
-  const lastMs = r.toMs - 1;
-  const toDay = partitionTime(lastMs / 1000).dt;
-  // StartAfter skips every day before `from` without listing it.
-  const days = await listLevel(r, tablePrefix, `${tablePrefix}dt=${fromDay}`.slice(0, -1));
-  for (const day of days) {
-    const dt = /dt=(\d{4}-\d{2}-\d{2})\/$/.exec(day)?.[1];
-    if (dt === undefined || dt < fromDay || dt > toDay) continue;
-    for (const hourPrefix of await listLevel(r, day, day)) {
-      const hh = /hour=(\d{2})\/$/.exec(hourPrefix)?.[1];
-      if (hh === undefined) continue;
-      const start = Date.parse(`${dt}T${hh}:00:00Z`);
-      if (start + HOUR_MS <= r.fromMs || start >= r.toMs) continue;
-      hours.push(hourPrefix);
-    }
-  }
-  return hours;
-}
-
 /**
  * The archived rows of one table between `from` and `to` (deletion time), listing only the
  * dt/hour partitions in range. Rows come hour by hour, shard by shard, in sequence order, each
@@ -183,8 +158,8 @@ async function partitionsInRange(r: ResolvedRead): Promise<string[]> {
 export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenerator<ArchiveRow> {
   const r = resolve(options);
   const seen = new Set<string>();
-  for (const partition of await partitionsInRange(r)) {
-    for (const object of await listPartition(r, partition)) {
+  for await (const objects of partitionsInRange(r)) {
+    for (const object of objects) {
       for (const row of await fetchRows(r, object.key)) {
         const ms = row.approximateCreationDateTime * 1000;
         if (ms < r.fromMs || ms >= r.toMs) continue;

@@ -7,7 +7,7 @@ import {
 import pLimit from 'p-limit';
 import { planBatches } from './batch-plan.js';
 import { readCount } from './count.js';
-import { AggregationIncompleteError } from './errors.js';
+import { AggregationIncompleteError, InvalidVoteOptionsError } from './errors.js';
 import { ATTR, type ItemKey } from './keys.js';
 import { type PollContext, type PollOptions, positiveInteger, resolvePollContext } from './options.js';
 import { listContestants } from './registry.js';
@@ -51,6 +51,9 @@ export async function aggregateVotes(options: AggregateVotesOptions): Promise<Ag
     256,
   );
   const logger = options.logger;
+  if (logger !== undefined && typeof (logger as { info?: unknown }).info !== 'function') {
+    throw new InvalidVoteOptionsError('logger', 'must have an info(fields, message) method');
+  }
   const started = performance.now();
   const stats = newRequestStats();
 

@@ -46,14 +46,24 @@ function only(template: Template, type: string) {
   return found[0]![1];
 }
 
-/** Every branch of Fn::If counts: a statement allowed under any condition must be narrow. */
-function statements(document: { Statement: unknown[] }): Record<string, any>[] {
+/** Evaluates the Fn::Not / Fn::Equals conditions the infra files use (on resolved literals). */
+function conditionHolds(template: Template, name: string): boolean {
+  const evaluate = (node: any): boolean => {
+    if (Array.isArray(node?.['Fn::Not'])) return !evaluate(node['Fn::Not'][0]);
+    if (Array.isArray(node?.['Fn::Equals'])) return JSON.stringify(node['Fn::Equals'][0]) === JSON.stringify(node['Fn::Equals'][1]);
+    throw new Error(`condition ${name}: unsupported ${JSON.stringify(node)}`);
+  };
+  return evaluate(template.Conditions?.[name]);
+}
+
+/** The statements in force: each Fn::If takes the branch its condition selects; AWS::NoValue drops out. */
+function statements(template: Template, document: { Statement: unknown[] }): Record<string, any>[] {
   const out: Record<string, any>[] = [];
   const visit = (node: any) => {
     if (node && typeof node === 'object' && Array.isArray(node['Fn::If'])) {
-      visit(node['Fn::If'][1]);
-      visit(node['Fn::If'][2]);
-    } else if (node && typeof node === 'object' && !('Ref' in node)) {
+      const [name, whenTrue, whenFalse] = node['Fn::If'];
+      visit(conditionHolds(template, name) ? whenTrue : whenFalse);
+    } else if (node && typeof node === 'object' && node.Ref !== 'AWS::NoValue') {
       out.push(node);
     }
   };
@@ -196,7 +206,18 @@ describe('serverless package (offline)', () => {
     for (const name of ['ArchiveUsesKms', 'QueuesUseKms', 'TableUsesKms', 'IamUsesKms']) {
       expect(conditions[name]).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [kms, ''] }] });
     }
-    expect(ttlOnly.template.Conditions?.ArchiveUsesKms).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+    expect(conditionHolds(ttlOnly.template, 'ArchiveUsesKms')).toBe(false);
+    const keyStatement = (run: PackageRun) =>
+      statements(run.template, run.template.Resources.ArchiveTtlRole!.Properties.Policies[0].PolicyDocument).find(
+        (s) => s.Sid === 'UseArchiveKey',
+      );
+    expect(keyStatement(ttlOnly)).toBeUndefined();
+    expect(keyStatement(allDeletes)).toEqual({
+      Sid: 'UseArchiveKey',
+      Effect: 'Allow',
+      Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+      Resource: [kms],
+    });
   });
 
   it('encrypts both queues and lets only the archive role send to them', () => {
@@ -216,7 +237,7 @@ describe('serverless package (offline)', () => {
       expect(roles.map(([id]) => id).sort()).toEqual(['AggregateVotesRole', 'ArchiveTtlRole']);
       for (const [id, role] of roles) {
         for (const policy of role.Properties.Policies) {
-          for (const statement of statements(policy.PolicyDocument)) {
+          for (const statement of statements(run.template, policy.PolicyDocument)) {
             expect(statement.Effect, id).toBe('Allow');
             expect(statement.NotAction, id).toBeUndefined();
             expect(statement.NotResource, id).toBeUndefined();
@@ -236,7 +257,7 @@ describe('serverless package (offline)', () => {
 
   it('limits the archive role to its stream, its prefix, its queues and its logs', () => {
     const role = ttlOnly.template.Resources.ArchiveTtlRole!;
-    const granted = statements(role.Properties.Policies[0].PolicyDocument).filter((s) => s.Sid !== 'UseArchiveKey');
+    const granted = statements(ttlOnly.template, role.Properties.Policies[0].PolicyDocument);
     expect(Object.fromEntries(granted.map((s) => [s.Sid, { Action: s.Action, Resource: s.Resource }]))).toEqual({
       WriteLogs: { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [{ 'Fn::GetAtt': ['ArchiveTtlLogGroup', 'Arn'] }] },
       ReadTableStream: {
@@ -256,7 +277,7 @@ describe('serverless package (offline)', () => {
 
   it("limits the aggregator role to the poll's vote items", () => {
     const role = ttlOnly.template.Resources.AggregateVotesRole!;
-    const votes = statements(role.Properties.Policies[0].PolicyDocument).find((s) => s.Sid === 'ReadAndUpdateVoteItems')!;
+    const votes = statements(ttlOnly.template, role.Properties.Policies[0].PolicyDocument).find((s) => s.Sid === 'ReadAndUpdateVoteItems')!;
     expect(votes.Action).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     expect(votes.Resource).toEqual([{ 'Fn::GetAtt': ['RecordsTable', 'Arn'] }]);
     expect(votes.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['POLL#default#*'] } });

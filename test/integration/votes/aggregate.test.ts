@@ -141,6 +141,8 @@ describe('aggregateVotes against DynamoDB Local', () => {
           if (total < (seen.get(contestant) ?? 0n)) decreases++;
           seen.set(contestant, total);
         }
+        // A scheduler's gap between runs; also leaves DynamoDB Local's 2 cores to the writers.
+        await new Promise((resolve) => setTimeout(resolve, 150));
       }
     });
 

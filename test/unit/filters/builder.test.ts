@@ -260,5 +260,6 @@ describe('compileFilterCriteria', () => {
       compileFilterCriteria({ Filters: [{ Pattern: '{"a":["x"]}' }, { Pattern: '{"a":"x"}' }] }),
     ).toThrow(/filter 1/);
     expect(() => compileFilterCriteria({} as never)).toThrow(FilterCriteriaError);
+    expect(() => compileFilterCriteria(null as never)).toThrow(FilterCriteriaError);
   });
 });

@@ -24,6 +24,12 @@ describe('votes options', () => {
     });
   });
 
+  it('aggregateVotes rejects a logger without info()', async () => {
+    await expect(aggregateVotes({ ...base, logger: {} as never })).rejects.toMatchObject({
+      option: 'logger',
+    });
+  });
+
   it('castVote, getTotal and registry.list reject unknown keys', async () => {
     const counter = new VoteCounter(base);
     await expect(counter.castVote('a', 1, { voter: 'x' } as never)).rejects.toThrow(InvalidVoteOptionsError);

@@ -1,0 +1,52 @@
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { Command } from 'commander';
+import { capture } from '../local/index.js';
+import { EXIT } from './exit-codes.js';
+
+interface CaptureFlags {
+  streamArn?: string;
+  table?: string;
+  out: string;
+  from: 'trim-horizon' | 'latest';
+  follow?: boolean;
+}
+
+export function captureCommand(): Command {
+  return new Command('capture')
+    .description(
+      'Write a live DynamoDB stream (AWS, or local via AWS_ENDPOINT_URL_DYNAMODB_STREAMS) to a JSONL file that ' +
+        '`tidewater replay` reads.',
+    )
+    .option('--stream-arn <arn>', 'the stream to read')
+    .option('--table <name>', "read this table's latest stream")
+    .requiredOption('-o, --out <file>', 'JSONL file to write (replaced)')
+    .option('--from <position>', 'trim-horizon or latest', 'trim-horizon')
+    .option('--follow', 'keep polling until Ctrl-C instead of stopping once caught up')
+    .action(async (flags: CaptureFlags) => {
+      if (!flags.streamArn === !flags.table) throw new Error('give exactly one of --stream-arn and --table');
+      if (flags.from !== 'trim-horizon' && flags.from !== 'latest') throw new Error('--from is trim-horizon or latest');
+      let streamArn = flags.streamArn;
+      if (!streamArn) {
+        const dynamodb = new DynamoDBClient({});
+        const table = await dynamodb.send(new DescribeTableCommand({ TableName: flags.table }));
+        dynamodb.destroy();
+        streamArn = table.Table?.LatestStreamArn;
+        if (!streamArn) throw new Error(`table ${flags.table} has no stream`);
+      }
+      const abort = new AbortController();
+      process.once('SIGINT', () => abort.abort());
+      const streams = new DynamoDBStreamsClient({});
+      const result = await capture({
+        streams,
+        streamArn,
+        file: flags.out,
+        startingPosition: flags.from === 'latest' ? 'LATEST' : 'TRIM_HORIZON',
+        stopWhenCaughtUp: !flags.follow,
+        signal: abort.signal,
+      });
+      streams.destroy();
+      process.stdout.write(`${result.records} records from ${streamArn} written to ${result.file}\n`);
+      process.exitCode = EXIT.ok;
+    });
+}

@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { aggregateCommand } from './aggregate.js';
+import { captureCommand } from './capture.js';
+import { EXIT } from './exit-codes.js';
+import { replayCommand } from './replay.js';
+import { startCommand } from './start.js';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export function createProgram(): Command {
+  const program = new Command('tidewater')
+    .description('DynamoDB Streams on Lambda: run, replay, capture and aggregate locally.')
+    .version(version())
+    .showHelpAfterError()
+    .exitOverride();
+  for (const command of [startCommand(), replayCommand(), captureCommand(), aggregateCommand()]) {
+    program.addCommand(command.exitOverride().showHelpAfterError());
+  }
+  return program;
+}
+
+/** Runs the CLI; resolves to the exit code instead of exiting, so it can be tested in-process. */
+export async function main(argv: readonly string[]): Promise<number> {
+  process.exitCode = undefined;
+  try {
+    await createProgram().parseAsync([...argv], { from: 'user' });
+    return Number(process.exitCode ?? EXIT.ok);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end through here with exit code 0.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    process.stderr.write(`tidewater: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`);
+    return EXIT.error;
+  }
+}

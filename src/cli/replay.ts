@@ -1,0 +1,118 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Presets, SingleBar } from 'cli-progress';
+import { Command } from 'commander';
+import {
+  type EmulatorEvent,
+  handlerFile,
+  loadServerlessConfig,
+  MemoryFailureDestination,
+  replay,
+  type StreamHandler,
+  toEmulatorOptions,
+} from '../local/index.js';
+import { EXIT } from './exit-codes.js';
+import { splitHandler } from './parse.js';
+
+interface ReplayFlags {
+  config: string;
+  function: string;
+  stage: string;
+  handler?: string;
+  onFailureOut?: string;
+  verbose?: boolean;
+  progress: boolean;
+}
+
+export function replayCommand(): Command {
+  return new Command('replay')
+    .description(
+      "Replay JSONL files (Lambda events, or records from `tidewater capture`) through a function's handler with " +
+        "Lambda's event-source-mapping rules, as serverless.yml configures them. Deterministic.",
+    )
+    .argument('<files...>', 'JSONL files')
+    .option('-c, --config <file>', 'serverless.yml to read the stream settings from', 'serverless.yml')
+    .option('-f, --function <key>', 'function under functions:', 'archiveTtl')
+    .option('-s, --stage <stage>', 'stage for ${sls:stage}', 'local')
+    .option('--handler <module#export>', "call this handler instead of the function's own")
+    .option('--on-failure-out <file>', 'write on-failure invocation records here (JSONL)')
+    .option('-v, --verbose', 'print every decision (invoke, response, retry, bisect, checkpoint)')
+    .option('--no-progress', 'no progress bar')
+    .action(async (files: string[], flags: ReplayFlags) => {
+      const config = await loadServerlessConfig({ file: flags.config, stage: flags.stage });
+      const fn = await config.streamFunction(flags.function);
+      if (!fn) throw new Error(`${flags.config}: function '${flags.function}' has no DynamoDB stream event`);
+      const handler = await importHandler(flags.handler ?? `${handlerFile(fn)}#${fn.handlerExport}`);
+      const onFailure = new MemoryFailureDestination();
+      const bar = flags.progress && process.stderr.isTTY ? new SingleBar({ clearOnComplete: true }, Presets.shades_classic) : undefined;
+      let started = false;
+      const result = await replay({
+        files,
+        mapping: {
+          ...toEmulatorOptions(fn),
+          handler,
+          onFailure,
+          keepLog: false,
+          onEvent: flags.verbose ? (event) => process.stderr.write(`${describeEvent(event)}\n`) : undefined,
+        },
+        onProgress: ({ handled, total }) => {
+          if (!bar) return;
+          if (!started) bar.start(total, 0);
+          started = true;
+          bar.update(handled);
+        },
+      });
+      bar?.stop();
+      if (flags.onFailureOut) {
+        await writeFile(flags.onFailureOut, onFailure.records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      }
+      for (const shard of result.shards) {
+        process.stdout.write(
+          `${shard.shardId}: ${shard.records} records, ${shard.invocations} invocations, ${shard.filtered} filtered out, ` +
+            `${shard.discarded} discarded, checkpoint ${shard.checkpoint ?? '-'}\n`,
+        );
+      }
+      process.stdout.write(`${result.records} records replayed; ${onFailure.records.length} on-failure records\n`);
+      process.exitCode = onFailure.records.length > 0 ? EXIT.recordsDiscarded : EXIT.ok;
+    });
+}
+
+async function importHandler(spec: string): Promise<StreamHandler> {
+  const { module, exportName } = splitHandler(spec);
+  let file = resolve(module);
+  if (!existsSync(file)) {
+    const withExt = ['.js', '.mjs', '.ts'].map((ext) => file + ext).find((f) => existsSync(f));
+    if (!withExt) throw new Error(`handler module ${module} not found`);
+    file = withExt;
+  }
+  if (file.endsWith('.ts')) {
+    const built = file.replace(/\/src\//, '/dist/').replace(/\.ts$/, '.js');
+    if (!existsSync(built)) throw new Error(`${file} is TypeScript: build it first (npm run build) or pass --handler with a .js file`);
+    file = built;
+  }
+  const loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  const handler = loaded[exportName];
+  if (typeof handler !== 'function') throw new Error(`${file} exports no function '${exportName}'`);
+  return handler as StreamHandler;
+}
+
+function describeEvent(event: EmulatorEvent): string {
+  switch (event.type) {
+    case 'invoke':
+      return `invoke   ${event.shardId} #${event.attempt} ${event.sequenceNumbers.length} records ${event.sequenceNumbers[0]}…`;
+    case 'response':
+      return `response ${event.shardId} ${event.outcome}${event.failedSequenceNumber ? ` from ${event.failedSequenceNumber}` : ''}${event.error ? `: ${event.error}` : ''}`;
+    case 'filtered':
+      return `filtered ${event.shardId} ${event.sequenceNumber}`;
+    case 'bisect':
+      return `bisect   ${event.shardId} into ${event.sizes.join(' + ')}`;
+    case 'retry':
+      return `retry    ${event.shardId} #${event.retry} from ${event.firstSequenceNumber} (${event.size} records)`;
+    case 'discard':
+      return `discard  ${event.shardId} ${event.condition}`;
+    case 'checkpoint':
+      return `checkpoint ${event.shardId} ${event.sequenceNumber}`;
+  }
+}

@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import type { DeadLetterEntry } from './types.js';
+
+export const DEAD_LETTER_TYPE = 'tidewater.dead-letter';
+export const DEAD_LETTER_POINTER_TYPE = 'tidewater.dead-letter.pointer';
+
+/** A record may be in the SDK shape (Uint8Array binaries) or hold bigint / Set values: JSON has none of those. */
+function jsonSafe(_key: string, value: unknown): unknown {
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Set) return [...value];
+  if (value instanceof Map) return Object.fromEntries(value);
+  return value;
+}
+
+/** The JSON document a dead-letter entry is stored as (SQS body or S3 object). */
+export function serializeDeadLetterEntry(entry: DeadLetterEntry): string {
+  return JSON.stringify({ type: DEAD_LETTER_TYPE, version: 1, ...entry }, jsonSafe);
+}
+
+/** What an SQS message says in place of an entry too large for SQS: where the full entry is. */
+export function serializeDeadLetterPointer(entry: DeadLetterEntry, bucket: string, key: string, bytes: number): string {
+  const { record: _record, ...rest } = entry;
+  return JSON.stringify({ type: DEAD_LETTER_POINTER_TYPE, version: 1, ...rest, bucket, key, bytes }, jsonSafe);
+}
+
+/** Stable per entry identity, so a re-sent entry gets the same S3 key / FIFO deduplication id. */
+export function entryIdentity(entry: DeadLetterEntry, body: string): string {
+  if (entry.sequenceNumber !== undefined || entry.eventID !== undefined) {
+    return `${entry.sequenceNumber ?? 'no-sequence'}-${entry.eventID ?? 'no-event-id'}`;
+  }
+  // Nothing identifies a malformed record but its content.
+  const recordOnly = JSON.stringify(entry.record, jsonSafe) ?? body;
+  return `sha256-${createHash('sha256').update(recordOnly).digest('hex').slice(0, 32)}`;
+}
+
+export function deduplicationId(entry: DeadLetterEntry, body: string): string {
+  return createHash('sha256')
+    .update(`${entry.reason}\n${entry.eventSourceARN ?? ''}\n${entryIdentity(entry, body)}`)
+    .digest('hex');
+}
+
+export function entryLabel(entry: DeadLetterEntry): string {
+  return entry.sequenceNumber ?? entry.eventID ?? '?';
+}
+
+export interface SqsMessagePlan {
+  entry: DeadLetterEntry;
+  body: string;
+  bytes: number;
+}
+
+/**
+ * Cuts messages into SendMessageBatch calls: at most 10 entries and `maxBytes` in total per call
+ * (SQS limits the batch payload like a single message). Order is kept.
+ */
+export function planSqsBatches(messages: readonly SqsMessagePlan[], maxBytes: number): SqsMessagePlan[][] {
+  const batches: SqsMessagePlan[][] = [];
+  let current: SqsMessagePlan[] = [];
+  let size = 0;
+  for (const message of messages) {
+    if (current.length === 10 || (current.length > 0 && size + message.bytes > maxBytes)) {
+      batches.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(message);
+    size += message.bytes;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}

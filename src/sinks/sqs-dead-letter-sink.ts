@@ -1,0 +1,173 @@
+import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
+import pRetry from 'p-retry';
+import { InvalidOptionsError } from '../records/errors.js';
+import {
+  deduplicationId,
+  entryLabel,
+  planSqsBatches,
+  type SqsMessagePlan,
+  serializeDeadLetterEntry,
+  serializeDeadLetterPointer,
+} from './dead-letter-message.js';
+import { DeadLetterSendError } from './errors.js';
+import { assertOptions, optionalClient, optionalString, positiveInteger, requiredString } from './options.js';
+import { S3DeadLetterSink } from './s3-dead-letter-sink.js';
+import type { DeadLetterEntry, DeadLetterSink, SinkContext } from './types.js';
+
+export interface SqsDeadLetterSinkOptions {
+  queueUrl: string;
+  /** An SQSClient whose retry configuration applies; default one built with `maxAttempts`, standard retries. */
+  client?: SQSClient;
+  maxAttempts?: number;
+  /**
+   * The queue's maximum message size in bytes; default 262,144 (256 KiB, every queue accepts it).
+   * Queues configured for more (up to 1 MiB) may raise it.
+   */
+  maxMessageBytes?: number;
+  /**
+   * Where entries larger than `maxMessageBytes` go; the SQS message then carries a pointer
+   * (`type: 'tidewater.dead-letter.pointer'`, bucket, key). Without it such an entry makes `send` throw.
+   */
+  overflow?: S3DeadLetterSink;
+  /** FIFO queues only: the message group; default the record's eventSourceARN (one group per stream). */
+  messageGroupId?: string;
+  /** Resends of entries SQS failed with a server fault, after the client's own retries. Default 3. */
+  entryRetries?: number;
+  name?: string;
+}
+
+const OPTIONS = ['queueUrl', 'client', 'maxAttempts', 'maxMessageBytes', 'overflow', 'messageGroupId', 'entryRetries', 'name'] as const;
+const WHERE = 'SqsDeadLetterSink';
+const SQS_MAX_BYTES = 1_048_576;
+
+/** An entry of a SendMessageBatch answer's `Failed` list. */
+class SqsEntryFailure extends Error {
+  override name = 'SqsEntryFailure';
+}
+
+/** Dead-letters to an SQS queue with SendMessageBatch: 10 messages and the size limit per call. */
+export class SqsDeadLetterSink implements DeadLetterSink {
+  readonly name: string;
+  readonly #client: SQSClient;
+  readonly #queueUrl: string;
+  readonly #maxBytes: number;
+  readonly #overflow: S3DeadLetterSink | undefined;
+  readonly #fifo: boolean;
+  readonly #groupId: string | undefined;
+  readonly #entryRetries: number;
+
+  constructor(options: SqsDeadLetterSinkOptions) {
+    if (options === undefined) throw new InvalidOptionsError(`${WHERE}: options with a queueUrl are required`);
+    assertOptions(options, OPTIONS, WHERE);
+    this.name = optionalString(options, 'name', WHERE) ?? 'sqs-dead-letter';
+    this.#queueUrl = requiredString(options, 'queueUrl', WHERE);
+    const client = optionalClient<SQSClient>(options, WHERE);
+    if (client !== undefined && options.maxAttempts !== undefined) {
+      throw new InvalidOptionsError(`${WHERE}: maxAttempts configures the client the sink builds; set it on the injected client instead`);
+    }
+    this.#client = client ?? new SQSClient({ maxAttempts: positiveInteger(options, 'maxAttempts', WHERE, 8, 20), retryMode: 'standard' });
+    this.#maxBytes = positiveInteger(options, 'maxMessageBytes', WHERE, 262_144, SQS_MAX_BYTES);
+    if (options.overflow !== undefined && !(options.overflow instanceof S3DeadLetterSink)) {
+      throw new InvalidOptionsError(`${WHERE}: overflow must be an S3DeadLetterSink`);
+    }
+    this.#overflow = options.overflow;
+    this.#fifo = this.#queueUrl.endsWith('.fifo');
+    this.#groupId = optionalString(options, 'messageGroupId', WHERE);
+    if (this.#groupId !== undefined && !this.#fifo) {
+      throw new InvalidOptionsError(`${WHERE}: messageGroupId applies to FIFO queues (a queueUrl ending in .fifo)`);
+    }
+    const retries = options.entryRetries ?? 3;
+    if (!Number.isInteger(retries) || retries < 0 || retries > 10) {
+      throw new InvalidOptionsError(`${WHERE}: entryRetries must be an integer from 0 to 10`);
+    }
+    this.#entryRetries = retries;
+  }
+
+  /** The messages for a send, oversize entries already replaced by pointers (pure but for the overflow PUT). */
+  async #messages(entries: readonly DeadLetterEntry[], context: SinkContext): Promise<SqsMessagePlan[]> {
+    const out: SqsMessagePlan[] = [];
+    for (const entry of entries) {
+      let body = serializeDeadLetterEntry(entry);
+      let bytes = Buffer.byteLength(body);
+      if (bytes > this.#maxBytes) {
+        if (this.#overflow === undefined) {
+          throw new DeadLetterSendError(
+            `the entry is ${bytes} bytes, over the ${this.#maxBytes}-byte SQS limit, and no overflow sink is configured`,
+            [entryLabel(entry)],
+          );
+        }
+        const key = await this.#overflow.put(entry, context, body);
+        body = serializeDeadLetterPointer(entry, this.#overflow.bucket, key, bytes);
+        bytes = Buffer.byteLength(body);
+      }
+      out.push({ entry, body, bytes });
+    }
+    return out;
+  }
+
+  #requestEntry(message: SqsMessagePlan, id: string): SendMessageBatchRequestEntry {
+    const request: SendMessageBatchRequestEntry = { Id: id, MessageBody: message.body };
+    if (this.#fifo) {
+      request.MessageGroupId = this.#groupId ?? message.entry.eventSourceARN ?? 'tidewater-dead-letter';
+      request.MessageDeduplicationId = deduplicationId(message.entry, message.body);
+    }
+    return request;
+  }
+
+  async #sendBatch(batch: SqsMessagePlan[], context: SinkContext): Promise<void> {
+    let pending = batch;
+    await pRetry(
+      async () => {
+        const response = await this.#client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: this.#queueUrl,
+            Entries: pending.map((m, i) => this.#requestEntry(m, `m${i}`)),
+          }),
+          { abortSignal: context.signal },
+        );
+        const failed = response.Failed ?? [];
+        if (failed.length === 0) return;
+        const byId = new Map(pending.map((m, i) => [`m${i}`, m]));
+        const senderFault = failed.find((f) => f.SenderFault);
+        const labels = failed.map((f) => entryLabel((byId.get(f.Id ?? '') as SqsMessagePlan).entry));
+        if (senderFault !== undefined) {
+          // The request itself is wrong (too large, bad attribute): resending cannot help.
+          throw new DeadLetterSendError(`SQS rejected the message: ${senderFault.Code} ${senderFault.Message ?? ''}`.trim(), labels);
+        }
+        pending = failed.map((f) => byId.get(f.Id ?? '') as SqsMessagePlan);
+        throw new SqsEntryFailure(`${failed.length} entries failed: ${failed.map((f) => f.Code).join(', ')} (${labels.join(', ')})`);
+      },
+      {
+        retries: this.#entryRetries,
+        minTimeout: 100,
+        factor: 2,
+        randomize: true,
+        signal: context.signal,
+        shouldRetry: ({ error }) => error instanceof SqsEntryFailure,
+      },
+    ).catch((error: unknown) => {
+      if (error instanceof DeadLetterSendError) throw error;
+      throw new DeadLetterSendError(
+        `SendMessageBatch to ${this.#queueUrl} failed`,
+        pending.map((m) => entryLabel(m.entry)),
+        { cause: error },
+      );
+    });
+  }
+
+  async send(entries: readonly DeadLetterEntry[], context: SinkContext): Promise<void> {
+    if (entries.length === 0) return;
+    const messages = await this.#messages(entries, context);
+    // Sequential: a failed call then leaves the later entries unsent and the error names exactly what is missing.
+    const batches = planSqsBatches(messages, this.#maxBytes);
+    for (let i = 0; i < batches.length; i++) {
+      try {
+        await this.#sendBatch(batches[i] as SqsMessagePlan[], context);
+      } catch (error) {
+        const unsent = batches.slice(i + 1).flatMap((b) => b.map((m) => entryLabel(m.entry)));
+        if (unsent.length === 0 || !(error instanceof DeadLetterSendError)) throw error;
+        throw new DeadLetterSendError(error.message, [...error.sequenceNumbers, ...unsent], { cause: error.cause ?? error });
+      }
+    }
+  }
+}
