@@ -120,7 +120,10 @@ function main(args) {
   // Only the default package is the one the benchmarks report.
   if (dir === packageDir) {
     mkdirSync(path.dirname(sizesFile), { recursive: true });
-    writeFileSync(sizesFile, `${JSON.stringify({ packagedAt: new Date().toISOString(), functions }, null, 2)}\n`);
+    writeFileSync(
+      sizesFile,
+      `${JSON.stringify({ packagedAt: new Date().toISOString(), functions }, null, 2)}\n`,
+    );
     console.log(`bundle sizes written to ${path.relative(root, sizesFile)}`);
   }
 }

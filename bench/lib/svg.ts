@@ -24,11 +24,11 @@ function esc(text: string): string {
     .replaceAll('"', '&quot;');
 }
 
-/** A "nice" axis maximum (1, 2, 2.5, 5 × 10^k) at or above `value`. */
+/** A "nice" axis maximum (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^k) at or above `value`. */
 export function niceMax(value: number): number {
   if (!(value > 0)) return 1;
   const power = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 2.5, 5, 10]) {
+  for (const step of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) {
     if (step * power >= value) return step * power;
   }
   return 10 * power;

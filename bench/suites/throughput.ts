@@ -236,7 +236,7 @@ const suite: Suite = {
   async run({ quick, log }) {
     const plan: Plan = quick
       ? { recordsPerRound: 2000, warmupRounds: 1, rounds: 5 }
-      : { recordsPerRound: 10_000, warmupRounds: 3, rounds: 15 };
+      : { recordsPerRound: 5000, warmupRounds: 2, rounds: 11 };
     if (gc === undefined) log('no global gc (run with --expose-gc for steadier numbers)');
     const results: PeerResult[] = [];
     for (const batchSize of BATCH_SIZES) results.push(...(await measure(batchSize, plan, log)));

@@ -18,7 +18,7 @@ export function aggregateCommand(): Command {
     .requiredOption('-t, --table <name>', 'the table holding the vote items')
     .option('-p, --poll <id>', 'the poll to aggregate', 'default')
     .option('--shards <n>', 'shard items per contestant (as the writers use)', integer)
-    .option('--concurrency <n>', 'contestants aggregated at once', integer)
+    .option('--concurrency <n>', 'requests in flight at once', integer)
     .option('--totals', 'print the leaderboard afterwards')
     .action(async (flags: AggregateFlags) => {
       const dynamodb = new DynamoDBClient({});
@@ -33,7 +33,9 @@ export function aggregateCommand(): Command {
           ...poll,
           ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
         });
-        process.stdout.write(`${JSON.stringify(summary, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);
+        process.stdout.write(
+          `${JSON.stringify(summary, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`,
+        );
         if (flags.totals) {
           for (const row of await new VoteCounter(poll).getTotals({ consistentRead: true })) {
             process.stdout.write(`${row.contestant}\t${row.total}\n`);

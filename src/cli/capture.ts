@@ -25,7 +25,8 @@ export function captureCommand(): Command {
     .option('--follow', 'keep polling until Ctrl-C instead of stopping once caught up')
     .action(async (flags: CaptureFlags) => {
       if (!flags.streamArn === !flags.table) throw new Error('give exactly one of --stream-arn and --table');
-      if (flags.from !== 'trim-horizon' && flags.from !== 'latest') throw new Error('--from is trim-horizon or latest');
+      if (flags.from !== 'trim-horizon' && flags.from !== 'latest')
+        throw new Error('--from is trim-horizon or latest');
       let streamArn = flags.streamArn;
       if (!streamArn) {
         const dynamodb = new DynamoDBClient({});

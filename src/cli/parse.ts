@@ -2,7 +2,8 @@ import { InvalidArgumentError } from 'commander';
 
 export function integer(text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(`expected a whole number, got ${text}`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new InvalidArgumentError(`expected a whole number, got ${text}`);
   return value;
 }
 

@@ -7,7 +7,9 @@ import { replayCommand } from './replay.js';
 import { startCommand } from './start.js';
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 
@@ -34,7 +36,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       // --help and --version end through here with exit code 0.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    process.stderr.write(`tidewater: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`);
+    process.stderr.write(
+      `tidewater: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`,
+    );
     return EXIT.error;
   }
 }

@@ -46,7 +46,10 @@ export function replayCommand(): Command {
       if (!fn) throw new Error(`${flags.config}: function '${flags.function}' has no DynamoDB stream event`);
       const handler = await importHandler(flags.handler ?? `${handlerFile(fn)}#${fn.handlerExport}`);
       const onFailure = new MemoryFailureDestination();
-      const bar = flags.progress && process.stderr.isTTY ? new SingleBar({ clearOnComplete: true }, Presets.shades_classic) : undefined;
+      const bar =
+        flags.progress && process.stderr.isTTY
+          ? new SingleBar({ clearOnComplete: true }, Presets.shades_classic)
+          : undefined;
       let started = false;
       const result = await replay({
         files,
@@ -74,7 +77,9 @@ export function replayCommand(): Command {
             `${shard.discarded} discarded, checkpoint ${shard.checkpoint ?? '-'}\n`,
         );
       }
-      process.stdout.write(`${result.records} records replayed; ${onFailure.records.length} on-failure records\n`);
+      process.stdout.write(
+        `${result.records} records replayed; ${onFailure.records.length} on-failure records\n`,
+      );
       process.exitCode = onFailure.records.length > 0 ? EXIT.recordsDiscarded : EXIT.ok;
     });
 }
@@ -89,7 +94,10 @@ async function importHandler(spec: string): Promise<StreamHandler> {
   }
   if (file.endsWith('.ts')) {
     const built = file.replace(/\/src\//, '/dist/').replace(/\.ts$/, '.js');
-    if (!existsSync(built)) throw new Error(`${file} is TypeScript: build it first (npm run build) or pass --handler with a .js file`);
+    if (!existsSync(built))
+      throw new Error(
+        `${file} is TypeScript: build it first (npm run build) or pass --handler with a .js file`,
+      );
     file = built;
   }
   const loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;

@@ -10,20 +10,40 @@ export function startCommand(): Command {
         "(expired, live, broken-TTL and user-deleted items, votes), the serverless.yml handlers through Lambda's " +
         'event-source-mapping rules, and a summary to check.',
     )
-    .option('--expired <n>', 'items whose TTL has passed', integer, 24)
+    .option('--expired <n>', 'items whose TTL has passed', integer, 12)
     .option('--user-deletes <n>', 'items deleted by the user', integer, 5)
-    .option('--votes <n>', 'votes to cast', integer, 600)
+    .option('--votes <n>', 'votes to cast', integer, 400)
     .option('--timeout <seconds>', 'how long to wait for the archive', integer, 90)
     .option('--json', 'print the summary as JSON')
-    .action(async (opts: { expired: number; userDeletes: number; votes: number; timeout: number; json?: boolean }) => {
-      const summary = await runMainJob({
-        expiredItems: opts.expired,
-        userDeletes: opts.userDeletes,
-        votes: opts.votes,
-        timeoutMs: opts.timeout * 1000,
-        log: opts.json ? undefined : (line) => process.stderr.write(`» ${line}\n`),
-      });
-      process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
-      process.exitCode = summary.ok ? EXIT.ok : EXIT.checkFailed;
-    });
+    .option('-v, --verbose', "show the functions' own output (logs, EMF metric lines)")
+    .action(
+      async (opts: {
+        expired: number;
+        userDeletes: number;
+        votes: number;
+        timeout: number;
+        json?: boolean;
+        verbose?: boolean;
+      }) => {
+        // The emulated functions write their logs and EMF lines to stdout, as in Lambda; keep
+        // stdout for the summary and show their output on stderr only when asked.
+        const write = process.stdout.write.bind(process.stdout);
+        process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) =>
+          opts.verbose ? process.stderr.write(chunk, ...(rest as [])) : true) as typeof process.stdout.write;
+        let summary: Awaited<ReturnType<typeof runMainJob>>;
+        try {
+          summary = await runMainJob({
+            expiredItems: opts.expired,
+            userDeletes: opts.userDeletes,
+            votes: opts.votes,
+            timeoutMs: opts.timeout * 1000,
+            ...(opts.json ? {} : { log: (line: string) => process.stderr.write(`» ${line}\n`) }),
+          });
+        } finally {
+          process.stdout.write = write;
+        }
+        process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
+        process.exitCode = summary.ok ? EXIT.ok : EXIT.checkFailed;
+      },
+    );
 }

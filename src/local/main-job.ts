@@ -109,10 +109,10 @@ export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobS
   const root = options.root ?? PACKAGE_ROOT;
   const log = options.log ?? (() => undefined);
   const counts = {
-    expired: options.expiredItems ?? 24,
-    live: options.liveItems ?? 6,
+    expired: options.expiredItems ?? 12,
+    live: options.liveItems ?? 4,
     userDeletes: options.userDeletes ?? 5,
-    votes: options.votes ?? 600,
+    votes: options.votes ?? 400,
   };
   const contestants = options.contestants ?? ['aurora', 'borealis', 'cirrus', 'delta'];
   const problems: string[] = [];
@@ -120,7 +120,11 @@ export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobS
   log('starting DynamoDB Local, the S3 server and the SQS server');
   const checkpointDir = await mkdtemp(join(tmpdir(), 'tidewater-start-'));
   const [aws, sqsServer] = await Promise.all([startLocalAws(), startSqsServer()]);
-  const sqs = new SQSClient({ endpoint: sqsServer.endpoint, region: aws.region, credentials: aws.credentials });
+  const sqs = new SQSClient({
+    endpoint: sqsServer.endpoint,
+    region: aws.region,
+    credentials: aws.credentials,
+  });
   const abort = new AbortController();
   let polling: Promise<unknown> = Promise.resolve();
   let restoreEnv = () => undefined as void;
@@ -159,7 +163,11 @@ export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobS
       ...resolveEnvironment(archiveFn.environment, resources),
     });
     const handler = await loadHandler(root, handlerFile(archiveFn), archiveFn.handlerExport);
-    const aggregate = await loadHandler(root, resolveHandlerPath(root, aggregateFn.handler), exportOf(aggregateFn.handler));
+    const aggregate = await loadHandler(
+      root,
+      resolveHandlerPath(root, aggregateFn.handler),
+      exportOf(aggregateFn.handler),
+    );
 
     const stats = { invocations: 0, filteredOut: 0, partialFailures: 0, functionErrors: 0 };
     const onFailureQueue = resources.queues?.OnFailureQueue;
@@ -203,15 +211,22 @@ export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobS
 
     log('running the aggregator');
     const aggregation = await aggregate({}, fakeContext('aggregateVotes'));
-    const counter = new VoteCounter({ tableName: resources.table.name, poll: resources.settings.poll, dynamodb: aws.dynamodb });
+    const counter = new VoteCounter({
+      tableName: resources.table.name,
+      poll: resources.settings.poll,
+      dynamodb: aws.dynamodb,
+    });
     const totals = await counter.getTotals({ consistentRead: true });
 
     const neverExpiring = await findNeverExpiring(aws.dynamodb, resources.table.name, ttlAttribute);
     const { ttl, user } = tally(objects);
     if (ttl !== counts.expired) problems.push(`archived ${ttl} TTL deletes, expected ${counts.expired}`);
-    if (user !== counts.userDeletes) problems.push(`archived ${user} user deletes, expected ${counts.userDeletes}`);
+    if (user !== counts.userDeletes)
+      problems.push(`archived ${user} user deletes, expected ${counts.userDeletes}`);
     if (neverExpiring.length !== written.stringTtl + written.millisecondTtl) {
-      problems.push(`flagged ${neverExpiring.length} never-expiring items, expected ${written.stringTtl + written.millisecondTtl}`);
+      problems.push(
+        `flagged ${neverExpiring.length} never-expiring items, expected ${written.stringTtl + written.millisecondTtl}`,
+      );
     }
     const totalRows = contestants.map((contestant) => {
       const expected = votes.expected.get(contestant) ?? 0n;
@@ -259,12 +274,20 @@ function replaceEnv(env: Record<string, string | undefined>): () => void {
 }
 
 /** serverless.yml environment values that are CloudFormation references, pointed at the local resources. */
-function resolveEnvironment(environment: Record<string, unknown>, resources: LocalResources): Record<string, string> {
+function resolveEnvironment(
+  environment: Record<string, unknown>,
+  resources: LocalResources,
+): Record<string, string> {
   const byLogicalId: Record<string, { ref: string; arn?: string; streamArn?: string }> = {
-    RecordsTable: { ref: resources.table.name, arn: resources.table.arn, streamArn: resources.table.streamArn },
+    RecordsTable: {
+      ref: resources.table.name,
+      arn: resources.table.arn,
+      streamArn: resources.table.streamArn,
+    },
     ArchiveBucket: { ref: resources.bucket.name, arn: `arn:aws:s3:::${resources.bucket.name}` },
   };
-  for (const [id, queue] of Object.entries(resources.queues ?? {})) byLogicalId[id] = { ref: queue.url, arn: queue.arn };
+  for (const [id, queue] of Object.entries(resources.queues ?? {}))
+    byLogicalId[id] = { ref: queue.url, arn: queue.arn };
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(environment)) {
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
@@ -273,8 +296,13 @@ function resolveEnvironment(environment: Record<string, unknown>, resources: Loc
     }
     const ref = (value as { Ref?: string }).Ref;
     const getAtt = (value as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
-    const target = ref ? byLogicalId[ref]?.ref : getAtt ? byLogicalId[getAtt[0]]?.[getAtt[1] === 'StreamArn' ? 'streamArn' : 'arn'] : undefined;
-    if (target === undefined) throw new Error(`environment ${name}: cannot resolve ${JSON.stringify(value)} locally`);
+    const target = ref
+      ? byLogicalId[ref]?.ref
+      : getAtt
+        ? byLogicalId[getAtt[0]]?.[getAtt[1] === 'StreamArn' ? 'streamArn' : 'arn']
+        : undefined;
+    if (target === undefined)
+      throw new Error(`environment ${name}: cannot resolve ${JSON.stringify(value)} locally`);
     out[name] = target;
   }
   return out;
@@ -294,7 +322,11 @@ function resolveHandlerPath(root: string, handler: string): string {
  * Imports a handler fresh (a unique URL per load, so each run reads its own environment). Run
  * from the built CLI, TypeScript sources under src/ are taken from dist/ instead.
  */
-async function loadHandler(root: string, file: string, exportName: string): Promise<StreamHandler & ((...args: unknown[]) => Promise<unknown>)> {
+async function loadHandler(
+  root: string,
+  file: string,
+  exportName: string,
+): Promise<StreamHandler & ((...args: unknown[]) => Promise<unknown>)> {
   let path = file;
   const fromSource = relative(join(root, 'src'), file);
   if (file.endsWith('.ts') && !fromSource.startsWith('..') && !import.meta.url.endsWith('.ts')) {
@@ -333,7 +365,9 @@ async function writeWorkload(
 ) {
   const now = Math.floor(Date.now() / 1000);
   const put = (item: Record<string, unknown>) =>
-    dynamodb.send(new PutItemCommand({ TableName: tableName, Item: marshall(item) as AttributeMap as never }));
+    dynamodb.send(
+      new PutItemCommand({ TableName: tableName, Item: marshall(item) as AttributeMap as never }),
+    );
   const body = (i: number) => ({
     note: `item ${i}`,
     // A 38-digit number and binary: the archive must keep both exactly.
@@ -363,7 +397,13 @@ async function writeWorkload(
     await put({ ...key, [ttlAttribute]: now + 86_400, ...body(i) });
     await dynamodb.send(new DeleteItemCommand({ TableName: tableName, Key: marshall(key) as never }));
   }
-  return { expired: counts.expired, live: counts.live, stringTtl: 1, millisecondTtl: 1, userDeletes: counts.userDeletes };
+  return {
+    expired: counts.expired,
+    live: counts.live,
+    stringTtl: 1,
+    millisecondTtl: 1,
+    userDeletes: counts.userDeletes,
+  };
 }
 
 async function castVotes(
@@ -372,7 +412,11 @@ async function castVotes(
   contestants: readonly string[],
   votes: number,
 ) {
-  const counter = new VoteCounter({ tableName: resources.table.name, poll: resources.settings.poll, dynamodb });
+  const counter = new VoteCounter({
+    tableName: resources.table.name,
+    poll: resources.settings.poll,
+    dynamodb,
+  });
   for (const contestant of contestants) await counter.registry.register(contestant);
   const expected = new Map<string, bigint>();
   let duplicates = 0;
@@ -400,17 +444,27 @@ async function listArchive(
   const objects: ArchivedObject[] = [];
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    const page = await s3.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+    );
     for (const entry of page.Contents ?? []) {
       const key = entry.Key as string;
       const [head, body] = await Promise.all([
         s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key })),
-        s3.send(new GetObjectCommand({ Bucket: bucket, Key: key })).then((r) => r.Body?.transformToByteArray()),
+        s3
+          .send(new GetObjectCommand({ Bucket: bucket, Key: key }))
+          .then((r) => r.Body?.transformToByteArray()),
       ]);
       const rows = decodeArchiveObject(body ?? new Uint8Array(), key);
       const kinds: Record<string, number> = {};
       for (const row of rows) kinds[row.kind] = (kinds[row.kind] ?? 0) + 1;
-      objects.push({ key, storageClass: head.StorageClass ?? 'STANDARD', rows: rows.length, kinds, bytes: entry.Size ?? 0 });
+      objects.push({
+        key,
+        storageClass: head.StorageClass ?? 'STANDARD',
+        rows: rows.length,
+        kinds,
+        bytes: entry.Size ?? 0,
+      });
     }
     token = page.NextContinuationToken;
   } while (token);
@@ -436,7 +490,12 @@ async function findNeverExpiring(
   let start: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;
   do {
     const page = await dynamodb.send(
-      new ScanCommand({ TableName: tableName, ExclusiveStartKey: start, FilterExpression: 'attribute_exists(#t)', ExpressionAttributeNames: { '#t': ttlAttribute } }),
+      new ScanCommand({
+        TableName: tableName,
+        ExclusiveStartKey: start,
+        FilterExpression: 'attribute_exists(#t)',
+        ExpressionAttributeNames: { '#t': ttlAttribute },
+      }),
     );
     for (const item of page.Items ?? []) {
       const check: TtlCheck = checkTtl(item as AttributeMap, ttlAttribute);
@@ -451,25 +510,44 @@ async function findNeverExpiring(
 export function formatSummary(summary: MainJobSummary): string {
   const lines: string[] = [];
   const { archive, lambda, votes } = summary;
-  lines.push('', `tidewater main job ${summary.ok ? 'OK' : 'FAILED'} in ${(summary.elapsedMs / 1000).toFixed(1)} s`, '');
-  lines.push(`Table ${summary.table}: wrote ${summary.written.expired} items with a past TTL, ${summary.written.live} live items,`);
-  lines.push(`  ${summary.written.stringTtl} with a string TTL, ${summary.written.millisecondTtl} with a millisecond TTL, and deleted ${summary.written.userDeletes} by hand.`);
+  lines.push(
+    '',
+    `tidewater main job ${summary.ok ? 'OK' : 'FAILED'} in ${(summary.elapsedMs / 1000).toFixed(1)} s`,
+    '',
+  );
+  lines.push(
+    `Table ${summary.table}: wrote ${summary.written.expired} items with a past TTL, ${summary.written.live} live items,`,
+  );
+  lines.push(
+    `  ${summary.written.stringTtl} with a string TTL, ${summary.written.millisecondTtl} with a millisecond TTL, and deleted ${summary.written.userDeletes} by hand.`,
+  );
   lines.push('');
-  lines.push(`Archive s3://${summary.bucket}/${summary.archivePrefix}: ${archive.ttlDeletesArchived} TTL deletes, ${archive.userDeletesArchived} user deletes in ${archive.objects.length} objects`);
+  lines.push(
+    `Archive s3://${summary.bucket}/${summary.archivePrefix}: ${archive.ttlDeletesArchived} TTL deletes, ${archive.userDeletesArchived} user deletes in ${archive.objects.length} objects`,
+  );
   for (const object of archive.objects) {
-    const kinds = Object.entries(object.kinds).map(([k, n]) => `${n} ${k}`).join(', ');
-    lines.push(`  ${object.key}  [${object.storageClass}, ${object.bytes} B gzip, ${object.rows} rows: ${kinds}]`);
+    const kinds = Object.entries(object.kinds)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
+    lines.push(
+      `  ${object.key}  [${object.storageClass}, ${object.bytes} B gzip, ${object.rows} rows: ${kinds}]`,
+    );
   }
   lines.push('');
   lines.push(`Lambda ${lambda.functionName} (emulated with serverless.yml's stream settings):`);
-  lines.push(`  ${lambda.invocations} invocations, ${lambda.filteredOut} records dropped by the filter, ${lambda.partialFailures} partial failures, ${lambda.functionErrors} function errors,`);
+  lines.push(
+    `  ${lambda.invocations} invocations, ${lambda.filteredOut} records dropped by the filter, ${lambda.partialFailures} partial failures, ${lambda.functionErrors} function errors,`,
+  );
   lines.push(`  ${lambda.onFailureRecords} on-failure records, ${lambda.deadLettered} dead-lettered records`);
   lines.push('');
   lines.push(`Items whose TTL will never expire (${summary.neverExpiring.length}):`);
   for (const item of summary.neverExpiring) lines.push(`  ${item.pk}: ${item.reason} (${item.message})`);
   lines.push('');
-  lines.push(`Votes: ${votes.cast} cast (${votes.duplicatesRejected} retried exactly-once votes rejected as duplicates); totals after aggregation:`);
-  for (const row of votes.totals) lines.push(`  ${row.contestant.padEnd(12)} ${row.total.padStart(6)}  (expected ${row.expected})`);
+  lines.push(
+    `Votes: ${votes.cast} cast (${votes.duplicatesRejected} retried exactly-once votes rejected as duplicates); totals after aggregation:`,
+  );
+  for (const row of votes.totals)
+    lines.push(`  ${row.contestant.padEnd(12)} ${row.total.padStart(6)}  (expected ${row.expected})`);
   if (summary.problems.length) {
     lines.push('', 'Problems:');
     for (const problem of summary.problems) lines.push(`  - ${problem}`);

@@ -56,7 +56,7 @@ export class Invocation {
   readonly seqs: readonly string[];
   readonly records: (ClassifiedRecord | undefined)[];
   /** Per record, the bits of the sinks it is routed to. */
-  readonly masks: Int32Array;
+  readonly masks: number[];
   readonly metrics: InvocationMetrics;
   readonly context: HandlerContext;
   cutoff: number;
@@ -83,7 +83,7 @@ export class Invocation {
     this.raws = raws;
     this.seqs = seqs;
     this.records = new Array(this.n);
-    this.masks = new Int32Array(this.n);
+    this.masks = new Array<number>(this.n).fill(0);
     this.metrics = new InvocationMetrics(config.sinks.length);
     this.cutoff = this.n;
     this.#firstWritten = new Array<number>(config.sinks.length).fill(Number.POSITIVE_INFINITY);
@@ -173,6 +173,7 @@ export class Invocation {
     const { config, metrics, n } = this;
     const { routes, handledKinds, ttlAttribute } = config;
     const now = config.clock();
+    const ttlOptions = { now };
     const valid: number[] = [];
     for (let i = 0; i < n; i++) {
       let record: ClassifiedRecord;
@@ -197,7 +198,8 @@ export class Invocation {
         const age = now - created * 1000;
         if (age > metrics.iteratorAgeMs) metrics.iteratorAgeMs = age;
       }
-      if (ttlAttribute !== undefined && (kind === 'insert' || kind === 'modify')) this.#checkTtl(record, now);
+      if (ttlAttribute !== undefined && (kind === 'insert' || kind === 'modify'))
+        this.#checkTtl(record, ttlOptions);
       const bit = KIND_BIT[kind];
       let mask = 0;
       try {
@@ -224,11 +226,11 @@ export class Invocation {
     return valid;
   }
 
-  #checkTtl(record: ClassifiedRecord, now: number): void {
+  #checkTtl(record: ClassifiedRecord, options: { now: number }): void {
     const image = record.raw.dynamodb.NewImage;
     // KEYS_ONLY / OLD_IMAGE streams carry no new image: nothing to judge.
     if (image === undefined) return;
-    const check = checkTtl(image, this.config.ttlAttribute!, { now });
+    const check = checkTtl(image, this.config.ttlAttribute!, options);
     if (check.expires) return;
     this.metrics.ttlNeverExpires++;
     this.logger.warn(

@@ -8,6 +8,8 @@ export const MAX_SHARDS = 1_000;
 export const MAX_REGISTRY_PARTITIONS = 100;
 export const DEFAULT_REGISTRY_PARTITIONS = 4;
 export const DEFAULT_HEADROOM = 1.25;
+/** 10,000 votes/s per contestant; writers, aggregator and readers that all omit `shards` agree. */
+export const DEFAULT_SHARDS = 10;
 export const DEFAULT_MAX_ATTEMPTS = 8;
 
 /** What writer, aggregator and reader must agree on: the poll's place in the table. */
@@ -16,7 +18,7 @@ export interface PollOptions {
   tableName: string;
   /** Poll id; several polls share one table. Must not contain `#`. */
   poll: string;
-  /** Shard items per contestant. Give this or `peakWritesPerSecond`, not both. */
+  /** Shard items per contestant (default 10). Give this or `peakWritesPerSecond`, not both. */
   shards?: number;
   /** Expected peak votes per second for one contestant; shards = ceil(peak × headroom / 1,000). */
   peakWritesPerSecond?: number;
@@ -123,7 +125,10 @@ export function resolvePollContext(
   } else if (options.peakWritesPerSecond !== undefined) {
     shards = shardsForPeak(options.peakWritesPerSecond, options.headroom ?? DEFAULT_HEADROOM);
   } else {
-    throw new InvalidVoteOptionsError('shards', 'one of `shards` or `peakWritesPerSecond` is required');
+    if (options.headroom !== undefined) {
+      throw new InvalidVoteOptionsError('headroom', 'only applies together with `peakWritesPerSecond`');
+    }
+    shards = DEFAULT_SHARDS;
   }
   const registryPartitions = positiveInteger(
     'registryPartitions',

@@ -24,10 +24,12 @@ export interface ListContestantsOptions {
 export class ContestantRegistry {
   constructor(private readonly ctx: PollContext) {}
 
-  /** Registers contestants (idempotent). Returns how many distinct ids were written. */
-  async register(contestants: Iterable<string>): Promise<number> {
+  /** Registers one contestant or many (idempotent). Returns how many distinct ids were written. */
+  async register(contestants: string | Iterable<string>): Promise<number> {
     const distinct = new Set<string>();
-    for (const contestant of contestants) distinct.add(checkId('contestant', contestant));
+    // A string is iterable too: without this, 'alice' would register 'a', 'l', 'i', 'c', 'e'.
+    const ids = typeof contestants === 'string' ? [contestants] : contestants;
+    for (const contestant of ids) distinct.add(checkId('contestant', contestant));
     const requests: WriteRequest[] = [];
     for (const contestant of distinct) {
       const key = this.ctx.keys.registry(contestant);

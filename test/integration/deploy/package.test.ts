@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: the generated CloudFormation template is untyped JSON
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,9 @@ interface PackageRun {
 
 function runPackage(args: string[], env: Record<string, string> = {}): PackageRun {
   // The test runner's env carries dummy credentials for the local servers; packaging must not need any.
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')),
+  );
   const result = spawnSync(process.execPath, [path.join(root, 'scripts/package.js'), ...args], {
     cwd: root,
     env: { ...inherited, ...env },
@@ -30,9 +33,14 @@ function runPackage(args: string[], env: Record<string, string> = {}): PackageRu
     timeout: 240_000,
   });
   const output = `${result.stdout}\n${result.stderr}`;
-  if (result.status !== 0) throw new Error(`npm run package failed (${result.status ?? result.signal}):\n${output}`);
-  const dir = args.includes('--package') ? (args[args.indexOf('--package') + 1] as string) : path.join(root, '.serverless');
-  const template = JSON.parse(readFileSync(path.join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+  if (result.status !== 0)
+    throw new Error(`npm run package failed (${result.status ?? result.signal}):\n${output}`);
+  const dir = args.includes('--package')
+    ? (args[args.indexOf('--package') + 1] as string)
+    : path.join(root, '.serverless');
+  const template = JSON.parse(
+    readFileSync(path.join(dir, 'cloudformation-template-update-stack.json'), 'utf8'),
+  ) as Template;
   return { output, template };
 }
 
@@ -50,7 +58,8 @@ function only(template: Template, type: string) {
 function conditionHolds(template: Template, name: string): boolean {
   const evaluate = (node: any): boolean => {
     if (Array.isArray(node?.['Fn::Not'])) return !evaluate(node['Fn::Not'][0]);
-    if (Array.isArray(node?.['Fn::Equals'])) return JSON.stringify(node['Fn::Equals'][0]) === JSON.stringify(node['Fn::Equals'][1]);
+    if (Array.isArray(node?.['Fn::Equals']))
+      return JSON.stringify(node['Fn::Equals'][0]) === JSON.stringify(node['Fn::Equals'][1]);
     throw new Error(`condition ${name}: unsupported ${JSON.stringify(node)}`);
   };
   return evaluate(template.Conditions?.[name]);
@@ -99,13 +108,18 @@ describe('serverless package (offline)', () => {
 
   it('deploys nodejs22.x on arm64 with each function on its own role and a log retention', () => {
     const functions = resourcesOfType(ttlOnly.template, 'AWS::Lambda::Function');
-    expect(functions.map(([id]) => id).sort()).toEqual(['AggregateVotesLambdaFunction', 'ArchiveTtlLambdaFunction']);
+    expect(functions.map(([id]) => id).sort()).toEqual([
+      'AggregateVotesLambdaFunction',
+      'ArchiveTtlLambdaFunction',
+    ]);
     for (const [, fn] of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
       expect(fn.Properties.Handler).toMatch(/^src\/handlers\/[a-z-]+\.handler$/);
     }
-    expect(ttlOnly.template.Resources.ArchiveTtlLambdaFunction!.Properties.Role).toEqual({ 'Fn::GetAtt': ['ArchiveTtlRole', 'Arn'] });
+    expect(ttlOnly.template.Resources.ArchiveTtlLambdaFunction!.Properties.Role).toEqual({
+      'Fn::GetAtt': ['ArchiveTtlRole', 'Arn'],
+    });
     expect(ttlOnly.template.Resources.AggregateVotesLambdaFunction!.Properties.Role).toEqual({
       'Fn::GetAtt': ['AggregateVotesRole', 'Arn'],
     });
@@ -135,7 +149,9 @@ describe('serverless package (offline)', () => {
     expect(p.StartingPosition).toBe('TRIM_HORIZON');
     expect(p.BatchSize).toBe(100);
     expect(p.MaximumBatchingWindowInSeconds).toBe(5);
-    expect(p.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': ['OnFailureQueue', 'Arn'] } } });
+    expect(p.DestinationConfig).toEqual({
+      OnFailure: { Destination: { 'Fn::GetAtt': ['OnFailureQueue', 'Arn'] } },
+    });
     const env = ttlOnly.template.Resources.ArchiveTtlLambdaFunction!.Properties.Environment.Variables;
     expect(env).toMatchObject({
       ARCHIVE_BUCKET: { Ref: 'ArchiveBucket' },
@@ -186,7 +202,9 @@ describe('serverless package (offline)', () => {
       ],
     });
 
-    const policy = resourcesOfType(template, 'AWS::S3::BucketPolicy').find(([, r]) => r.Properties.Bucket?.Ref === 'ArchiveBucket');
+    const policy = resourcesOfType(template, 'AWS::S3::BucketPolicy').find(
+      ([, r]) => r.Properties.Bucket?.Ref === 'ArchiveBucket',
+    );
     expect(policy).toBeDefined();
     const deny = policy![1].Properties.PolicyDocument.Statement.find((s: any) => s.Effect === 'Deny');
     expect(deny).toMatchObject({
@@ -208,9 +226,10 @@ describe('serverless package (offline)', () => {
     }
     expect(conditionHolds(ttlOnly.template, 'ArchiveUsesKms')).toBe(false);
     const keyStatement = (run: PackageRun) =>
-      statements(run.template, run.template.Resources.ArchiveTtlRole!.Properties.Policies[0].PolicyDocument).find(
-        (s) => s.Sid === 'UseArchiveKey',
-      );
+      statements(
+        run.template,
+        run.template.Resources.ArchiveTtlRole!.Properties.Policies[0].PolicyDocument,
+      ).find((s) => s.Sid === 'UseArchiveKey');
     expect(keyStatement(ttlOnly)).toBeUndefined();
     expect(keyStatement(allDeletes)).toEqual({
       Sid: 'UseArchiveKey',
@@ -224,8 +243,12 @@ describe('serverless package (offline)', () => {
     const queues = resourcesOfType(ttlOnly.template, 'AWS::SQS::Queue');
     expect(queues.map(([id]) => id).sort()).toEqual(['DeadLetterQueue', 'OnFailureQueue']);
     for (const [, queue] of queues) {
-      expect(queue.Properties.SqsManagedSseEnabled).toEqual({ 'Fn::If': ['QueuesUseSqsSse', true, { Ref: 'AWS::NoValue' }] });
-      expect(queue.Properties.KmsMasterKeyId).toMatchObject({ 'Fn::If': ['QueuesUseKms', '', { Ref: 'AWS::NoValue' }] });
+      expect(queue.Properties.SqsManagedSseEnabled).toEqual({
+        'Fn::If': ['QueuesUseSqsSse', true, { Ref: 'AWS::NoValue' }],
+      });
+      expect(queue.Properties.KmsMasterKeyId).toMatchObject({
+        'Fn::If': ['QueuesUseKms', '', { Ref: 'AWS::NoValue' }],
+      });
     }
     // Exactly one of the two encryption settings applies, whichever way the condition goes.
     expect(ttlOnly.template.Conditions?.QueuesUseSqsSse).toEqual({ 'Fn::Equals': ['', ''] });
@@ -258,10 +281,20 @@ describe('serverless package (offline)', () => {
   it('limits the archive role to its stream, its prefix, its queues and its logs', () => {
     const role = ttlOnly.template.Resources.ArchiveTtlRole!;
     const granted = statements(ttlOnly.template, role.Properties.Policies[0].PolicyDocument);
-    expect(Object.fromEntries(granted.map((s) => [s.Sid, { Action: s.Action, Resource: s.Resource }]))).toEqual({
-      WriteLogs: { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [{ 'Fn::GetAtt': ['ArchiveTtlLogGroup', 'Arn'] }] },
+    expect(
+      Object.fromEntries(granted.map((s) => [s.Sid, { Action: s.Action, Resource: s.Resource }])),
+    ).toEqual({
+      WriteLogs: {
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: [{ 'Fn::GetAtt': ['ArchiveTtlLogGroup', 'Arn'] }],
+      },
       ReadTableStream: {
-        Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        Action: [
+          'dynamodb:DescribeStream',
+          'dynamodb:GetRecords',
+          'dynamodb:GetShardIterator',
+          'dynamodb:ListStreams',
+        ],
         Resource: [{ 'Fn::GetAtt': ['RecordsTable', 'StreamArn'] }],
       },
       PutArchiveObjects: {
@@ -277,10 +310,14 @@ describe('serverless package (offline)', () => {
 
   it("limits the aggregator role to the poll's vote items", () => {
     const role = ttlOnly.template.Resources.AggregateVotesRole!;
-    const votes = statements(ttlOnly.template, role.Properties.Policies[0].PolicyDocument).find((s) => s.Sid === 'ReadAndUpdateVoteItems')!;
+    const votes = statements(ttlOnly.template, role.Properties.Policies[0].PolicyDocument).find(
+      (s) => s.Sid === 'ReadAndUpdateVoteItems',
+    )!;
     expect(votes.Action).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     expect(votes.Resource).toEqual([{ 'Fn::GetAtt': ['RecordsTable', 'Arn'] }]);
-    expect(votes.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['POLL#default#*'] } });
+    expect(votes.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['POLL#default#*'] },
+    });
     const env = ttlOnly.template.Resources.AggregateVotesLambdaFunction!.Properties.Environment.Variables;
     expect(env).toMatchObject({ TABLE_NAME: { Ref: 'RecordsTable' }, POLL: 'default' });
     const schedule = only(ttlOnly.template, 'AWS::Events::Rule');

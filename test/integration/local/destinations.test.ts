@@ -1,8 +1,11 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { S3FailureDestination } from '../../../src/local/destinations.js';
+import { S3FailureDestination, SqsFailureDestination } from '../../../src/local/destinations.js';
+import { LOCAL_CREDENTIALS } from '../../../src/local/dynamodb-local.js';
 import { EventSourceMappingEmulator } from '../../../src/local/emulator.js';
 import { StreamEventBuilder } from '../../../src/local/events.js';
+import { startSqsServer } from '../../../src/local/sqs-server.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 
 const { s3 } = localClients();
@@ -39,5 +42,47 @@ describe('S3FailureDestination', () => {
       endSequenceNumber: records[1]?.dynamodb.SequenceNumber,
       streamArn: builder.streamArn,
     });
+  });
+});
+
+describe('SqsFailureDestination', () => {
+  it('sends the invocation record of records that aged out to the queue', async () => {
+    const server = await startSqsServer();
+    const sqs = new SQSClient({
+      endpoint: server.endpoint,
+      region: 'us-east-1',
+      credentials: LOCAL_CREDENTIALS,
+    });
+    try {
+      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'on-failure' }));
+      const builder = new StreamEventBuilder({ now: 1_000 });
+      const old = builder.insert({ pk: 'old' });
+      let calls = 0;
+      const emulator = new EventSourceMappingEmulator({
+        maximumRecordAgeInSeconds: 60,
+        onFailure: new SqsFailureDestination(sqs, QueueUrl as string),
+        handler: async () => {
+          calls++;
+        },
+      });
+      await emulator.runShard({ shardId: 'shardId-3', streamArn: builder.streamArn, pages: [[old]] });
+      expect(calls).toBe(0);
+      const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+      expect(received.Messages).toHaveLength(1);
+      const body = JSON.parse(received.Messages?.[0]?.Body ?? '');
+      expect(body.requestContext).toMatchObject({
+        condition: 'RecordAgeExceeded',
+        approximateInvokeCount: 0,
+      });
+      expect(body.responseContext).toBeUndefined();
+      expect(body.DDBStreamBatchInfo).toMatchObject({
+        shardId: 'shardId-3',
+        batchSize: 1,
+        approximateArrivalOfFirstRecord: '1970-01-01T00:16:40.000Z',
+      });
+    } finally {
+      sqs.destroy();
+      await server.stop();
+    }
   });
 });

@@ -36,7 +36,7 @@ describe('contestant registry against DynamoDB Local', () => {
     const red = new VoteCounter({ ...base, poll: 'red' });
     const blue = new VoteCounter({ ...base, poll: 'blue' });
     await red.registry.register(['same', 'only-red']);
-    await blue.registry.register(['same']);
+    expect(await blue.registry.register('same')).toBe(1); // one id, not its characters
     await red.castVote('same', 4);
     await blue.castVote('same', 9);
     await Promise.all([aggregateVotes({ ...base, poll: 'red' }), aggregateVotes({ ...base, poll: 'blue' })]);

@@ -69,7 +69,7 @@ describe('svg chart', () => {
     expect(svg).toContain('T &lt;1&gt;');
     expect(svg).toContain('>50<');
     expect(niceMax(41)).toBe(50);
-    expect(niceMax(0.3)).toBe(0.5);
+    expect(niceMax(0.7)).toBe(0.8);
     expect(() =>
       groupedBarChart({ title: '', categories: ['a'], series: [{ name: 'x', values: [] }], yLabel: '' }),
     ).toThrow(RangeError);

@@ -76,4 +76,21 @@ describe('deadline', () => {
     expect(signal?.aborted).toBe(true);
     expect(signal?.reason).toMatchObject({ name: 'DeadlineReachedError' });
   });
+
+  it('in per-key mode, reports the first record of the first key that could not start', async () => {
+    const sink = new RecordingSink('s');
+    // Reads: 3000 at start, 2000 when key k0 starts (runs), 1000 when key k1 would start (stops).
+    const response = await processBatch(
+      batch(12, (i) => ({ pk: `k${i % 4}` })),
+      {
+        ...quiet,
+        deadlineMarginMs: 1500,
+        ordering: { mode: 'per-key', concurrency: 1 },
+        routes: [{ when: 'insert', to: sink }],
+      },
+      fakeContext(3000, 1000),
+    );
+    expect(sink.calls).toEqual([[seq(0), seq(4), seq(8)]]);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(1) }]);
+  });
 });

@@ -39,8 +39,9 @@ describe('votes options', () => {
     await expect(counter.registry.list({ limit: 3 } as never)).rejects.toThrow(InvalidVoteOptionsError);
   });
 
-  it('needs exactly one of shards and peakWritesPerSecond', () => {
-    expect(() => new VoteCounter({ tableName: 't', poll: 'p' })).toThrow(/shards/);
+  it('takes at most one of shards and peakWritesPerSecond, 10 shards when neither is given', () => {
+    expect(new VoteCounter({ tableName: 't', poll: 'p' }).shards).toBe(10);
+    expect(() => new VoteCounter({ tableName: 't', poll: 'p', headroom: 2 })).toThrow(/headroom/);
     expect(() => new VoteCounter({ ...base, peakWritesPerSecond: 5000 })).toThrow(/either/);
     expect(
       new VoteCounter({ tableName: 't', poll: 'p', peakWritesPerSecond: 20_000, headroom: 1 }).shards,

@@ -1,0 +1,127 @@
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
+import { streamEvents } from '../../../src/local/events.js';
+import { createLambdaContext } from '../../../src/local/lambda-context.js';
+import { createLocalResources } from '../../../src/local/resources.js';
+import { localClients, uniqueName } from '../../support/aws.js';
+
+// The deployed entry point, composed exactly as in Lambda (module-level config from the
+// environment serverless.yml sets), against the bucket the local runtime made from infra/.
+
+type ArchiveModule = typeof import('../../../src/handlers/archive-ttl.js');
+
+const deadLetterQueueUrl = 'https://sqs.us-east-1.amazonaws.com/000000000000/never-called';
+let archiveModule: ArchiveModule;
+
+beforeAll(async () => {
+  vi.resetModules();
+  vi.stubEnv('ARCHIVE_BUCKET', 'cold-start-bucket');
+  vi.stubEnv('TTL_ATTRIBUTE', 'expiresAt');
+  vi.stubEnv('DEAD_LETTER_QUEUE_URL', deadLetterQueueUrl);
+  archiveModule = await import('../../../src/handlers/archive-ttl.js');
+  vi.unstubAllEnvs();
+});
+
+async function archiveKeys(bucket: string): Promise<string[]> {
+  const { s3 } = localClients();
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
+  return (listed.Contents ?? []).map((o) => o.Key ?? '').sort();
+}
+
+function invoke(handler: ArchiveModule['handler'], event: unknown) {
+  const context = createLambdaContext({
+    functionName: 'tidewater-test-archiveTtl',
+    functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:tidewater-test-archiveTtl',
+    timeoutMs: 60_000,
+    memoryLimitInMB: 512,
+  });
+  return handler(event as Parameters<ArchiveModule['handler']>[0], context);
+}
+
+describe('archiveTtl handler', () => {
+  it('builds at cold start from the environment serverless.yml sets', () => {
+    expect(typeof archiveModule.handler).toBe('function');
+  });
+
+  it('archives TTL deletes under the prefix and, with all-deletes, user deletes beside them', async () => {
+    const { dynamodb, s3 } = localClients();
+    const resources = await createLocalResources({ dynamodb, s3, stage: uniqueName('h'), env: {} });
+    const config = archiveModule.readArchiveConfig({
+      ARCHIVE_BUCKET: resources.bucket.name,
+      ARCHIVE_PREFIX: resources.bucket.archivePrefix,
+      TTL_ATTRIBUTE: resources.settings.ttlAttribute,
+      ARCHIVE_ROUTES: 'all-deletes',
+      DEAD_LETTER_QUEUE_URL: deadLetterQueueUrl,
+    });
+    // No SQS server in the test run: the dead-letter queue must not be needed for good records.
+    const sqs = new SQSClient({
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+      endpoint: 'http://127.0.0.1:9',
+    });
+    const handler = archiveModule.createArchiveHandler(config, { s3, sqs });
+
+    const events = streamEvents({ tableName: resources.table.name, keyAttributes: ['pk', 'sk'] });
+    const event = events.event(
+      events.ttlDelete({ pk: 'order#1', sk: 'v1', expiresAt: 1_767_225_000, total: 12 }),
+      events.userDelete({ pk: 'order#2', sk: 'v1', expiresAt: 1_867_225_000 }),
+    );
+    const response = await invoke(handler, event);
+    expect(response).toEqual({ batchItemFailures: [] });
+
+    const keys = await archiveKeys(resources.bucket.name);
+    expect(keys.length).toBe(2);
+    expect(keys.filter((k) => k.startsWith('archive/user-deletes/'))).toHaveLength(1);
+    expect(
+      keys.filter((k) => k.startsWith('archive/') && !k.startsWith('archive/user-deletes/')),
+    ).toHaveLength(1);
+  });
+});
+
+describe('readArchiveConfig', () => {
+  const valid = {
+    ARCHIVE_BUCKET: 'b',
+    TTL_ATTRIBUTE: 'expiresAt',
+    DEAD_LETTER_QUEUE_URL: deadLetterQueueUrl,
+  };
+
+  it('fills the defaults serverless.yml would set', () => {
+    expect(archiveModule.readArchiveConfig(valid)).toEqual({
+      bucket: 'b',
+      prefix: 'archive/',
+      storageClass: 'STANDARD',
+      ttlAttribute: 'expiresAt',
+      routes: 'ttl-deletes',
+      deadLetterQueueUrl,
+      maxRecordAgeSeconds: undefined,
+    });
+  });
+
+  it.each([
+    [{ ARCHIVE_BUCKET: '' }, /ARCHIVE_BUCKET: is not set/],
+    [{ TTL_ATTRIBUTE: undefined }, /TTL_ATTRIBUTE: is not set/],
+    [{ DEAD_LETTER_QUEUE_URL: 'arn:aws:sqs:us-east-1:1:q' }, /DEAD_LETTER_QUEUE_URL: must be a queue URL/],
+    [{ STORAGE_CLASS: 'GLACER' }, /STORAGE_CLASS: is "GLACER", expected one of STANDARD/],
+    [{ ARCHIVE_ROUTES: 'ttl' }, /ARCHIVE_ROUTES: is "ttl", expected one of ttl-deletes, all-deletes/],
+    [{ MAX_RECORD_AGE_SECONDS: '1.5' }, /MAX_RECORD_AGE_SECONDS: must be a positive whole number/],
+  ])('rejects %o with a HandlerConfigError naming the variable', (change, message) => {
+    const attempt = () => archiveModule.readArchiveConfig({ ...valid, ...change });
+    expect(attempt).toThrow(archiveModule.HandlerConfigError);
+    expect(attempt).toThrow(message);
+  });
+
+  it('fails the cold start, not the first batch, when the environment is incomplete', async () => {
+    vi.resetModules();
+    vi.stubEnv('ARCHIVE_BUCKET', '');
+    try {
+      await expect(import('../../../src/handlers/archive-ttl.js')).rejects.toMatchObject({
+        name: 'HandlerConfigError',
+        variable: 'ARCHIVE_BUCKET',
+      });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});

@@ -1,0 +1,186 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
+import { InvalidOptionsError } from '../../../src/records/index.js';
+import {
+  DEAD_LETTER_POINTER_TYPE,
+  DEAD_LETTER_TYPE,
+  DeadLetterSendError,
+  S3DeadLetterSink,
+  SqsDeadLetterSink,
+} from '../../../src/sinks/index.js';
+import type { DeadLetterEntry } from '../../../src/sinks/types.js';
+import { createTestBucket, localClients } from '../../support/aws.js';
+import { listKeys } from './s3-helpers.js';
+
+function entry(i: number, extra: Partial<DeadLetterEntry> = {}): DeadLetterEntry {
+  return {
+    reason: 'retries-exhausted',
+    record: { eventID: `ev-${i}`, dynamodb: { SequenceNumber: String(1000 + i), Keys: { pk: { S: `k${i}` } }, bin: new Uint8Array([1, 2, i & 0xff]) } },
+    eventID: `ev-${i}`,
+    sequenceNumber: String(1000 + i),
+    eventSourceARN: 'arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
+    error: { name: 'ArchiveWriteError', message: 'boom' },
+    attempts: 3,
+    sinkName: 's3-archive',
+    at: '2026-01-15T10:00:00.000Z',
+    ...extra,
+  };
+}
+
+interface SqsCall {
+  target: string;
+  body: { QueueUrl: string; Entries: { Id: string; MessageBody: string; MessageGroupId?: string; MessageDeduplicationId?: string }[] };
+}
+
+/**
+ * A minimal SQS endpoint speaking the AWS JSON 1.0 protocol for SendMessageBatch, so the real
+ * SDK client sends real HTTP. `failIds` lets a test fail chosen entries with a server fault.
+ */
+async function startSqs(plan: { failOnce?: Set<string> } = {}): Promise<{ server: Server; endpoint: string; calls: SqsCall[] }> {
+  const calls: SqsCall[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const target = String(req.headers['x-amz-target']);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as SqsCall['body'];
+      calls.push({ target, body });
+      const successful = [];
+      const failed = [];
+      for (const e of body.Entries) {
+        const seq = (JSON.parse(e.MessageBody) as { sequenceNumber?: string }).sequenceNumber ?? '';
+        if (plan.failOnce?.delete(seq)) {
+          failed.push({ Id: e.Id, SenderFault: false, Code: 'InternalError', Message: 'injected' });
+          continue;
+        }
+        successful.push({
+          Id: e.Id,
+          MessageId: `msg-${calls.length}-${e.Id}`,
+          MD5OfMessageBody: createHash('md5').update(e.MessageBody).digest('hex'),
+        });
+      }
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end(JSON.stringify({ Successful: successful, Failed: failed }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls };
+}
+
+function sqsClient(endpoint: string): SQSClient {
+  return new SQSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint, maxAttempts: 2 });
+}
+
+describe('SqsDeadLetterSink over HTTP with the real SDK client', () => {
+  const { s3 } = localClients();
+  let sqs: Awaited<ReturnType<typeof startSqs>>;
+  const failOnce = new Set<string>();
+  beforeAll(async () => {
+    sqs = await startSqs({ failOnce });
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => sqs.server.close(resolve));
+  });
+
+  it('sends entries 10 per SendMessageBatch, in order, as JSON carrying the raw record and the error', async () => {
+    const start = sqs.calls.length;
+    const sink = new SqsDeadLetterSink({ client: sqsClient(sqs.endpoint), queueUrl: `${sqs.endpoint}/123456789012/dlq` });
+    const entries = Array.from({ length: 23 }, (_, i) => entry(i));
+    await sink.send(entries, {});
+    const calls = sqs.calls.slice(start);
+    expect(calls.map((c) => c.target)).toEqual(Array(3).fill('AmazonSQS.SendMessageBatch'));
+    expect(calls.map((c) => c.body.Entries.length)).toEqual([10, 10, 3]);
+    const bodies = calls.flatMap((c) => c.body.Entries.map((e) => JSON.parse(e.MessageBody)));
+    expect(bodies.map((b) => b.sequenceNumber)).toEqual(entries.map((e) => e.sequenceNumber));
+    expect(bodies[2]).toMatchObject({ type: DEAD_LETTER_TYPE, reason: 'retries-exhausted', error: { name: 'ArchiveWriteError' } });
+    expect(bodies[2].record.dynamodb.bin).toBe(Buffer.from([1, 2, 2]).toString('base64'));
+  });
+
+  it('resends entries SQS failed with a server fault', async () => {
+    const start = sqs.calls.length;
+    failOnce.add('1004');
+    const sink = new SqsDeadLetterSink({ client: sqsClient(sqs.endpoint), queueUrl: `${sqs.endpoint}/123456789012/dlq` });
+    await sink.send([entry(3), entry(4), entry(5)], {});
+    const calls = sqs.calls.slice(start);
+    expect(calls.map((c) => c.body.Entries.length)).toEqual([3, 1]);
+    expect(JSON.parse(calls[1]?.body.Entries[0]?.MessageBody ?? '{}').sequenceNumber).toBe('1004');
+  });
+
+  it('sets group and deduplication ids on a FIFO queue, stable per entry', async () => {
+    const start = sqs.calls.length;
+    const sink = new SqsDeadLetterSink({ client: sqsClient(sqs.endpoint), queueUrl: `${sqs.endpoint}/123456789012/dlq.fifo` });
+    await sink.send([entry(1)], {});
+    await sink.send([entry(1)], {});
+    const [a, b] = sqs.calls.slice(start).map((c) => c.body.Entries[0]);
+    expect(a?.MessageGroupId).toBe(entry(1).eventSourceARN);
+    expect(a?.MessageDeduplicationId).toMatch(/^[0-9a-f]{64}$/);
+    expect(b?.MessageDeduplicationId).toBe(a?.MessageDeduplicationId);
+  });
+
+  it('puts an entry over the size limit in S3 and sends a pointer', async () => {
+    const bucket = await createTestBucket(s3);
+    const overflow = new S3DeadLetterSink({ client: s3, bucket });
+    const sink = new SqsDeadLetterSink({ client: sqsClient(sqs.endpoint), queueUrl: `${sqs.endpoint}/1/dlq`, overflow });
+    const big = entry(9, { record: { eventID: 'ev-9', blob: 'x'.repeat(300_000) } });
+    const start = sqs.calls.length;
+    await sink.send([entry(8), big], {});
+    const bodies = sqs.calls.slice(start).flatMap((c) => c.body.Entries.map((e) => JSON.parse(e.MessageBody)));
+    expect(bodies[0].type).toBe(DEAD_LETTER_TYPE);
+    expect(bodies[1]).toMatchObject({ type: DEAD_LETTER_POINTER_TYPE, bucket, sequenceNumber: '1009' });
+    expect(bodies[1].record).toBeUndefined();
+    const stored = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: bodies[1].key }));
+    const full = JSON.parse(await (stored.Body as { transformToString(): Promise<string> }).transformToString());
+    expect(full.record.blob).toHaveLength(300_000);
+  });
+
+  it('throws naming the entry when it is too large and there is no overflow sink', async () => {
+    const sink = new SqsDeadLetterSink({ client: sqsClient(sqs.endpoint), queueUrl: `${sqs.endpoint}/1/dlq` });
+    const error = await sink.send([entry(7, { record: 'y'.repeat(270_000) })], {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeadLetterSendError);
+    expect((error as DeadLetterSendError).sequenceNumbers).toEqual(['1007']);
+  });
+
+  it('throws a DeadLetterSendError naming every unsent entry when the endpoint is down', async () => {
+    const sink = new SqsDeadLetterSink({ client: sqsClient('http://127.0.0.1:9'), queueUrl: 'http://127.0.0.1:9/1/dlq', entryRetries: 0 });
+    const error = await sink.send(Array.from({ length: 12 }, (_, i) => entry(i)), {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeadLetterSendError);
+    expect((error as DeadLetterSendError).sequenceNumbers).toHaveLength(12);
+  });
+
+  it('validates options', () => {
+    expect(() => new SqsDeadLetterSink({ queueUrl: 'q', queueURL: 'q' } as never)).toThrow(InvalidOptionsError);
+    expect(() => new SqsDeadLetterSink({ queueUrl: 'https://x/1/q', messageGroupId: 'g' })).toThrow(/FIFO/);
+    expect(() => new SqsDeadLetterSink({ queueUrl: 'https://x/1/q', maxMessageBytes: 2_000_000 })).toThrow(/maxMessageBytes/);
+  });
+});
+
+describe('S3DeadLetterSink against s3rver', () => {
+  const { s3 } = localClients();
+
+  it('stores one object per entry under a deterministic key; re-sending overwrites', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3DeadLetterSink({ client: s3, bucket });
+    const noIdentity = entry(5, { eventID: undefined, sequenceNumber: undefined, reason: 'malformed', record: { junk: true } });
+    await sink.send([entry(1), entry(2), noIdentity], {});
+    await sink.send([entry(1), noIdentity], {});
+    const keys = await listKeys(s3, bucket);
+    expect(keys).toHaveLength(3);
+    expect(keys).toContain('dead-letter/reason=retries-exhausted/1001-ev-1.json');
+    expect(keys.find((k) => k.startsWith('dead-letter/reason=malformed/'))).toMatch(/sha256-[0-9a-f]{32}\.json$/);
+    const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'dead-letter/reason=retries-exhausted/1001-ev-1.json' }));
+    const body = JSON.parse(await (object.Body as { transformToString(): Promise<string> }).transformToString());
+    expect(body).toMatchObject({ type: DEAD_LETTER_TYPE, sequenceNumber: '1001', error: { message: 'boom' }, attempts: 3 });
+  });
+
+  it('throws a DeadLetterSendError when the bucket does not exist', async () => {
+    const sink = new S3DeadLetterSink({ client: s3, bucket: 'no-such-bucket-tidewater' });
+    const error = await sink.send([entry(1)], {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeadLetterSendError);
+    expect((error as DeadLetterSendError).sequenceNumbers).toEqual(['1001']);
+  });
+});

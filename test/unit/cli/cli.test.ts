@@ -1,0 +1,89 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EXIT } from '../../../src/cli/exit-codes.js';
+import { main } from '../../../src/cli/program.js';
+import { streamEvents } from '../../../src/local/events.js';
+
+function captureOutput() {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out.push(String(chunk));
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    err.push(String(chunk));
+    return true;
+  });
+  return { out, err };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.exitCode = undefined;
+});
+
+describe('tidewater CLI', () => {
+  it('every command has --help', async () => {
+    for (const command of ['start', 'replay', 'capture', 'aggregate']) {
+      const { out } = captureOutput();
+      expect(await main([command, '--help'])).toBe(EXIT.ok);
+      expect(out.join('')).toContain(`Usage: tidewater ${command}`);
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('a wrong command line exits with the usage code', async () => {
+    const { err } = captureOutput();
+    expect(await main(['replay'])).toBe(EXIT.usage);
+    expect(err.join('')).toMatch(/missing required argument/);
+    expect(await main(['no-such-command'])).toBe(EXIT.usage);
+  });
+
+  it('replay runs serverless.yml settings over a file and exits 0 when nothing is discarded', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tidewater-cli-'));
+    const build = streamEvents({ tableName: 'tidewater-local-records', keyAttributes: ['pk', 'sk'] });
+    const records = [
+      build.insert({ pk: 'a', sk: '1', expiresAt: 1 }),
+      build.ttlDelete({ pk: 'a', sk: '1', expiresAt: 1 }),
+      build.userDelete({ pk: 'b', sk: '1' }),
+    ];
+    const file = join(dir, 'events.jsonl');
+    await writeFile(file, `${JSON.stringify({ Records: records })}\n`);
+    const handlerFile = join(dir, 'handler.mjs');
+    const seenFile = join(dir, 'seen.json');
+    await writeFile(
+      handlerFile,
+      `import { appendFileSync } from 'node:fs';
+export async function handler(event) {
+  appendFileSync(${JSON.stringify(seenFile)}, JSON.stringify(event.Records.map((r) => r.eventName)) + '\\n');
+  return { batchItemFailures: [] };
+}`,
+    );
+    const { out } = captureOutput();
+    const code = await main(['replay', file, '--handler', `${handlerFile}#handler`, '--no-progress']);
+    expect(code).toBe(EXIT.ok);
+    // serverless.yml's archiveTtl filter lets only the TTL delete through.
+    expect((await readFile(seenFile, 'utf8')).trim()).toBe('["REMOVE"]');
+    expect(out.join('')).toMatch(/3 records replayed; 0 on-failure records/);
+  });
+
+  it('replay exits with recordsDiscarded when Lambda would have discarded records', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tidewater-cli-'));
+    const build = streamEvents({ tableName: 'tidewater-local-records', keyAttributes: ['pk', 'sk'] });
+    const file = join(dir, 'events.jsonl');
+    await writeFile(file, `${JSON.stringify({ Records: [build.ttlDelete({ pk: 'a', sk: '1', expiresAt: 1 })] })}\n`);
+    const handlerFile = join(dir, 'failing.mjs');
+    await writeFile(handlerFile, 'export async function handler() { throw new Error("boom"); }');
+    const outFile = join(dir, 'on-failure.jsonl');
+    captureOutput();
+    const code = await main(['replay', file, '--handler', `${handlerFile}#handler`, '--no-progress', '--on-failure-out', outFile]);
+    expect(code).toBe(EXIT.recordsDiscarded);
+    const [line] = (await readFile(outFile, 'utf8')).trim().split('\n');
+    const record = JSON.parse(line as string);
+    expect(record.requestContext.condition).toBe('RetryAttemptsExhausted');
+    expect(record.DDBStreamBatchInfo.batchSize).toBe(1);
+  });
+});
