@@ -20,9 +20,9 @@ export const PEERS: readonly Peer[] = [
   {
     id: 'tidewater',
     name: 'tidewater',
-    create: createDirectHandler,
+    create: tidewater,
     module: 'tidewater.ts',
-    factory: 'createDirectHandler',
+    factory: 'createHandler',
   },
   {
     id: 'powertools',

@@ -60,7 +60,7 @@ describe('svg chart', () => {
       categories: ['batch 100', 'batch 1000'],
       series: [
         { name: 'x', values: [10, 20] },
-        { name: 'y', values: [30, 40] },
+        { name: 'y', values: [30, 45] },
       ],
       yLabel: 'records / s',
     });
