@@ -18,10 +18,38 @@ const GB = 1024 ** 3;
  */
 const PRICES = [
   { cls: 'STANDARD', gbMonth: 0.023, perThousandPut: 0.005, minObject: 0, overheadStd: 0, overheadCls: 0 },
-  { cls: 'STANDARD_IA', gbMonth: 0.0125, perThousandPut: 0.01, minObject: 128 * KB, overheadStd: 0, overheadCls: 0 },
-  { cls: 'GLACIER_IR', gbMonth: 0.004, perThousandPut: 0.02, minObject: 128 * KB, overheadStd: 0, overheadCls: 0 },
-  { cls: 'GLACIER', gbMonth: 0.0036, perThousandPut: 0.03, minObject: 0, overheadStd: 8 * KB, overheadCls: 32 * KB },
-  { cls: 'DEEP_ARCHIVE', gbMonth: 0.00099, perThousandPut: 0.05, minObject: 0, overheadStd: 8 * KB, overheadCls: 32 * KB },
+  {
+    cls: 'STANDARD_IA',
+    gbMonth: 0.0125,
+    perThousandPut: 0.01,
+    minObject: 128 * KB,
+    overheadStd: 0,
+    overheadCls: 0,
+  },
+  {
+    cls: 'GLACIER_IR',
+    gbMonth: 0.004,
+    perThousandPut: 0.02,
+    minObject: 128 * KB,
+    overheadStd: 0,
+    overheadCls: 0,
+  },
+  {
+    cls: 'GLACIER',
+    gbMonth: 0.0036,
+    perThousandPut: 0.03,
+    minObject: 0,
+    overheadStd: 8 * KB,
+    overheadCls: 32 * KB,
+  },
+  {
+    cls: 'DEEP_ARCHIVE',
+    gbMonth: 0.00099,
+    perThousandPut: 0.05,
+    minObject: 0,
+    overheadStd: 8 * KB,
+    overheadCls: 32 * KB,
+  },
 ] as const;
 const STANDARD_GB_MONTH = 0.023;
 
@@ -39,7 +67,10 @@ function measure(batch: number, samples: number): number {
   let total = 0;
   for (let s = 0; s < samples; s++) {
     // Records 1 s apart in one hour and shard: one object per batch, as in steady state.
-    const records = sampleTtlDeletes(batch, { start: s * batch, spacingSeconds: batch > 3_600 ? 3_600 / batch : 1 });
+    const records = sampleTtlDeletes(batch, {
+      start: s * batch,
+      spacingSeconds: batch > 3_600 ? 3_600 / batch : 1,
+    });
     const { objects } = planArchiveObjects(records, {
       prefix: 'archive',
       ttlAttribute: 'ttl',
@@ -47,7 +78,8 @@ function measure(batch: number, samples: number): number {
       table: undefined,
     });
     for (const o of objects) total += o.body.length;
-    if (objects.length !== 1) throw new Error(`expected one object per batch of ${batch}, got ${objects.length}`);
+    if (objects.length !== 1)
+      throw new Error(`expected one object per batch of ${batch}, got ${objects.length}`);
   }
   return total / samples;
 }
@@ -63,11 +95,18 @@ function mb(value: number): string {
 export default {
   name: 'archive-cost',
   title: 'Archive cost per 1M records',
-  async run({ quick, log }: { quick: boolean; log: (m: string) => void }): Promise<{ markdown: string; data: unknown }> {
+  async run({
+    quick,
+    log,
+  }: {
+    quick: boolean;
+    log: (m: string) => void;
+  }): Promise<{ markdown: string; data: unknown }> {
     const sizes = [1, 100, 1_000, 10_000];
     const scenarios: Scenario[] = [];
     for (const batch of sizes) {
-      const samples = batch === 1 ? (quick ? 200 : 2_000) : batch === 10_000 ? (quick ? 1 : 3) : quick ? 5 : 20;
+      const samples =
+        batch === 1 ? (quick ? 200 : 2_000) : batch === 10_000 ? (quick ? 1 : 3) : quick ? 5 : 20;
       const bytesPerObject = measure(batch, samples);
       const objects = Math.ceil(RECORDS / batch);
       scenarios.push({
@@ -84,7 +123,9 @@ export default {
     const cost = (s: Scenario) =>
       PRICES.map((p) => {
         const billedPerObject = Math.max(s.bytesPerObject, p.minObject) + p.overheadCls;
-        const storage = ((billedPerObject * s.objects) / GB) * p.gbMonth + ((p.overheadStd * s.objects) / GB) * STANDARD_GB_MONTH;
+        const storage =
+          ((billedPerObject * s.objects) / GB) * p.gbMonth +
+          ((p.overheadStd * s.objects) / GB) * STANDARD_GB_MONTH;
         const puts = (s.puts / 1000) * p.perThousandPut;
         return { cls: p.cls, storagePerMonth: storage, putsOnce: puts };
       });
@@ -94,21 +135,29 @@ export default {
     const lines: string[] = [];
     lines.push(
       'Archiving 1,000,000 TTL-deleted records (realistic items: composite key, 38-digit numbers, binary, set, map, list; ' +
-        `~${Math.round((base.bytesPerObject ?? 0))} B gzip as a single-record object) with the S3 archive sink's own encoder.`,
+        `~${Math.round(base.bytesPerObject ?? 0)} B gzip as a single-record object) with the S3 archive sink's own encoder.`,
       '',
       '| layout | PUT requests | objects | bytes stored (gzip) | bytes / record |',
       '|---|--:|--:|--:|--:|',
     );
     for (const r of rows) {
-      lines.push(`| ${r.label} | ${r.puts.toLocaleString('en-US')} | ${r.objects.toLocaleString('en-US')} | ${mb(r.bytesStored)} | ${(r.bytesStored / RECORDS).toFixed(1)} |`);
+      lines.push(
+        `| ${r.label} | ${r.puts.toLocaleString('en-US')} | ${r.objects.toLocaleString('en-US')} | ${mb(r.bytesStored)} | ${(r.bytesStored / RECORDS).toFixed(1)} |`,
+      );
     }
     lines.push('', 'Estimated cost: one-time PUTs + storage per month, per storage class.', '');
-    lines.push(`| layout | ${PRICES.map((p) => p.cls).join(' | ')} |`, `|---|${PRICES.map(() => '--:').join('|')}|`);
+    lines.push(
+      `| layout | ${PRICES.map((p) => p.cls).join(' | ')} |`,
+      `|---|${PRICES.map(() => '--:').join('|')}|`,
+    );
     for (const r of rows) {
-      lines.push(`| ${r.label} | ${r.costs.map((c) => `${money(c.putsOnce)} + ${money(c.storagePerMonth)}/mo`).join(' | ')} |`);
+      lines.push(
+        `| ${r.label} | ${r.costs.map((c) => `${money(c.putsOnce)} + ${money(c.storagePerMonth)}/mo`).join(' | ')} |`,
+      );
     }
     const at1000 = rows.find((r) => r.batch === 1_000) as (typeof rows)[number];
-    const deep = (r: (typeof rows)[number]) => r.costs.find((c) => c.cls === 'DEEP_ARCHIVE') as { putsOnce: number; storagePerMonth: number };
+    const deep = (r: (typeof rows)[number]) =>
+      r.costs.find((c) => c.cls === 'DEEP_ARCHIVE') as { putsOnce: number; storagePerMonth: number };
     lines.push(
       '',
       `At batch 1,000: **${at1000.puts.toLocaleString('en-US')} PUTs per 1M records** (goal ≤ 1,000), ` +

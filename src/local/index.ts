@@ -56,3 +56,21 @@ export {
   toEmulatorOptions,
 } from './serverless-config.js';
 // useLocalAws lives in ./vitest.js so that importing tidewater/local never loads vitest.
+export type {
+  InfraOptions,
+  InfraPlan,
+  InfraSettings,
+  LocalQueue,
+  LocalResources,
+  LocalResourcesOptions,
+} from './resources.js';
+export {
+  createLocalResources,
+  InfraDefinitionError,
+  LocalResourceConflictError,
+  planLocalResources,
+} from './resources.js';
+export type { LocalSqsMessage, SqsServer } from './sqs-server.js';
+export { startSqsServer } from './sqs-server.js';
+export type { ArchivedObject, MainJobOptions, MainJobSummary, NeverExpiringItem } from './main-job.js';
+export { formatSummary, runMainJob } from './main-job.js';

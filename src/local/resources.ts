@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
@@ -408,6 +410,15 @@ function evaluate(node: unknown, context: IntrinsicContext): unknown {
   return out;
 }
 
+/** A folder as a file: URL ending in `/`, so infra file names resolve inside it (a path is taken from the cwd). */
+function infraDirUrl(infraDir: string | URL | undefined): URL {
+  if (infraDir === undefined) return DEFAULT_INFRA_DIR;
+  const text = String(infraDir);
+  const url = text.startsWith('file:') ? new URL(text) : pathToFileURL(path.resolve(text));
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url;
+}
+
 function localBucketName(stackName: string): string {
   // What CloudFormation would generate is random; locally a stable name lets restarts find the bucket.
   return `${stackName}-archive`.toLowerCase().replace(/[^a-z0-9.-]/g, '-');
@@ -427,10 +438,7 @@ export function planLocalResources(options: InfraOptions = {}): InfraPlan {
   validateOptions(options, OPTION_KEYS);
   const stage = options.stage ?? 'local';
   const service = options.service ?? 'tidewater';
-  const dir =
-    options.infraDir === undefined
-      ? DEFAULT_INFRA_DIR
-      : new URL(String(options.infraDir).replace(/\/?$/, '/'), 'file:///');
+  const dir = infraDirUrl(options.infraDir);
   const variables = { stage, service, env: options.env ?? process.env };
   const settings = readSettings(dir, variables, options.overrides);
   const conditions: Record<string, unknown> = {};

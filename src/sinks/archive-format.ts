@@ -84,7 +84,8 @@ export function partitionOf(record: ClassifiedRecord, tableFallback: string | un
     throw new ArchiveKeyError('no table name (no eventSourceARN and no `table` option)', record);
   }
   const created = record.approximateCreationTime;
-  if (created === undefined) throw new ArchiveKeyError('no ApproximateCreationDateTime to partition by', record);
+  if (created === undefined)
+    throw new ArchiveKeyError('no ApproximateCreationDateTime to partition by', record);
   return { table: safeSegment(table), ...partitionTime(created), shard: shardSegment(record) };
 }
 
@@ -111,7 +112,11 @@ function ttlText(value: AttributeValue | undefined): string | null {
 }
 
 /** The row for one record. Reads only `raw`, so no image is unmarshalled on the archive path. */
-export function toArchiveRow(record: ClassifiedRecord, partition: ArchivePartition, ttlAttribute: string): ArchiveRow {
+export function toArchiveRow(
+  record: ClassifiedRecord,
+  partition: ArchivePartition,
+  ttlAttribute: string,
+): ArchiveRow {
   const raw = record.raw;
   const d = raw.dynamodb;
   const row: ArchiveRow = {
@@ -184,7 +189,13 @@ export function chunkRows(
     // Length in UTF-16 units bounds UTF-8 bytes from below; Buffer.byteLength is exact and cheap enough per line.
     const bytes = Buffer.byteLength(line);
     if (current === undefined || (size + bytes > maxBytes && current.count > 0)) {
-      current = { lines: [], first: record.sequenceNumber, last: record.sequenceNumber, count: 0, records: [] };
+      current = {
+        lines: [],
+        first: record.sequenceNumber,
+        last: record.sequenceNumber,
+        count: 0,
+        records: [],
+      };
       chunks.push(current);
       size = 0;
     }
@@ -260,7 +271,10 @@ function isRow(value: unknown): value is ArchiveRow {
 export function groupByPartition(
   records: readonly ClassifiedRecord[],
   tableFallback: string | undefined,
-): { groups: Map<string, { partition: ArchivePartition; records: ClassifiedRecord[] }>; failed: { sequenceNumber: string; error: unknown }[] } {
+): {
+  groups: Map<string, { partition: ArchivePartition; records: ClassifiedRecord[] }>;
+  failed: { sequenceNumber: string; error: unknown }[];
+} {
   const groups = new Map<string, { partition: ArchivePartition; records: ClassifiedRecord[] }>();
   const failed: { sequenceNumber: string; error: unknown }[] = [];
   for (const record of records) {

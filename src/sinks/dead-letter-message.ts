@@ -6,7 +6,8 @@ export const DEAD_LETTER_POINTER_TYPE = 'tidewater.dead-letter.pointer';
 
 /** A record may be in the SDK shape (Uint8Array binaries) or hold bigint / Set values: JSON has none of those. */
 function jsonSafe(_key: string, value: unknown): unknown {
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+  if (value instanceof Uint8Array)
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Set) return [...value];
   if (value instanceof Map) return Object.fromEntries(value);
@@ -19,9 +20,17 @@ export function serializeDeadLetterEntry(entry: DeadLetterEntry): string {
 }
 
 /** What an SQS message says in place of an entry too large for SQS: where the full entry is. */
-export function serializeDeadLetterPointer(entry: DeadLetterEntry, bucket: string, key: string, bytes: number): string {
+export function serializeDeadLetterPointer(
+  entry: DeadLetterEntry,
+  bucket: string,
+  key: string,
+  bytes: number,
+): string {
   const { record: _record, ...rest } = entry;
-  return JSON.stringify({ type: DEAD_LETTER_POINTER_TYPE, version: 1, ...rest, bucket, key, bytes }, jsonSafe);
+  return JSON.stringify(
+    { type: DEAD_LETTER_POINTER_TYPE, version: 1, ...rest, bucket, key, bytes },
+    jsonSafe,
+  );
 }
 
 /** Stable per entry identity, so a re-sent entry gets the same S3 key / FIFO deduplication id. */

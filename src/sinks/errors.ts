@@ -9,7 +9,9 @@ export class ArchiveKeyError extends TidewaterError {
   readonly eventID: string;
   readonly sequenceNumber: string;
   constructor(detail: string, record: { eventID: string; sequenceNumber: string }) {
-    super(`cannot archive record eventID=${record.eventID} sequenceNumber=${record.sequenceNumber}: ${detail}`);
+    super(
+      `cannot archive record eventID=${record.eventID} sequenceNumber=${record.sequenceNumber}: ${detail}`,
+    );
     this.eventID = record.eventID;
     this.sequenceNumber = record.sequenceNumber;
   }
@@ -49,7 +51,9 @@ export class RestoreError extends TidewaterError {
   readonly eventID: string | undefined;
   readonly sequenceNumber: string | undefined;
   constructor(detail: string, record: { eventID?: string | undefined; sequenceNumber?: string | undefined }) {
-    super(`cannot restore eventID=${record.eventID ?? '?'} sequenceNumber=${record.sequenceNumber ?? '?'}: ${detail}`);
+    super(
+      `cannot restore eventID=${record.eventID ?? '?'} sequenceNumber=${record.sequenceNumber ?? '?'}: ${detail}`,
+    );
     this.eventID = record.eventID;
     this.sequenceNumber = record.sequenceNumber;
   }
@@ -61,7 +65,10 @@ export class DeadLetterSendError extends TidewaterError {
   /** The sequence numbers (or eventIDs when there is no sequence number) of the entries not stored. */
   readonly sequenceNumbers: readonly string[];
   constructor(detail: string, sequenceNumbers: readonly string[], options?: { cause?: unknown }) {
-    super(`dead-letter send failed for ${sequenceNumbers.join(', ') || 'entries without identity'}: ${detail}`, options);
+    super(
+      `dead-letter send failed for ${sequenceNumbers.join(', ') || 'entries without identity'}: ${detail}`,
+      options,
+    );
     this.sequenceNumbers = sequenceNumbers;
   }
 }

@@ -32,7 +32,8 @@ export class FileSink implements Sink {
   readonly #layout: ArchiveLayout;
 
   constructor(options: FileSinkOptions) {
-    if (options === undefined) throw new InvalidOptionsError(`${WHERE}: options with a directory are required`);
+    if (options === undefined)
+      throw new InvalidOptionsError(`${WHERE}: options with a directory are required`);
     assertOptions(options, OPTIONS, WHERE);
     this.name = optionalString(options, 'name', WHERE) ?? 'file';
     this.directory = resolve(requiredString(options, 'directory', WHERE));

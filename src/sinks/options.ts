@@ -36,7 +36,8 @@ export function positiveInteger(
 export function optionalFunction<F>(options: object | undefined, key: string, where: string): F | undefined {
   const value = (options as Record<string, unknown> | undefined)?.[key];
   if (value === undefined) return undefined;
-  if (typeof value !== 'function') throw new InvalidOptionsError(`${where}: option '${key}' must be a function`);
+  if (typeof value !== 'function')
+    throw new InvalidOptionsError(`${where}: option '${key}' must be a function`);
   return value as F;
 }
 

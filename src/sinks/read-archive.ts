@@ -1,6 +1,6 @@
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { parseStreamRecord } from '../records/index.js';
 import { InvalidOptionsError } from '../records/errors.js';
+import { parseStreamRecord } from '../records/index.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import {
   type ArchiveRow,
@@ -44,7 +44,10 @@ function toMillis(value: unknown, key: string): number {
         : typeof value === 'string'
           ? Date.parse(value)
           : Number.NaN;
-  if (!Number.isFinite(ms)) throw new InvalidOptionsError(`${WHERE}: option '${key}' must be a Date, epoch milliseconds or an ISO-8601 string`);
+  if (!Number.isFinite(ms))
+    throw new InvalidOptionsError(
+      `${WHERE}: option '${key}' must be a Date, epoch milliseconds or an ISO-8601 string`,
+    );
   return ms;
 }
 
@@ -112,7 +115,12 @@ async function* partitionsInRange(r: ResolvedRead): AsyncGenerator<ListedObject[
   let pastRange = false;
   do {
     const page = await r.client.send(
-      new ListObjectsV2Command({ Bucket: r.bucket, Prefix: tablePrefix, StartAfter: startAfter, ContinuationToken: token }),
+      new ListObjectsV2Command({
+        Bucket: r.bucket,
+        Prefix: tablePrefix,
+        StartAfter: startAfter,
+        ContinuationToken: token,
+      }),
       { abortSignal: r.signal },
     );
     for (const item of page.Contents ?? []) {
@@ -132,7 +140,12 @@ async function* partitionsInRange(r: ResolvedRead): AsyncGenerator<ListedObject[
         if (current !== undefined) yield current.objects.sort(byShardThenSequence);
         current = { prefix, objects: [] };
       }
-      current.objects.push({ key, shard: parsed.shard, first: BigInt(parsed.first), last: BigInt(parsed.last) });
+      current.objects.push({
+        key,
+        shard: parsed.shard,
+        first: BigInt(parsed.first),
+        last: BigInt(parsed.last),
+      });
     }
     token = page.IsTruncated && !pastRange ? page.NextContinuationToken : undefined;
   } while (token !== undefined);
@@ -140,7 +153,9 @@ async function* partitionsInRange(r: ResolvedRead): AsyncGenerator<ListedObject[
 }
 
 async function fetchRows(r: ResolvedRead, key: string): Promise<ArchiveRow[]> {
-  const response = await r.client.send(new GetObjectCommand({ Bucket: r.bucket, Key: key }), { abortSignal: r.signal });
+  const response = await r.client.send(new GetObjectCommand({ Bucket: r.bucket, Key: key }), {
+    abortSignal: r.signal,
+  });
   if (response.Body === undefined) throw new ArchiveFormatError(key, 'empty response body');
   const body = await response.Body.transformToByteArray();
   const expected = response.Metadata?.sha256;

@@ -1,7 +1,7 @@
 import {
-  type AttributeValue as SdkAttributeValue,
   BatchWriteItemCommand,
   DynamoDBClient,
+  type AttributeValue as SdkAttributeValue,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import pRetry from 'p-retry';
@@ -49,7 +49,8 @@ function toSdkMap(map: AttributeMap): Record<string, SdkAttributeValue> {
   const out: Record<string, SdkAttributeValue> = {};
   for (const key of Object.keys(map)) {
     const value = toSdkValue(map[key] as AttributeValue);
-    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     else out[key] = value;
   }
   return out;
@@ -80,7 +81,11 @@ function fromRow(row: ArchiveRow): Restorable {
 
 /** Stable text of a key: BatchWriteItem rejects a call naming one key twice. */
 function keyText(keys: AttributeMap): string {
-  return JSON.stringify(Object.keys(keys).sort().map((k) => [k, keys[k]]));
+  return JSON.stringify(
+    Object.keys(keys)
+      .sort()
+      .map((k) => [k, keys[k]]),
+  );
 }
 
 class UnprocessedItemsLeft extends Error {
@@ -100,24 +105,40 @@ export async function restoreItems(options: RestoreItemsOptions): Promise<Restor
   if ((options.records === undefined) === (options.rows === undefined)) {
     throw new InvalidOptionsError(`${WHERE}: pass exactly one of 'records' and 'rows'`);
   }
-  const retries = options.unprocessedRetries === undefined ? 8 : positiveInteger(options, 'unprocessedRetries', WHERE, 8, 20);
+  const retries =
+    options.unprocessedRetries === undefined
+      ? 8
+      : positiveInteger(options, 'unprocessedRetries', WHERE, 8, 20);
   const result: RestoreResult = { written: 0, calls: 0 };
 
   const flush = async (batch: Map<string, Restorable>): Promise<void> => {
-    let requests: WriteRequest[] = [...batch.values()].map((r) => ({ PutRequest: { Item: toSdkMap(r.image) } }));
+    let requests: WriteRequest[] = [...batch.values()].map((r) => ({
+      PutRequest: { Item: toSdkMap(r.image) },
+    }));
     result.written += requests.length;
     await pRetry(
       async () => {
         result.calls++;
-        const response = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }), {
-          abortSignal: options.signal,
-        });
+        const response = await client.send(
+          new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }),
+          {
+            abortSignal: options.signal,
+          },
+        );
         const left = response.UnprocessedItems?.[tableName] ?? [];
         if (left.length === 0) return;
         requests = left;
         throw new UnprocessedItemsLeft(`${left.length} items unprocessed`);
       },
-      { retries, minTimeout: 50, maxTimeout: 5_000, factor: 2, randomize: true, signal: options.signal, shouldRetry: ({ error }) => error instanceof UnprocessedItemsLeft },
+      {
+        retries,
+        minTimeout: 50,
+        maxTimeout: 5_000,
+        factor: 2,
+        randomize: true,
+        signal: options.signal,
+        shouldRetry: ({ error }) => error instanceof UnprocessedItemsLeft,
+      },
     );
   };
 
@@ -131,7 +152,8 @@ export async function restoreItems(options: RestoreItemsOptions): Promise<Restor
     }
     batch.set(id, item);
   };
-  if (options.records !== undefined) for await (const record of options.records) await add(fromRecord(record));
+  if (options.records !== undefined)
+    for await (const record of options.records) await add(fromRecord(record));
   else if (options.rows !== undefined) for await (const row of options.rows) await add(fromRow(row));
   if (batch.size > 0) await flush(batch);
   return result;

@@ -1,11 +1,28 @@
-import { PutObjectCommand, type PutObjectCommandInput, S3Client, type StorageClass } from '@aws-sdk/client-s3';
+import {
+  PutObjectCommand,
+  type PutObjectCommandInput,
+  S3Client,
+  type StorageClass,
+} from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { InvalidOptionsError } from '../records/errors.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { ARCHIVE_FORMAT } from './archive-format.js';
-import { type ArchiveLayout, DEFAULT_MAX_OBJECT_BYTES, type PlannedObject, planArchiveObjects } from './archive-objects.js';
+import {
+  type ArchiveLayout,
+  DEFAULT_MAX_OBJECT_BYTES,
+  type PlannedObject,
+  planArchiveObjects,
+} from './archive-objects.js';
 import { ArchiveWriteError } from './errors.js';
-import { assertOptions, keyPrefix, optionalClient, optionalString, positiveInteger, requiredString } from './options.js';
+import {
+  assertOptions,
+  keyPrefix,
+  optionalClient,
+  optionalString,
+  positiveInteger,
+  requiredString,
+} from './options.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';
 
 export type ArchiveStorageClass = 'STANDARD' | 'STANDARD_IA' | 'GLACIER_IR' | 'GLACIER' | 'DEEP_ARCHIVE';
@@ -56,7 +73,13 @@ const OPTIONS = [
   'name',
 ] as const;
 
-const STORAGE_CLASSES: readonly string[] = ['STANDARD', 'STANDARD_IA', 'GLACIER_IR', 'GLACIER', 'DEEP_ARCHIVE'];
+const STORAGE_CLASSES: readonly string[] = [
+  'STANDARD',
+  'STANDARD_IA',
+  'GLACIER_IR',
+  'GLACIER',
+  'DEEP_ARCHIVE',
+];
 const WHERE = 'S3ArchiveSink';
 
 function sseParams(sse: unknown): Partial<PutObjectCommandInput> {
@@ -114,7 +137,9 @@ export class S3ArchiveSink implements Sink {
     this.#bucket = requiredString(options, 'bucket', WHERE);
     const client = optionalClient<S3Client>(options, WHERE);
     if (client !== undefined && options.maxAttempts !== undefined) {
-      throw new InvalidOptionsError(`${WHERE}: maxAttempts configures the client the sink builds; set it on the injected client instead`);
+      throw new InvalidOptionsError(
+        `${WHERE}: maxAttempts configures the client the sink builds; set it on the injected client instead`,
+      );
     }
     const maxAttempts = positiveInteger(options, 'maxAttempts', WHERE, 8, 20);
     this.#client = client ?? new S3Client({ maxAttempts, retryMode: 'standard' });
@@ -150,7 +175,10 @@ export class S3ArchiveSink implements Sink {
     const out: SinkFailure[] = [...failed];
     for (const result of results) if (result !== undefined) out.push(...result);
     if (out.length > 0) {
-      context?.logger?.warn({ sink: this.name, failed: out.length, of: records.length }, 'archive objects not written');
+      context?.logger?.warn(
+        { sink: this.name, failed: out.length, of: records.length },
+        'archive objects not written',
+      );
     }
     return out.length === 0 ? {} : { failed: out };
   }
@@ -176,7 +204,10 @@ export class S3ArchiveSink implements Sink {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.#client.send(new PutObjectCommand(input), { abortSignal: context?.signal });
-        context?.logger?.debug({ sink: this.name, key: object.key, records: object.count }, 'archive object written');
+        context?.logger?.debug(
+          { sink: this.name, key: object.key, records: object.count },
+          'archive object written',
+        );
         return undefined;
       } catch (error) {
         // The key is a function of the records: an existing object holds these same rows.

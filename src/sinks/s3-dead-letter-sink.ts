@@ -4,7 +4,14 @@ import { InvalidOptionsError } from '../records/errors.js';
 import { safeSegment, sha256Base64 } from './archive-format.js';
 import { entryIdentity, entryLabel, serializeDeadLetterEntry } from './dead-letter-message.js';
 import { DeadLetterSendError } from './errors.js';
-import { assertOptions, keyPrefix, optionalClient, optionalString, positiveInteger, requiredString } from './options.js';
+import {
+  assertOptions,
+  keyPrefix,
+  optionalClient,
+  optionalString,
+  positiveInteger,
+  requiredString,
+} from './options.js';
 import type { ServerSideEncryption } from './s3-archive-sink.js';
 import type { DeadLetterEntry, DeadLetterSink, SinkContext } from './types.js';
 
@@ -26,10 +33,18 @@ const WHERE = 'S3DeadLetterSink';
 function sseParams(sse: unknown): Partial<PutObjectCommandInput> {
   if (sse === undefined) return {};
   if (sse === 'AES256') return { ServerSideEncryption: 'AES256' };
-  if (sse !== null && typeof sse === 'object' && typeof (sse as { kmsKeyId?: unknown }).kmsKeyId === 'string') {
+  if (
+    sse !== null &&
+    typeof sse === 'object' &&
+    typeof (sse as { kmsKeyId?: unknown }).kmsKeyId === 'string'
+  ) {
     assertOptions(sse, ['kmsKeyId', 'bucketKeyEnabled'], `${WHERE} sse`);
     const { kmsKeyId, bucketKeyEnabled } = sse as { kmsKeyId: string; bucketKeyEnabled?: boolean };
-    return { ServerSideEncryption: 'aws:kms', SSEKMSKeyId: kmsKeyId, ...(bucketKeyEnabled === undefined ? {} : { BucketKeyEnabled: bucketKeyEnabled }) };
+    return {
+      ServerSideEncryption: 'aws:kms',
+      SSEKMSKeyId: kmsKeyId,
+      ...(bucketKeyEnabled === undefined ? {} : { BucketKeyEnabled: bucketKeyEnabled }),
+    };
   }
   throw new InvalidOptionsError(`${WHERE}: sse must be 'AES256' or { kmsKeyId }`);
 }
@@ -54,9 +69,16 @@ export class S3DeadLetterSink implements DeadLetterSink {
     this.bucket = requiredString(options, 'bucket', WHERE);
     const client = optionalClient<S3Client>(options, WHERE);
     if (client !== undefined && options.maxAttempts !== undefined) {
-      throw new InvalidOptionsError(`${WHERE}: maxAttempts configures the client the sink builds; set it on the injected client instead`);
+      throw new InvalidOptionsError(
+        `${WHERE}: maxAttempts configures the client the sink builds; set it on the injected client instead`,
+      );
     }
-    this.#client = client ?? new S3Client({ maxAttempts: positiveInteger(options, 'maxAttempts', WHERE, 8, 20), retryMode: 'standard' });
+    this.#client =
+      client ??
+      new S3Client({
+        maxAttempts: positiveInteger(options, 'maxAttempts', WHERE, 8, 20),
+        retryMode: 'standard',
+      });
     this.#prefix = options.prefix === undefined ? 'dead-letter' : keyPrefix(options, WHERE);
     this.#sse = sseParams(options.sse);
     this.#concurrency = positiveInteger(options, 'concurrency', WHERE, 8, 64);
@@ -69,7 +91,11 @@ export class S3DeadLetterSink implements DeadLetterSink {
   }
 
   /** Stores one entry and returns its key (SqsDeadLetterSink uses this for entries too large for SQS). */
-  async put(entry: DeadLetterEntry, context?: SinkContext, body = serializeDeadLetterEntry(entry)): Promise<string> {
+  async put(
+    entry: DeadLetterEntry,
+    context?: SinkContext,
+    body = serializeDeadLetterEntry(entry),
+  ): Promise<string> {
     const key = this.keyFor(entry, body);
     const bytes = Buffer.from(body);
     await this.#client.send(
@@ -79,7 +105,11 @@ export class S3DeadLetterSink implements DeadLetterSink {
         Body: bytes,
         ContentType: 'application/json',
         ChecksumSHA256: sha256Base64(bytes),
-        Metadata: { reason: entry.reason, 'sequence-number': entry.sequenceNumber ?? '', 'event-id': entry.eventID ?? '' },
+        Metadata: {
+          reason: entry.reason,
+          'sequence-number': entry.sequenceNumber ?? '',
+          'event-id': entry.eventID ?? '',
+        },
         ...this.#sse,
       }),
       { abortSignal: context?.signal },

@@ -25,7 +25,10 @@ export function sampleSequenceNumber(index: number): string {
  * Realistic TTL-delete stream records in the Lambda shape (what `Records` of a Lambda event holds):
  * composite keys, a 38-digit number, binary, a string set, a nested map and list.
  */
-export function sampleTtlDeleteRecords(count: number, options: SampleRecordOptions = {}): LambdaStreamRecord[] {
+export function sampleTtlDeleteRecords(
+  count: number,
+  options: SampleRecordOptions = {},
+): LambdaStreamRecord[] {
   const start = options.start ?? 0;
   const table = options.table ?? 'archive-sample';
   const firstTime = options.firstTime ?? Date.UTC(2026, 0, 15, 10) / 1000;
@@ -53,10 +56,14 @@ export function sampleTtlDeleteRecords(count: number, options: SampleRecordOptio
           sk: { S: `event#${i.toString().padStart(10, '0')}` },
           amount: { N: `${12345678901234567890123456789012345678n + BigInt(i)}` },
           ratio: { N: `0.${(i * 7919).toString().padStart(6, '0')}` },
-          precise: { N: `1234567890123456789012345.${(i % 10_000_000_000_000).toString().padStart(13, '0')}` },
+          precise: {
+            N: `1234567890123456789012345.${(i % 10_000_000_000_000).toString().padStart(13, '0')}`,
+          },
           payload: { B: payload.toString('base64') },
           tags: { SS: ['archived', `bucket-${i % 13}`] },
-          attrs: { M: { user: { S: `user-${i % 5000}` }, hits: { N: String(i % 1000) }, ok: { BOOL: i % 2 === 0 } } },
+          attrs: {
+            M: { user: { S: `user-${i % 5000}` }, hits: { N: String(i % 1000) }, ok: { BOOL: i % 2 === 0 } },
+          },
           path: { L: [{ S: '/home' }, { S: `/item/${i}` }, { NULL: true }] },
           ttl: { N: String(Math.floor(created) - 5) },
         },
@@ -72,5 +79,8 @@ export function sampleTtlDeleteRecords(count: number, options: SampleRecordOptio
 /** `sampleTtlDeleteRecords`, parsed into classified records. */
 export function sampleTtlDeletes(count: number, options: SampleRecordOptions = {}): ClassifiedRecord[] {
   const raw = sampleTtlDeleteRecords(count, options);
-  return parseStreamEvent({ Records: raw }, options.shardId === undefined ? undefined : { shardId: options.shardId });
+  return parseStreamEvent(
+    { Records: raw },
+    options.shardId === undefined ? undefined : { shardId: options.shardId },
+  );
 }

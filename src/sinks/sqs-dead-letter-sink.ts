@@ -36,7 +36,16 @@ export interface SqsDeadLetterSinkOptions {
   name?: string;
 }
 
-const OPTIONS = ['queueUrl', 'client', 'maxAttempts', 'maxMessageBytes', 'overflow', 'messageGroupId', 'entryRetries', 'name'] as const;
+const OPTIONS = [
+  'queueUrl',
+  'client',
+  'maxAttempts',
+  'maxMessageBytes',
+  'overflow',
+  'messageGroupId',
+  'entryRetries',
+  'name',
+] as const;
 const WHERE = 'SqsDeadLetterSink';
 const SQS_MAX_BYTES = 1_048_576;
 
@@ -57,15 +66,23 @@ export class SqsDeadLetterSink implements DeadLetterSink {
   readonly #entryRetries: number;
 
   constructor(options: SqsDeadLetterSinkOptions) {
-    if (options === undefined) throw new InvalidOptionsError(`${WHERE}: options with a queueUrl are required`);
+    if (options === undefined)
+      throw new InvalidOptionsError(`${WHERE}: options with a queueUrl are required`);
     assertOptions(options, OPTIONS, WHERE);
     this.name = optionalString(options, 'name', WHERE) ?? 'sqs-dead-letter';
     this.#queueUrl = requiredString(options, 'queueUrl', WHERE);
     const client = optionalClient<SQSClient>(options, WHERE);
     if (client !== undefined && options.maxAttempts !== undefined) {
-      throw new InvalidOptionsError(`${WHERE}: maxAttempts configures the client the sink builds; set it on the injected client instead`);
+      throw new InvalidOptionsError(
+        `${WHERE}: maxAttempts configures the client the sink builds; set it on the injected client instead`,
+      );
     }
-    this.#client = client ?? new SQSClient({ maxAttempts: positiveInteger(options, 'maxAttempts', WHERE, 8, 20), retryMode: 'standard' });
+    this.#client =
+      client ??
+      new SQSClient({
+        maxAttempts: positiveInteger(options, 'maxAttempts', WHERE, 8, 20),
+        retryMode: 'standard',
+      });
     this.#maxBytes = positiveInteger(options, 'maxMessageBytes', WHERE, 262_144, SQS_MAX_BYTES);
     if (options.overflow !== undefined && !(options.overflow instanceof S3DeadLetterSink)) {
       throw new InvalidOptionsError(`${WHERE}: overflow must be an S3DeadLetterSink`);
@@ -74,7 +91,9 @@ export class SqsDeadLetterSink implements DeadLetterSink {
     this.#fifo = this.#queueUrl.endsWith('.fifo');
     this.#groupId = optionalString(options, 'messageGroupId', WHERE);
     if (this.#groupId !== undefined && !this.#fifo) {
-      throw new InvalidOptionsError(`${WHERE}: messageGroupId applies to FIFO queues (a queueUrl ending in .fifo)`);
+      throw new InvalidOptionsError(
+        `${WHERE}: messageGroupId applies to FIFO queues (a queueUrl ending in .fifo)`,
+      );
     }
     const retries = options.entryRetries ?? 3;
     if (!Number.isInteger(retries) || retries < 0 || retries > 10) {
@@ -132,10 +151,15 @@ export class SqsDeadLetterSink implements DeadLetterSink {
         const labels = failed.map((f) => entryLabel((byId.get(f.Id ?? '') as SqsMessagePlan).entry));
         if (senderFault !== undefined) {
           // The request itself is wrong (too large, bad attribute): resending cannot help.
-          throw new DeadLetterSendError(`SQS rejected the message: ${senderFault.Code} ${senderFault.Message ?? ''}`.trim(), labels);
+          throw new DeadLetterSendError(
+            `SQS rejected the message: ${senderFault.Code} ${senderFault.Message ?? ''}`.trim(),
+            labels,
+          );
         }
         pending = failed.map((f) => byId.get(f.Id ?? '') as SqsMessagePlan);
-        throw new SqsEntryFailure(`${failed.length} entries failed: ${failed.map((f) => f.Code).join(', ')} (${labels.join(', ')})`);
+        throw new SqsEntryFailure(
+          `${failed.length} entries failed: ${failed.map((f) => f.Code).join(', ')} (${labels.join(', ')})`,
+        );
       },
       {
         retries: this.#entryRetries,
@@ -166,7 +190,9 @@ export class SqsDeadLetterSink implements DeadLetterSink {
       } catch (error) {
         const unsent = batches.slice(i + 1).flatMap((b) => b.map((m) => entryLabel(m.entry)));
         if (unsent.length === 0 || !(error instanceof DeadLetterSendError)) throw error;
-        throw new DeadLetterSendError(error.message, [...error.sequenceNumbers, ...unsent], { cause: error.cause ?? error });
+        throw new DeadLetterSendError(error.message, [...error.sequenceNumbers, ...unsent], {
+          cause: error.cause ?? error,
+        });
       }
     }
   }

@@ -59,9 +59,11 @@ export function runSinkTestKit<S extends Sink>(options: SinkTestKitOptions<S>): 
   function checkReport(batch: readonly ClassifiedRecord[], result: SinkResult): Set<string> {
     const inBatch = new Set(batch.map((r) => r.sequenceNumber));
     const failed = failedSequenceNumbers(result);
-    for (const seq of failed) expect(inBatch.has(seq), `failed sequence number ${seq} is not in the batch`).toBe(true);
+    for (const seq of failed)
+      expect(inBatch.has(seq), `failed sequence number ${seq} is not in the batch`).toBe(true);
     expect(new Set(failed).size, 'a record is reported failed twice').toBe(failed.length);
-    for (const failure of result.failed ?? []) expect(failure.error, 'a failure carries its error').toBeDefined();
+    for (const failure of result.failed ?? [])
+      expect(failure.error, 'a failure carries its error').toBeDefined();
     return new Set(failed);
   }
 
@@ -74,7 +76,10 @@ export function runSinkTestKit<S extends Sink>(options: SinkTestKitOptions<S>): 
       const lowest = pending.findIndex((r) => failed.has(r.sequenceNumber));
       pending = lowest < 0 ? [] : pending.slice(lowest);
     }
-    expect(pending.map((r) => r.sequenceNumber), 'records still failing after 5 deliveries').toEqual([]);
+    expect(
+      pending.map((r) => r.sequenceNumber),
+      'records still failing after 5 deliveries',
+    ).toEqual([]);
   }
 
   describe(`sink test kit: ${name}`, () => {

@@ -18,7 +18,10 @@ import type { ClassifiedRecord } from '../records/types.js';
 export interface Sink<R extends ClassifiedRecord = ClassifiedRecord> {
   /** A stable name, used in logs, metrics and routing errors. */
   readonly name: string;
-  write(records: readonly R[], context: SinkContext): Promise<SinkResult | undefined> | SinkResult | undefined;
+  write(
+    records: readonly R[],
+    context: SinkContext,
+  ): Promise<SinkResult | undefined> | SinkResult | undefined;
   flush?(context: SinkContext): Promise<void> | void;
   close?(): Promise<void> | void;
 }

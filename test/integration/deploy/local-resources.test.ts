@@ -1,11 +1,14 @@
 import { DescribeTableCommand, DescribeTimeToLiveCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
 import {
   createLocalResources,
   LocalResourceConflictError,
   planLocalResources,
 } from '../../../src/local/resources.js';
+import { startSqsServer } from '../../../src/local/sqs-server.js';
 import { localClients, readStreamUntil, uniqueName } from '../../support/aws.js';
 
 // DynamoDB Local + s3rver from the test run's global setup; each test takes its own stage, so
@@ -79,5 +82,33 @@ describe('createLocalResources', () => {
     expect(resources.bucket.name).toMatch(/^named-/);
     const ttl = await dynamodb.send(new DescribeTimeToLiveCommand({ TableName: resources.table.name }));
     expect(ttl.TimeToLiveDescription?.AttributeName).toBe('ttl');
+  });
+
+  it('creates both queues with their encryption and retention when given an SQS client', async () => {
+    const { dynamodb, s3 } = localClients();
+    const server = await startSqsServer();
+    try {
+      const sqs = new SQSClient({
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+        endpoint: server.endpoint,
+      });
+      const stage = uniqueName('q');
+      // A relative infraDir is taken from the working directory (the repository root here).
+      const resources = await createLocalResources({ dynamodb, s3, sqs, stage, env: {}, infraDir: 'infra' });
+      expect(Object.keys(resources.queues ?? {}).sort()).toEqual(['DeadLetterQueue', 'OnFailureQueue']);
+      const deadLetter = resources.queues?.DeadLetterQueue;
+      expect(deadLetter?.name).toBe(`tidewater-${stage}-archive-dead-letter`);
+      expect(deadLetter?.url).toBe(`${server.endpoint}/000000000000/tidewater-${stage}-archive-dead-letter`);
+      expect(deadLetter?.arn).toBe(
+        `arn:aws:sqs:us-east-1:000000000000:tidewater-${stage}-archive-dead-letter`,
+      );
+      const { Attributes } = await sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: deadLetter?.url, AttributeNames: ['All'] }),
+      );
+      expect(Attributes).toMatchObject({ MessageRetentionPeriod: '1209600', SqsManagedSseEnabled: 'true' });
+    } finally {
+      await server.stop();
+    }
   });
 });

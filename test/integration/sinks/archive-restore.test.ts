@@ -1,8 +1,8 @@
 import { type AttributeValue, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { parseStreamEvent } from '../../../src/records/index.js';
-import { readArchive, restoreItems, S3ArchiveSink } from '../../../src/sinks/index.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
+import { readArchive, restoreItems, S3ArchiveSink } from '../../../src/sinks/index.js';
 import { createTestBucket, createTestTable, localClients, readStreamUntil } from '../../support/aws.js';
 
 function item(i: number, expiresAt: number): Record<string, AttributeValue> {
@@ -47,7 +47,8 @@ describe('archive TTL deletes from a DynamoDB Local stream, read them back and r
     try {
       const expiresAt = Math.floor(Date.now() / 1000) + 1;
       const originals = Array.from({ length: 8 }, (_, i) => item(i, expiresAt));
-      for (const it of originals) await dynamodb.send(new PutItemCommand({ TableName: source.tableName, Item: it }));
+      for (const it of originals)
+        await dynamodb.send(new PutItemCommand({ TableName: source.tableName, Item: it }));
 
       const raw = await readStreamUntil(
         streams,
@@ -59,7 +60,12 @@ describe('archive TTL deletes from a DynamoDB Local stream, read them back and r
       const deletes = records.filter((r) => r.eventName === 'REMOVE');
       expect(deletes.map((r) => r.kind)).toEqual(Array(originals.length).fill('ttl-delete'));
 
-      const sink = new S3ArchiveSink({ client: s3, bucket, prefix: 'ttl-archive', ttlAttribute: 'expiresAt' });
+      const sink = new S3ArchiveSink({
+        client: s3,
+        bucket,
+        prefix: 'ttl-archive',
+        ttlAttribute: 'expiresAt',
+      });
       expect(await sink.write(deletes, {})).toEqual({});
       // Redelivery must not change what is read back.
       expect(await sink.write(deletes, {})).toEqual({});

@@ -20,7 +20,14 @@ import { listKeys } from './s3-helpers.js';
 function entry(i: number, extra: Partial<DeadLetterEntry> = {}): DeadLetterEntry {
   return {
     reason: 'retries-exhausted',
-    record: { eventID: `ev-${i}`, dynamodb: { SequenceNumber: String(1000 + i), Keys: { pk: { S: `k${i}` } }, bin: new Uint8Array([1, 2, i & 0xff]) } },
+    record: {
+      eventID: `ev-${i}`,
+      dynamodb: {
+        SequenceNumber: String(1000 + i),
+        Keys: { pk: { S: `k${i}` } },
+        bin: new Uint8Array([1, 2, i & 0xff]),
+      },
+    },
     eventID: `ev-${i}`,
     sequenceNumber: String(1000 + i),
     eventSourceARN: 'arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
@@ -34,14 +41,19 @@ function entry(i: number, extra: Partial<DeadLetterEntry> = {}): DeadLetterEntry
 
 interface SqsCall {
   target: string;
-  body: { QueueUrl: string; Entries: { Id: string; MessageBody: string; MessageGroupId?: string; MessageDeduplicationId?: string }[] };
+  body: {
+    QueueUrl: string;
+    Entries: { Id: string; MessageBody: string; MessageGroupId?: string; MessageDeduplicationId?: string }[];
+  };
 }
 
 /**
  * A minimal SQS endpoint speaking the AWS JSON 1.0 protocol for SendMessageBatch, so the real
  * SDK client sends real HTTP. `failIds` lets a test fail chosen entries with a server fault.
  */
-async function startSqs(plan: { failOnce?: Set<string> } = {}): Promise<{ server: Server; endpoint: string; calls: SqsCall[] }> {
+async function startSqs(
+  plan: { failOnce?: Set<string> } = {},
+): Promise<{ server: Server; endpoint: string; calls: SqsCall[] }> {
   const calls: SqsCall[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -89,7 +101,10 @@ describe('SqsDeadLetterSink over HTTP with the real SDK client', () => {
 
   it('sends entries 10 per SendMessageBatch, in order, as JSON carrying the raw record and the error', async () => {
     const start = sqs.calls.length;
-    const sink = new SqsDeadLetterSink({ client: sqsClient(sqs.endpoint), queueUrl: `${sqs.endpoint}/123456789012/dlq` });
+    const sink = new SqsDeadLetterSink({
+      client: sqsClient(sqs.endpoint),
+      queueUrl: `${sqs.endpoint}/123456789012/dlq`,
+    });
     const entries = Array.from({ length: 23 }, (_, i) => entry(i));
     await sink.send(entries, {});
     const calls = sqs.calls.slice(start);
@@ -97,14 +112,21 @@ describe('SqsDeadLetterSink over HTTP with the real SDK client', () => {
     expect(calls.map((c) => c.body.Entries.length)).toEqual([10, 10, 3]);
     const bodies = calls.flatMap((c) => c.body.Entries.map((e) => JSON.parse(e.MessageBody)));
     expect(bodies.map((b) => b.sequenceNumber)).toEqual(entries.map((e) => e.sequenceNumber));
-    expect(bodies[2]).toMatchObject({ type: DEAD_LETTER_TYPE, reason: 'retries-exhausted', error: { name: 'ArchiveWriteError' } });
+    expect(bodies[2]).toMatchObject({
+      type: DEAD_LETTER_TYPE,
+      reason: 'retries-exhausted',
+      error: { name: 'ArchiveWriteError' },
+    });
     expect(bodies[2].record.dynamodb.bin).toBe(Buffer.from([1, 2, 2]).toString('base64'));
   });
 
   it('resends entries SQS failed with a server fault', async () => {
     const start = sqs.calls.length;
     failOnce.add('1004');
-    const sink = new SqsDeadLetterSink({ client: sqsClient(sqs.endpoint), queueUrl: `${sqs.endpoint}/123456789012/dlq` });
+    const sink = new SqsDeadLetterSink({
+      client: sqsClient(sqs.endpoint),
+      queueUrl: `${sqs.endpoint}/123456789012/dlq`,
+    });
     await sink.send([entry(3), entry(4), entry(5)], {});
     const calls = sqs.calls.slice(start);
     expect(calls.map((c) => c.body.Entries.length)).toEqual([3, 1]);
@@ -113,7 +135,10 @@ describe('SqsDeadLetterSink over HTTP with the real SDK client', () => {
 
   it('sets group and deduplication ids on a FIFO queue, stable per entry', async () => {
     const start = sqs.calls.length;
-    const sink = new SqsDeadLetterSink({ client: sqsClient(sqs.endpoint), queueUrl: `${sqs.endpoint}/123456789012/dlq.fifo` });
+    const sink = new SqsDeadLetterSink({
+      client: sqsClient(sqs.endpoint),
+      queueUrl: `${sqs.endpoint}/123456789012/dlq.fifo`,
+    });
     await sink.send([entry(1)], {});
     await sink.send([entry(1)], {});
     const [a, b] = sqs.calls.slice(start).map((c) => c.body.Entries[0]);
@@ -125,37 +150,61 @@ describe('SqsDeadLetterSink over HTTP with the real SDK client', () => {
   it('puts an entry over the size limit in S3 and sends a pointer', async () => {
     const bucket = await createTestBucket(s3);
     const overflow = new S3DeadLetterSink({ client: s3, bucket });
-    const sink = new SqsDeadLetterSink({ client: sqsClient(sqs.endpoint), queueUrl: `${sqs.endpoint}/1/dlq`, overflow });
+    const sink = new SqsDeadLetterSink({
+      client: sqsClient(sqs.endpoint),
+      queueUrl: `${sqs.endpoint}/1/dlq`,
+      overflow,
+    });
     const big = entry(9, { record: { eventID: 'ev-9', blob: 'x'.repeat(300_000) } });
     const start = sqs.calls.length;
     await sink.send([entry(8), big], {});
-    const bodies = sqs.calls.slice(start).flatMap((c) => c.body.Entries.map((e) => JSON.parse(e.MessageBody)));
+    const bodies = sqs.calls
+      .slice(start)
+      .flatMap((c) => c.body.Entries.map((e) => JSON.parse(e.MessageBody)));
     expect(bodies[0].type).toBe(DEAD_LETTER_TYPE);
     expect(bodies[1]).toMatchObject({ type: DEAD_LETTER_POINTER_TYPE, bucket, sequenceNumber: '1009' });
     expect(bodies[1].record).toBeUndefined();
     const stored = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: bodies[1].key }));
-    const full = JSON.parse(await (stored.Body as { transformToString(): Promise<string> }).transformToString());
+    const full = JSON.parse(
+      await (stored.Body as { transformToString(): Promise<string> }).transformToString(),
+    );
     expect(full.record.blob).toHaveLength(300_000);
   });
 
   it('throws naming the entry when it is too large and there is no overflow sink', async () => {
-    const sink = new SqsDeadLetterSink({ client: sqsClient(sqs.endpoint), queueUrl: `${sqs.endpoint}/1/dlq` });
+    const sink = new SqsDeadLetterSink({
+      client: sqsClient(sqs.endpoint),
+      queueUrl: `${sqs.endpoint}/1/dlq`,
+    });
     const error = await sink.send([entry(7, { record: 'y'.repeat(270_000) })], {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DeadLetterSendError);
     expect((error as DeadLetterSendError).sequenceNumbers).toEqual(['1007']);
   });
 
   it('throws a DeadLetterSendError naming every unsent entry when the endpoint is down', async () => {
-    const sink = new SqsDeadLetterSink({ client: sqsClient('http://127.0.0.1:9'), queueUrl: 'http://127.0.0.1:9/1/dlq', entryRetries: 0 });
-    const error = await sink.send(Array.from({ length: 12 }, (_, i) => entry(i)), {}).catch((e: unknown) => e);
+    const sink = new SqsDeadLetterSink({
+      client: sqsClient('http://127.0.0.1:9'),
+      queueUrl: 'http://127.0.0.1:9/1/dlq',
+      entryRetries: 0,
+    });
+    const error = await sink
+      .send(
+        Array.from({ length: 12 }, (_, i) => entry(i)),
+        {},
+      )
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DeadLetterSendError);
     expect((error as DeadLetterSendError).sequenceNumbers).toHaveLength(12);
   });
 
   it('validates options', () => {
-    expect(() => new SqsDeadLetterSink({ queueUrl: 'q', queueURL: 'q' } as never)).toThrow(InvalidOptionsError);
+    expect(() => new SqsDeadLetterSink({ queueUrl: 'q', queueURL: 'q' } as never)).toThrow(
+      InvalidOptionsError,
+    );
     expect(() => new SqsDeadLetterSink({ queueUrl: 'https://x/1/q', messageGroupId: 'g' })).toThrow(/FIFO/);
-    expect(() => new SqsDeadLetterSink({ queueUrl: 'https://x/1/q', maxMessageBytes: 2_000_000 })).toThrow(/maxMessageBytes/);
+    expect(() => new SqsDeadLetterSink({ queueUrl: 'https://x/1/q', maxMessageBytes: 2_000_000 })).toThrow(
+      /maxMessageBytes/,
+    );
   });
 });
 
@@ -165,16 +214,32 @@ describe('S3DeadLetterSink against s3rver', () => {
   it('stores one object per entry under a deterministic key; re-sending overwrites', async () => {
     const bucket = await createTestBucket(s3);
     const sink = new S3DeadLetterSink({ client: s3, bucket });
-    const noIdentity = entry(5, { eventID: undefined, sequenceNumber: undefined, reason: 'malformed', record: { junk: true } });
+    const noIdentity = entry(5, {
+      eventID: undefined,
+      sequenceNumber: undefined,
+      reason: 'malformed',
+      record: { junk: true },
+    });
     await sink.send([entry(1), entry(2), noIdentity], {});
     await sink.send([entry(1), noIdentity], {});
     const keys = await listKeys(s3, bucket);
     expect(keys).toHaveLength(3);
     expect(keys).toContain('dead-letter/reason=retries-exhausted/1001-ev-1.json');
-    expect(keys.find((k) => k.startsWith('dead-letter/reason=malformed/'))).toMatch(/sha256-[0-9a-f]{32}\.json$/);
-    const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'dead-letter/reason=retries-exhausted/1001-ev-1.json' }));
-    const body = JSON.parse(await (object.Body as { transformToString(): Promise<string> }).transformToString());
-    expect(body).toMatchObject({ type: DEAD_LETTER_TYPE, sequenceNumber: '1001', error: { message: 'boom' }, attempts: 3 });
+    expect(keys.find((k) => k.startsWith('dead-letter/reason=malformed/'))).toMatch(
+      /sha256-[0-9a-f]{32}\.json$/,
+    );
+    const object = await s3.send(
+      new GetObjectCommand({ Bucket: bucket, Key: 'dead-letter/reason=retries-exhausted/1001-ev-1.json' }),
+    );
+    const body = JSON.parse(
+      await (object.Body as { transformToString(): Promise<string> }).transformToString(),
+    );
+    expect(body).toMatchObject({
+      type: DEAD_LETTER_TYPE,
+      sequenceNumber: '1001',
+      error: { message: 'boom' },
+      attempts: 3,
+    });
   });
 
   it('throws a DeadLetterSendError when the bucket does not exist', async () => {

@@ -1,5 +1,4 @@
-import { S3ArchiveSink } from '../../../src/sinks/index.js';
-import { readArchive } from '../../../src/sinks/index.js';
+import { readArchive, S3ArchiveSink } from '../../../src/sinks/index.js';
 import { runSinkTestKit } from '../../../src/sinks/testkit.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 
@@ -17,7 +16,14 @@ runSinkTestKit({
   async read(sink) {
     const out = [];
     const bucket = buckets.get(sink) as string;
-    for await (const r of readArchive({ client: s3, bucket, prefix: 'kit', table: 'archive-sample', from: 0, to: Date.UTC(2100, 0) })) {
+    for await (const r of readArchive({
+      client: s3,
+      bucket,
+      prefix: 'kit',
+      table: 'archive-sample',
+      from: 0,
+      to: Date.UTC(2100, 0),
+    })) {
       out.push(r);
     }
     return out;

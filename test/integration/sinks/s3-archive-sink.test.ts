@@ -1,9 +1,9 @@
 import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NumberValue } from '../../../src/records/index.js';
 import type { S3Server } from '../../../src/local/s3-server.js';
-import { decodeArchiveObject, readArchive, S3ArchiveSink } from '../../../src/sinks/index.js';
+import { NumberValue } from '../../../src/records/index.js';
 import { ArchiveWriteError } from '../../../src/sinks/errors.js';
+import { decodeArchiveObject, readArchive, S3ArchiveSink } from '../../../src/sinks/index.js';
 import { sampleTtlDeleteRecords, sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { listKeys, type RecordedRequest, s3ClientFor, startRecordingS3 } from './s3-helpers.js';
@@ -13,7 +13,13 @@ const WIDE = { from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z' };
 
 async function readAll(client: S3Client, bucket: string, prefix?: string) {
   const out = [];
-  for await (const record of readArchive({ client, bucket, table: 'archive-sample', ...WIDE, ...(prefix ? { prefix } : {}) })) {
+  for await (const record of readArchive({
+    client,
+    bucket,
+    table: 'archive-sample',
+    ...WIDE,
+    ...(prefix ? { prefix } : {}),
+  })) {
     out.push(record);
   }
   return out;
@@ -46,7 +52,9 @@ describe('S3ArchiveSink against s3rver', () => {
     await sink.write(sampleTtlDeletes(3, { shardId: 'shardId-00000001700000000000-abcdef12' }), {});
     const keys = await listKeys(s3, bucket);
     expect(keys).toHaveLength(1);
-    expect(keys[0]).toMatch(/^table=archive-sample\/dt=2026-01-15\/hour=10\/shardId-00000001700000000000-abcdef12\/\d+-\d+\.ndjson\.gz$/);
+    expect(keys[0]).toMatch(
+      /^table=archive-sample\/dt=2026-01-15\/hour=10\/shardId-00000001700000000000-abcdef12\/\d+-\d+\.ndjson\.gz$/,
+    );
   });
 
   it('reads back exactly the input records: 38-digit numbers, binary, sets, maps', async () => {
@@ -64,11 +72,16 @@ describe('S3ArchiveSink against s3rver', () => {
     const precise = back[7]?.oldImage?.precise;
     expect(precise).toBeInstanceOf(NumberValue);
     expect(String(precise)).toBe(input[7]?.dynamodb.OldImage?.precise?.N);
-    expect(Buffer.from(back[7]?.oldImage?.payload as Uint8Array).toString('base64')).toBe(input[7]?.dynamodb.OldImage?.payload?.B);
+    expect(Buffer.from(back[7]?.oldImage?.payload as Uint8Array).toString('base64')).toBe(
+      input[7]?.dynamodb.OldImage?.payload?.B,
+    );
     // The rows are raw DynamoDB JSON with the TTL value alongside.
     const key = (await listKeys(s3, bucket))[0] as string;
     const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    const rows = decodeArchiveObject(await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(), key);
+    const rows = decodeArchiveObject(
+      await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+      key,
+    );
     expect(rows[0]).toMatchObject({
       eventID: input[0]?.eventID,
       kind: 'ttl-delete',
@@ -101,7 +114,13 @@ describe('S3ArchiveSink against s3rver', () => {
     const keys = await listKeys(s3, bucket);
     expect(keys.map((k) => /hour=(\d\d)/.exec(k)?.[1])).toEqual(['10', '11', '12', '13', '14']);
     const some = [];
-    for await (const r of readArchive({ client: s3, bucket, table: 'archive-sample', from: FIRST * 1000 + 3_600_000, to: FIRST * 1000 + 3 * 3_600_000 })) {
+    for await (const r of readArchive({
+      client: s3,
+      bucket,
+      table: 'archive-sample',
+      from: FIRST * 1000 + 3_600_000,
+      to: FIRST * 1000 + 3 * 3_600_000,
+    })) {
       some.push(r.sequenceNumber);
     }
     expect(some).toEqual(batch.slice(6, 18).map((r) => r.sequenceNumber));
@@ -142,14 +161,27 @@ describe('S3ArchiveSink against s3rver', () => {
     });
 
     const puts = (bucket: string) =>
-      requests.filter((r) => r.method === "PUT" && r.path.startsWith(`/${bucket}/`) && r.path.length > bucket.length + 2);
+      requests.filter(
+        (r) => r.method === 'PUT' && r.path.startsWith(`/${bucket}/`) && r.path.length > bucket.length + 2,
+      );
 
     it('sends the storage class, SSE, checksum and If-None-Match headers', async () => {
       const client = s3ClientFor(server.endpoint);
       const bucket = await createTestBucket(client);
-      const kms = new S3ArchiveSink({ client, bucket, storageClass: 'DEEP_ARCHIVE', sse: { kmsKeyId: 'alias/archive', bucketKeyEnabled: true } });
+      const kms = new S3ArchiveSink({
+        client,
+        bucket,
+        storageClass: 'DEEP_ARCHIVE',
+        sse: { kmsKeyId: 'alias/archive', bucketKeyEnabled: true },
+      });
       await kms.write(sampleTtlDeletes(5), {});
-      const aes = new S3ArchiveSink({ client, bucket, prefix: 'aes', storageClass: 'GLACIER_IR', sse: 'AES256' });
+      const aes = new S3ArchiveSink({
+        client,
+        bucket,
+        prefix: 'aes',
+        storageClass: 'GLACIER_IR',
+        sse: 'AES256',
+      });
       await aes.write(sampleTtlDeletes(5), {});
       const [first, second] = puts(bucket);
       expect(first?.headers).toMatchObject({
@@ -160,12 +192,17 @@ describe('S3ArchiveSink against s3rver', () => {
         'if-none-match': '*',
         'x-amz-meta-record-count': '5',
       });
-      expect(second?.headers).toMatchObject({ 'x-amz-storage-class': 'GLACIER_IR', 'x-amz-server-side-encryption': 'AES256' });
+      expect(second?.headers).toMatchObject({
+        'x-amz-storage-class': 'GLACIER_IR',
+        'x-amz-server-side-encryption': 'AES256',
+      });
       // A plain header S3 verifies, not an aws-chunked trailer: the body s3rver stored is intact.
       expect(first?.headers['x-amz-checksum-sha256']).toMatch(/^[A-Za-z0-9+/]{43}=$/);
       expect(first?.headers['content-encoding']).toBe('gzip');
       const keys = await listKeys(client, bucket);
-      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: keys.find((k) => !k.startsWith('aes')) }));
+      const head = await client.send(
+        new HeadObjectCommand({ Bucket: bucket, Key: keys.find((k) => !k.startsWith('aes')) }),
+      );
       expect(head.StorageClass).toBe('DEEP_ARCHIVE');
       expect(head.Metadata?.sha256).toBe(first?.headers['x-amz-checksum-sha256']);
     });
@@ -177,14 +214,19 @@ describe('S3ArchiveSink against s3rver', () => {
       const batch = sampleTtlDeletes(8);
       await sink.write(batch, {});
       // s3rver ignores If-None-Match; answer the redelivery the way S3 does.
-      faultPlan = (req) => (req.method === 'PUT' && req.headers['if-none-match'] === '*' ? { status: 412, code: 'PreconditionFailed' } : undefined);
+      faultPlan = (req) =>
+        req.method === 'PUT' && req.headers['if-none-match'] === '*'
+          ? { status: 412, code: 'PreconditionFailed' }
+          : undefined;
       try {
         expect(await sink.write(batch, {})).toEqual({});
       } finally {
         faultPlan = undefined;
       }
       expect(puts(bucket)).toHaveLength(2);
-      expect((await readAll(client, bucket)).map((r) => r.sequenceNumber)).toEqual(batch.map((r) => r.sequenceNumber));
+      expect((await readAll(client, bucket)).map((r) => r.sequenceNumber)).toEqual(
+        batch.map((r) => r.sequenceNumber),
+      );
     });
 
     it('retries a run of 5xx and SlowDown responses through the SDK retry strategy and loses nothing', async () => {
@@ -197,7 +239,8 @@ describe('S3ArchiveSink against s3rver', () => {
         { status: 503, code: 'ServiceUnavailable' },
         { status: 500, code: 'InternalError' },
       ];
-      faultPlan = (req) => (req.method === 'PUT' && req.path.startsWith(`/${bucket}/`) ? answers.shift() : undefined);
+      faultPlan = (req) =>
+        req.method === 'PUT' && req.path.startsWith(`/${bucket}/`) ? answers.shift() : undefined;
       const batch = sampleTtlDeletes(40);
       try {
         expect(await sink.write(batch, {})).toEqual({});
@@ -206,7 +249,9 @@ describe('S3ArchiveSink against s3rver', () => {
       }
       expect(answers).toHaveLength(0);
       expect(puts(bucket)).toHaveLength(5);
-      expect((await readAll(client, bucket)).map((r) => r.sequenceNumber)).toEqual(batch.map((r) => r.sequenceNumber));
+      expect((await readAll(client, bucket)).map((r) => r.sequenceNumber)).toEqual(
+        batch.map((r) => r.sequenceNumber),
+      );
     });
 
     it('reports every record of an object as failed once the retries are exhausted', async () => {
@@ -215,20 +260,27 @@ describe('S3ArchiveSink against s3rver', () => {
       const sink = new S3ArchiveSink({ client, bucket });
       // Two hours: the 10:00 object fails, the 11:00 object is written.
       const batch = sampleTtlDeletes(6, { spacingSeconds: 1200 });
-      faultPlan = (req) => (req.method === 'PUT' && req.path.includes('/hour=10/') ? { status: 500, code: 'InternalError' } : undefined);
+      faultPlan = (req) =>
+        req.method === 'PUT' && req.path.includes('/hour=10/')
+          ? { status: 500, code: 'InternalError' }
+          : undefined;
       let result: Awaited<ReturnType<typeof sink.write>>;
       try {
         result = await sink.write(batch, {});
       } finally {
         faultPlan = undefined;
       }
-      expect(result.failed?.map((f) => f.sequenceNumber)).toEqual(batch.slice(0, 3).map((r) => r.sequenceNumber));
+      expect(result.failed?.map((f) => f.sequenceNumber)).toEqual(
+        batch.slice(0, 3).map((r) => r.sequenceNumber),
+      );
       const error = result.failed?.[0]?.error as ArchiveWriteError;
       expect(error).toBeInstanceOf(ArchiveWriteError);
       expect(error.name).toBe('ArchiveWriteError');
       expect(error.firstSequenceNumber).toBe(batch[0]?.sequenceNumber);
       expect(puts(bucket).filter((r) => r.path.includes('/hour=10/'))).toHaveLength(2);
-      expect((await readAll(client, bucket)).map((r) => r.sequenceNumber)).toEqual(batch.slice(3).map((r) => r.sequenceNumber));
+      expect((await readAll(client, bucket)).map((r) => r.sequenceNumber)).toEqual(
+        batch.slice(3).map((r) => r.sequenceNumber),
+      );
     });
   });
 });

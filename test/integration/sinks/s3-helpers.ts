@@ -50,7 +50,9 @@ export async function listKeys(client: S3Client, bucket: string, prefix?: string
   const keys: string[] = [];
   let token: string | undefined;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+    );
     for (const item of page.Contents ?? []) if (item.Key) keys.push(item.Key);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,13 +9,20 @@ import { runSinkTestKit } from '../../../src/sinks/testkit.js';
 
 async function files(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name))).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
 }
 
 async function readBack(dir: string): Promise<string[]> {
   const seen = new Set<string>();
   const out: string[] = [];
-  const all = (await files(dir)).sort((a, b) => (BigInt(/(\d+)-\d+\.ndjson\.gz$/.exec(a)?.[1] ?? 0) < BigInt(/(\d+)-\d+\.ndjson\.gz$/.exec(b)?.[1] ?? 0) ? -1 : 1));
+  const all = (await files(dir)).sort((a, b) =>
+    BigInt(/(\d+)-\d+\.ndjson\.gz$/.exec(a)?.[1] ?? 0) < BigInt(/(\d+)-\d+\.ndjson\.gz$/.exec(b)?.[1] ?? 0)
+      ? -1
+      : 1,
+  );
   for (const file of all) {
     for (const row of decodeArchiveObject(await readFile(join(dir, file)), file)) {
       if (seen.has(row.sequenceNumber)) continue;
@@ -54,7 +61,9 @@ describe('FileSink', () => {
       `arch/table=archive-sample/dt=2026-01-15/hour=11/stream-2026-01-01T00_00_00.000/${batch[6]?.sequenceNumber}-${batch[11]?.sequenceNumber}.ndjson.gz`,
     ]);
     const rows = decodeArchiveObject(await readFile(join(directory, written[0] as string)), 'x');
-    expect(rows.map((r) => r.oldImage)).toEqual(sampleTtlDeleteRecords(6, { spacingSeconds: 600 }).map((r) => r.dynamodb.OldImage));
+    expect(rows.map((r) => r.oldImage)).toEqual(
+      sampleTtlDeleteRecords(6, { spacingSeconds: 600 }).map((r) => r.dynamodb.OldImage),
+    );
   });
 
   it('reports the records of a file it could not write', async () => {

@@ -1,16 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionsError } from '../../../src/records/index.js';
-import { DeadLetterSendError, InjectedSinkFailure, MemoryDeadLetterSink, MemorySink } from '../../../src/sinks/index.js';
+import {
+  DeadLetterSendError,
+  InjectedSinkFailure,
+  MemoryDeadLetterSink,
+  MemorySink,
+} from '../../../src/sinks/index.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
-import type { DeadLetterEntry } from '../../../src/sinks/types.js';
 import { runSinkTestKit } from '../../../src/sinks/testkit.js';
+import type { DeadLetterEntry } from '../../../src/sinks/types.js';
 
 runSinkTestKit({ name: 'MemorySink', create: () => new MemorySink(), read: (sink) => sink.records });
 
 // A sink that fails every 7th record on first delivery: the kit's retry loop must converge.
 runSinkTestKit({
   name: 'MemorySink with transient failures',
-  create: () => new MemorySink({ failWhen: (r, delivery) => delivery === 1 && BigInt(r.sequenceNumber) % 7n === 0n }),
+  create: () =>
+    new MemorySink({ failWhen: (r, delivery) => delivery === 1 && BigInt(r.sequenceNumber) % 7n === 0n }),
   read: (sink) => sink.records,
 });
 
@@ -21,13 +27,17 @@ describe('MemorySink', () => {
     const result = sink.write(batch);
     expect(result.failed?.map((f) => f.sequenceNumber)).toEqual([batch[3]?.sequenceNumber]);
     expect(result.failed?.[0]?.error).toBeInstanceOf(InjectedSinkFailure);
-    expect(sink.records.map((r) => r.sequenceNumber)).toEqual(batch.filter((_, i) => i !== 3).map((r) => r.sequenceNumber));
+    expect(sink.records.map((r) => r.sequenceNumber)).toEqual(
+      batch.filter((_, i) => i !== 3).map((r) => r.sequenceNumber),
+    );
     expect(sink.batches).toBe(1);
   });
 
   it('counts deliveries per record so a rule can fail only the first attempts', () => {
     const batch = sampleTtlDeletes(3);
-    const sink = new MemorySink({ failWhen: (_r, delivery) => (delivery < 3 ? new Error('not yet') : undefined) });
+    const sink = new MemorySink({
+      failWhen: (_r, delivery) => (delivery < 3 ? new Error('not yet') : undefined),
+    });
     expect(sink.write(batch).failed).toHaveLength(3);
     expect(sink.write(batch).failed).toHaveLength(3);
     expect(sink.write(batch)).toEqual({});

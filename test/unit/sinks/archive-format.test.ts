@@ -1,0 +1,108 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InvalidOptionsError, parseStreamRecord } from '../../../src/records/index.js';
+import type { AttributeValue, LambdaStreamRecord } from '../../../src/records/types.js';
+import {
+  decodeObject,
+  objectKey,
+  parseObjectKey,
+  rowToLambdaRecord,
+  shardSegment,
+} from '../../../src/sinks/archive-format.js';
+import { planArchiveObjects } from '../../../src/sinks/archive-objects.js';
+import { ArchiveFormatError, ArchiveKeyError, S3ArchiveSink } from '../../../src/sinks/index.js';
+import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
+
+const layout = { prefix: 'p', ttlAttribute: 'ttl', maxObjectBytes: 1 << 24, table: undefined };
+
+const leaf: fc.Arbitrary<AttributeValue> = fc.oneof(
+  fc.string().map((S) => ({ S })),
+  fc.bigInt({ min: -(10n ** 38n) + 1n, max: 10n ** 38n - 1n }).map((n) => ({ N: n.toString() })),
+  fc.uint8Array({ minLength: 1, maxLength: 40 }).map((b) => ({ B: Buffer.from(b).toString('base64') })),
+  fc.boolean().map((BOOL) => ({ BOOL })),
+  fc.constant({ NULL: true }),
+  fc.uniqueArray(fc.string(), { minLength: 1, maxLength: 4 }).map((SS) => ({ SS })),
+);
+const value = fc.letrec<{ v: AttributeValue }>((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small' },
+    leaf,
+    fc.array(tie('v'), { maxLength: 3 }).map((L) => ({ L })),
+    fc.dictionary(fc.string({ minLength: 1 }), tie('v'), { maxKeys: 3 }).map((M) => ({ M })),
+  ),
+})).v;
+
+describe('archive rows', () => {
+  it('round-trip any record exactly: raw in, same raw out', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), value, { maxKeys: 6 }),
+        fc.integer({ min: 1_000_000_000, max: 4_000_000_000 }),
+        (image, created) => {
+          const raw: LambdaStreamRecord = {
+            eventID: 'e1',
+            eventName: 'REMOVE',
+            eventSourceARN: 'arn:aws:dynamodb:eu-west-1:1:table/T/stream/label',
+            awsRegion: 'eu-west-1',
+            userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' },
+            dynamodb: {
+              ApproximateCreationDateTime: created,
+              Keys: { pk: { S: 'k' } },
+              OldImage: { pk: { S: 'k' }, ...image },
+              SequenceNumber: '123456789012345678901',
+              StreamViewType: 'OLD_IMAGE',
+            },
+          };
+          const { objects } = planArchiveObjects([parseStreamRecord(raw)], layout);
+          const rows = decodeObject(objects[0]?.body as Buffer, 'k');
+          expect(rowToLambdaRecord(rows[0] as never)).toEqual(raw);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('key segments: shard id when known, else the stream label; keys parse back', () => {
+    const [lambda] = sampleTtlDeletes(1);
+    const [polled] = sampleTtlDeletes(1, { shardId: 'shardId-0001' });
+    expect(shardSegment(lambda as never)).toBe('stream-2026-01-01T00_00_00.000');
+    expect(shardSegment(polled as never)).toBe('shardId-0001');
+    const key = objectKey('a/b', { table: 't', dt: '2026-01-15', hour: '10', shard: 's' }, '1', '9');
+    expect(key).toBe('a/b/table=t/dt=2026-01-15/hour=10/s/1-9.ndjson.gz');
+    expect(parseObjectKey(key)).toEqual({ shard: 's', first: '1', last: '9' });
+  });
+
+  it('a record without table or creation time fails alone with ArchiveKeyError', () => {
+    const good = sampleTtlDeletes(2);
+    const orphan = parseStreamRecord({
+      ...(good[0]?.raw as object),
+      eventSourceARN: undefined,
+      dynamodb: { ...good[0]?.raw.dynamodb, SequenceNumber: '5' },
+    });
+    const { objects, failed } = planArchiveObjects([...good, orphan], layout);
+    expect(objects).toHaveLength(1);
+    expect(failed.map((f) => f.sequenceNumber)).toEqual(['5']);
+    expect(failed[0]?.error).toBeInstanceOf(ArchiveKeyError);
+  });
+
+  it('decoding rejects what tidewater did not write', () => {
+    expect(() => decodeObject(Buffer.from('plain'), 'k')).toThrow(ArchiveFormatError);
+  });
+});
+
+describe('S3ArchiveSink options', () => {
+  it('fail loudly on typos and bad values', () => {
+    expect(() => new S3ArchiveSink({ bucket: 'b', storageclass: 'GLACIER' } as never)).toThrow(
+      InvalidOptionsError,
+    );
+    expect(() => new S3ArchiveSink({ bucket: 'b', storageClass: 'COLD' as never })).toThrow(/storageClass/);
+    expect(() => new S3ArchiveSink({ bucket: 'b', sse: 'KMS' as never })).toThrow(/sse/);
+    expect(
+      () => new S3ArchiveSink({ bucket: 'b', sse: { kmsKeyId: 'k', bucketKey: true } as never }),
+    ).toThrow(InvalidOptionsError);
+    expect(() => new S3ArchiveSink({} as never)).toThrow(/bucket/);
+    expect(
+      () => new S3ArchiveSink({ bucket: 'b', client: { send: () => undefined } as never, maxAttempts: 3 }),
+    ).toThrow(/maxAttempts/);
+  });
+});
