@@ -35,7 +35,7 @@ export function replayCommand(): Command {
     .argument('<files...>', 'JSONL files')
     .option('-c, --config <file>', 'serverless.yml to read the stream settings from', 'serverless.yml')
     .option('-f, --function <key>', 'function under functions:', 'archiveTtl')
-    .option('-s, --stage <stage>', 'stage for ${sls:stage}', 'local')
+    .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
     .option('--handler <module#export>', "call this handler instead of the function's own")
     .option('--on-failure-out <file>', 'write on-failure invocation records here (JSONL)')
     .option('-v, --verbose', 'print every decision (invoke, response, retry, bisect, checkpoint)')

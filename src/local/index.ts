@@ -31,6 +31,8 @@ export type { FakeContextOptions } from './lambda-context.js';
 export { createLambdaContext } from './lambda-context.js';
 export type { LocalAws, LocalAwsOptions } from './local-aws.js';
 export { startLocalAws } from './local-aws.js';
+export type { ArchivedObject, MainJobOptions, MainJobSummary, NeverExpiringItem } from './main-job.js';
+export { formatSummary, runMainJob } from './main-job.js';
 export type {
   PollerEvent,
   PollOptions,
@@ -42,19 +44,6 @@ export type {
 export { StreamPoller } from './poller.js';
 export type { CaptureOptions, ReplayOptions, ReplayResult } from './replay.js';
 export { capture, readReplayFile, replay } from './replay.js';
-export type { S3Server, S3ServerMiddleware, S3ServerOptions, S3ServerRequestContext } from './s3-server.js';
-export { startS3Server } from './s3-server.js';
-export type {
-  ServerlessConfigOptions,
-  StreamEventSettings,
-  StreamFunctionSettings,
-} from './serverless-config.js';
-export {
-  handlerFile,
-  loadServerlessConfig,
-  ServerlessConfig,
-  toEmulatorOptions,
-} from './serverless-config.js';
 // useLocalAws lives in ./vitest.js so that importing tidewater/local never loads vitest.
 export type {
   InfraOptions,
@@ -70,7 +59,18 @@ export {
   LocalResourceConflictError,
   planLocalResources,
 } from './resources.js';
+export type { S3Server, S3ServerMiddleware, S3ServerOptions, S3ServerRequestContext } from './s3-server.js';
+export { startS3Server } from './s3-server.js';
+export type {
+  ServerlessConfigOptions,
+  StreamEventSettings,
+  StreamFunctionSettings,
+} from './serverless-config.js';
+export {
+  handlerFile,
+  loadServerlessConfig,
+  ServerlessConfig,
+  toEmulatorOptions,
+} from './serverless-config.js';
 export type { LocalSqsMessage, SqsServer } from './sqs-server.js';
 export { startSqsServer } from './sqs-server.js';
-export type { ArchivedObject, MainJobOptions, MainJobSummary, NeverExpiringItem } from './main-job.js';
-export { formatSummary, runMainJob } from './main-job.js';

@@ -127,7 +127,7 @@ export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobS
   });
   const abort = new AbortController();
   let polling: Promise<unknown> = Promise.resolve();
-  let restoreEnv = () => undefined as void;
+  let restoreEnv: () => void = () => undefined;
   try {
     // User deletes are archived too in the main job, so the routing shows; the rest is default.
     const env: Record<string, string | undefined> = {

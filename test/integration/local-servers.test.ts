@@ -21,7 +21,9 @@ describe('local servers from the global setup', () => {
   it('the S3 server stores and returns objects byte for byte', async () => {
     const bucket = await createTestBucket(clients.s3);
     const body = new Uint8Array([0, 1, 2, 250, 255]);
-    await clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a/b.bin', Body: body, StorageClass: 'GLACIER' }));
+    await clients.s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: 'a/b.bin', Body: body, StorageClass: 'GLACIER' }),
+    );
     const got = await clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'a/b.bin' }));
     expect(got.StorageClass).toBe('GLACIER');
     expect(await got.Body?.transformToByteArray()).toEqual(body);

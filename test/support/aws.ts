@@ -8,11 +8,11 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
+  type _Record,
   DescribeStreamCommand,
   DynamoDBStreamsClient,
   GetRecordsCommand,
   GetShardIteratorCommand,
-  type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { inject } from 'vitest';
@@ -60,7 +60,10 @@ export async function createTestTable(dynamodb: DynamoDBClient, options: TestTab
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: options.attributeDefinitions ?? [{ AttributeName: 'pk', AttributeType: 'S' }],
       KeySchema: options.keySchema ?? [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      StreamSpecification: { StreamEnabled: true, StreamViewType: options.streamViewType ?? 'NEW_AND_OLD_IMAGES' },
+      StreamSpecification: {
+        StreamEnabled: true,
+        StreamViewType: options.streamViewType ?? 'NEW_AND_OLD_IMAGES',
+      },
     }),
   );
   if (options.ttlAttribute) {
@@ -101,7 +104,11 @@ export async function readStreamUntil(
   const iterators = new Map<string, string | undefined>();
   for (const shard of description.StreamDescription?.Shards ?? []) {
     const it = await streams.send(
-      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shard.ShardId,
+        ShardIteratorType: 'TRIM_HORIZON',
+      }),
     );
     iterators.set(shard.ShardId ?? '', it.ShardIterator);
   }
@@ -116,5 +123,7 @@ export async function readStreamUntil(
     if (until(records)) return records;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error(`stream ${streamArn}: condition not met within ${timeoutMs} ms (${records.length} records read)`);
+  throw new Error(
+    `stream ${streamArn}: condition not met within ${timeoutMs} ms (${records.length} records read)`,
+  );
 }

@@ -48,7 +48,9 @@ describe('local SQS server through the real SQSClient', () => {
     await expect(sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: eleven }))).rejects.toMatchObject({
       name: 'TooManyEntriesInBatchRequest',
     });
-    await expect(sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'x'.repeat(262_145) }))).rejects.toMatchObject({
+    await expect(
+      sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'x'.repeat(262_145) })),
+    ).rejects.toMatchObject({
       name: 'InvalidParameterValue',
     });
     expect(server.messages('limits')).toHaveLength(0);
@@ -56,7 +58,9 @@ describe('local SQS server through the real SQSClient', () => {
 
   it('names a missing queue', async () => {
     await expect(
-      sqs.send(new SendMessageCommand({ QueueUrl: `${server.endpoint}/000000000000/nope`, MessageBody: 'x' })),
+      sqs.send(
+        new SendMessageCommand({ QueueUrl: `${server.endpoint}/000000000000/nope`, MessageBody: 'x' }),
+      ),
     ).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
   });
 });

@@ -74,12 +74,23 @@ export async function handler(event) {
     const dir = await mkdtemp(join(tmpdir(), 'tidewater-cli-'));
     const build = streamEvents({ tableName: 'tidewater-local-records', keyAttributes: ['pk', 'sk'] });
     const file = join(dir, 'events.jsonl');
-    await writeFile(file, `${JSON.stringify({ Records: [build.ttlDelete({ pk: 'a', sk: '1', expiresAt: 1 })] })}\n`);
+    await writeFile(
+      file,
+      `${JSON.stringify({ Records: [build.ttlDelete({ pk: 'a', sk: '1', expiresAt: 1 })] })}\n`,
+    );
     const handlerFile = join(dir, 'failing.mjs');
     await writeFile(handlerFile, 'export async function handler() { throw new Error("boom"); }');
     const outFile = join(dir, 'on-failure.jsonl');
     captureOutput();
-    const code = await main(['replay', file, '--handler', `${handlerFile}#handler`, '--no-progress', '--on-failure-out', outFile]);
+    const code = await main([
+      'replay',
+      file,
+      '--handler',
+      `${handlerFile}#handler`,
+      '--no-progress',
+      '--on-failure-out',
+      outFile,
+    ]);
     expect(code).toBe(EXIT.recordsDiscarded);
     const [line] = (await readFile(outFile, 'utf8')).trim().split('\n');
     const record = JSON.parse(line as string);
