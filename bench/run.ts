@@ -8,7 +8,7 @@
  * With --only, sections of suites not run are kept from the previous BENCHMARKS.md.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -70,7 +70,9 @@ function runChild(file: string, quick: boolean, timeoutMs: number): Promise<Chil
         });
         return;
       }
-      resolvePromise(JSON.parse(readFileSync(out, 'utf8')) as ChildOutcome);
+      const outcome = JSON.parse(readFileSync(out, 'utf8')) as ChildOutcome;
+      rmSync(out, { force: true });
+      resolvePromise(outcome);
     });
   });
 }

@@ -111,7 +111,7 @@ const suite: Suite = {
     for (const peer of PEERS) bundles.push(await bundle(peer));
     log(`bundled: ${bundles.map((b) => `${b.peer.id} ${b.bytes} B`).join(', ')}`);
 
-    const runs = quick ? 5 : 20;
+    const runs = quick ? 4 : 20;
     // Every variant, interleaved and rotated, so drift in machine load spreads evenly.
     const variants: { key: string; mode: Mode; file: string }[] = [
       { key: 'bare', mode: 'bare', file: runner },

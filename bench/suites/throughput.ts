@@ -235,7 +235,7 @@ const suite: Suite = {
   title: 'Throughput: tidewater vs Powertools, middy and a hand-written loop',
   async run({ quick, log }) {
     const plan: Plan = quick
-      ? { recordsPerRound: 2000, warmupRounds: 1, rounds: 5 }
+      ? { recordsPerRound: 1000, warmupRounds: 1, rounds: 4 }
       : { recordsPerRound: 5000, warmupRounds: 2, rounds: 11 };
     if (gc === undefined) log('no global gc (run with --expose-gc for steadier numbers)');
     const results: PeerResult[] = [];

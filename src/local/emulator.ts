@@ -3,11 +3,12 @@ import type { Context, DynamoDBBatchResponse } from 'aws-lambda';
 import { compilePattern, type FilterPattern } from '../filters/index.js';
 import type { LambdaStreamEvent, LambdaStreamRecord } from '../records/index.js';
 import { InvalidOptionsError } from '../records/index.js';
+import { assertOptions } from '../records/options.js';
 import { type Clock, systemClock } from './clock.js';
 import type { FailureCondition, FailureDestination, StreamInvocationRecord } from './destinations.js';
 import { EmulatorStoppedError, HandlerTimeoutError } from './errors.js';
 import { createLambdaContext } from './lambda-context.js';
-import { assertIntegerIn, assertKnownKeys } from './options.js';
+import { assertIntegerIn } from './options.js';
 
 /** What a handler may return: a partial batch response, or nothing. */
 // biome-ignore lint/suspicious/noConfusingVoidType: handlers written `async () => {}` return Promise<void>, as Lambda handlers do.
@@ -190,7 +191,7 @@ export class EventSourceMappingEmulator {
 
   constructor(options: EventSourceMappingOptions) {
     const where = 'EventSourceMappingEmulator';
-    assertKnownKeys(options, OPTION_KEYS, where);
+    assertOptions(options, OPTION_KEYS, where);
     if (typeof options?.handler !== 'function')
       throw new InvalidOptionsError(`${where}: handler must be a function`);
     assertIntegerIn(options.batchSize, 1, 10_000, 'batchSize', where);

@@ -6,7 +6,7 @@ import type {
   StreamViewType,
 } from '../records/index.js';
 import { marshall } from '../records/index.js';
-import { assertKnownKeys } from './options.js';
+import { assertOptions } from '../records/options.js';
 
 export interface EventBuilderOptions {
   /** Table the records come from; default `test-table`. */
@@ -54,7 +54,7 @@ export class StreamEventBuilder {
   private readonly clock: () => number;
 
   constructor(options: EventBuilderOptions = {}) {
-    assertKnownKeys(options, BUILDER_OPTIONS, 'StreamEventBuilder');
+    assertOptions(options, BUILDER_OPTIONS, 'StreamEventBuilder');
     this.region = options.region ?? 'us-east-1';
     const label = options.streamLabel ?? '2026-01-01T00:00:00.000';
     this.streamArn = `arn:aws:dynamodb:${this.region}:${options.accountId ?? '123456789012'}:table/${options.tableName ?? 'test-table'}/stream/${label}`;

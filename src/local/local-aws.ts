@@ -1,8 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { S3Client } from '@aws-sdk/client-s3';
+import { assertOptions } from '../records/options.js';
 import { type DynamoDbLocal, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from './dynamodb-local.js';
-import { assertKnownKeys } from './options.js';
 import { type S3Server, type S3ServerMiddleware, startS3Server } from './s3-server.js';
 
 export interface LocalAwsOptions {
@@ -33,7 +33,7 @@ export interface LocalAws {
 
 /** Starts DynamoDB Local and the S3 server together, with clients ready to use. */
 export async function startLocalAws(options: LocalAwsOptions = {}): Promise<LocalAws> {
-  assertKnownKeys(
+  assertOptions(
     options,
     ['dbPath', 's3Directory', 'buckets', 's3Middleware', 'startTimeoutMs'],
     'startLocalAws',

@@ -9,12 +9,12 @@ import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { type AttributeMap, checkTtl, marshall, type TtlCheck } from '../records/index.js';
+import { assertOptions } from '../records/options.js';
 import { decodeArchiveObject } from '../sinks/index.js';
 import { VoteCounter } from '../votes/index.js';
 import { SqsFailureDestination } from './destinations.js';
 import { type EmulatorEvent, EventSourceMappingEmulator, type StreamHandler } from './emulator.js';
 import { startLocalAws } from './local-aws.js';
-import { assertKnownKeys } from './options.js';
 import { StreamPoller } from './poller.js';
 import { createLocalResources, type LocalResources } from './resources.js';
 import { handlerFile, loadServerlessConfig, toEmulatorOptions } from './serverless-config.js';
@@ -104,7 +104,7 @@ export interface MainJobSummary {
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobSummary> {
-  assertKnownKeys(options, OPTION_KEYS, 'runMainJob');
+  assertOptions(options, OPTION_KEYS, 'runMainJob');
   const started = Date.now();
   const root = options.root ?? PACKAGE_ROOT;
   const log = options.log ?? (() => undefined);

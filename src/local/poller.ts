@@ -8,10 +8,11 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { LambdaStreamRecord } from '../records/index.js';
 import { InvalidOptionsError, toLambdaRecord } from '../records/index.js';
+import { assertOptions } from '../records/options.js';
 import { CheckpointStore } from './checkpoint.js';
 import { type Clock, systemClock } from './clock.js';
 import type { EventSourceMappingEmulator, ShardResult } from './emulator.js';
-import { assertIntegerIn, assertKnownKeys } from './options.js';
+import { assertIntegerIn } from './options.js';
 
 export type StartingPosition =
   | 'TRIM_HORIZON'
@@ -106,7 +107,7 @@ export class StreamPoller {
 
   constructor(options: StreamPollerOptions) {
     const where = 'StreamPoller';
-    assertKnownKeys(options, OPTION_KEYS, where);
+    assertOptions(options, OPTION_KEYS, where);
     if (!options?.streams || typeof options.streams.send !== 'function') {
       throw new InvalidOptionsError(`${where}: streams must be a DynamoDBStreamsClient`);
     }
@@ -163,7 +164,7 @@ export class StreamPoller {
    * concurrently; records within one are in order. Resolves when stopped (signal) or caught up.
    */
   async run(consume: (shard: ShardStream) => Promise<void>, options: PollOptions = {}): Promise<void> {
-    assertKnownKeys(options, ['signal', 'stopWhenCaughtUp'], 'StreamPoller.run');
+    assertOptions(options, ['signal', 'stopWhenCaughtUp'], 'StreamPoller.run');
     const store = await CheckpointStore.open(this.streamArn, this.checkpointFile);
     this.store = store;
     const { signal } = options;

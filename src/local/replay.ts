@@ -3,10 +3,10 @@ import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type LambdaStreamRecord, toLambdaRecord } from '../records/index.js';
+import { assertOptions } from '../records/options.js';
 import { type Clock, ManualClock } from './clock.js';
 import { EventSourceMappingEmulator, type EventSourceMappingOptions, type ShardResult } from './emulator.js';
 import { ReplayFileError } from './errors.js';
-import { assertKnownKeys } from './options.js';
 import { type PollOptions, type StartingPosition, StreamPoller, type StreamsApi } from './poller.js';
 
 export interface ReplayOptions {
@@ -48,7 +48,7 @@ const DEFAULT_SHARD = 'shardId-replay-00000000';
  * appear, records in file order, each shard run to completion before the next.
  */
 export async function replay(options: ReplayOptions): Promise<ReplayResult> {
-  assertKnownKeys(options, ['files', 'mapping', 'clock', 'pageSize', 'shardId', 'onProgress'], 'replay');
+  assertOptions(options, ['files', 'mapping', 'clock', 'pageSize', 'shardId', 'onProgress'], 'replay');
   const files = typeof options.files === 'string' ? [options.files] : options.files;
   const pageSize = options.pageSize ?? 1000;
   const feeds = new Map<string, ShardFeed>();
@@ -194,7 +194,7 @@ export interface CaptureOptions {
  * JSONL: one GetRecords record per line with its shardId and streamArn, replayable by `replay`.
  */
 export async function capture(options: CaptureOptions): Promise<{ records: number; file: string }> {
-  assertKnownKeys(
+  assertOptions(
     options,
     [
       'streams',

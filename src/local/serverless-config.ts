@@ -4,9 +4,9 @@ import { createRequire } from 'node:module';
 import { dirname, extname, resolve } from 'node:path';
 import yaml from 'js-yaml';
 import type { FilterPattern } from '../filters/index.js';
+import { assertOptions } from '../records/options.js';
 import type { EventSourceMappingOptions } from './emulator.js';
 import { ServerlessConfigError } from './errors.js';
-import { assertKnownKeys } from './options.js';
 
 export interface ServerlessConfigOptions {
   /** Path to serverless.yml; default `serverless.yml` in the working directory. */
@@ -143,7 +143,7 @@ export class ServerlessConfig {
   }
 
   static async load(options: ServerlessConfigOptions = {}): Promise<ServerlessConfig> {
-    assertKnownKeys(options, ['file', 'stage', 'region', 'options', 'env'], 'loadServerlessConfig');
+    assertOptions(options, ['file', 'stage', 'region', 'options', 'env'], 'loadServerlessConfig');
     const file = resolve(options.file ?? 'serverless.yml');
     let text: string;
     try {

@@ -1,7 +1,7 @@
-import { TidewaterError } from '../records/errors.js';
+import { InvalidOptionsError, TidewaterError } from '../records/errors.js';
 
 /** Options passed to a votes API are wrong (unknown key, bad value): fails at construction. */
-export class InvalidVoteOptionsError extends TidewaterError {
+export class InvalidVoteOptionsError extends InvalidOptionsError {
   override name = 'InvalidVoteOptionsError';
   constructor(
     readonly option: string,
