@@ -3,6 +3,7 @@
  * another's JIT/GC state, and a crash or hang is contained. The result goes to a JSON file.
  */
 import { writeFileSync } from 'node:fs';
+import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { isSuite } from './suite.js';
 
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   if (file === undefined || out === undefined)
     throw new Error('usage: child.ts <suite file> <out json> [--quick]');
   const quick = flags.includes('--quick');
+  // Registered before the suite is imported, so every tidewater module it loads comes from dist/.
+  if (process.env.TIDEWATER_BENCH_SOURCE !== 'src') register('./use-dist.mjs', import.meta.url);
   const started = performance.now();
   let outcome: ChildOutcome;
   try {

@@ -91,8 +91,12 @@ export interface PipelineConfig {
   metrics?: MetricsConfig | false;
   /** Records no route or handler takes. Default `'count'`. */
   onUnrouted?: UnroutedPolicy;
-  /** Record parsing. Default `{ eager: true }`: bad attribute values surface as malformed at parse time. */
-  parse?: Pick<ParseOptions, 'numbers' | 'ttlHeuristic' | 'eager'>;
+  /**
+   * Record parsing. Default `{ validate: true }`: bad attribute values surface as malformed
+   * records at parse time (dead-lettered), while valid images stay lazy until a sink reads them.
+   * `eager: true` unmarshals every image during parsing instead.
+   */
+  parse?: Pick<ParseOptions, 'numbers' | 'ttlHeuristic' | 'eager' | 'validate'>;
   /** Epoch milliseconds; for tests. Default Date.now. */
   clock?: () => number;
 }
@@ -117,7 +121,7 @@ const ROUTE_KEYS = ['name', 'when', 'to'] as const;
 const RETRY_KEYS = ['attempts', 'baseDelayMs', 'maxDelayMs', 'retryable'] as const;
 const METRICS_KEYS = ['namespace', 'dimensions', 'writer'] as const;
 const ORDERING_KEYS = ['mode', 'concurrency'] as const;
-const PARSE_KEYS = ['numbers', 'ttlHeuristic', 'eager'] as const;
+const PARSE_KEYS = ['numbers', 'ttlHeuristic', 'eager', 'validate'] as const;
 export const KINDS: readonly RecordKind[] = ['insert', 'modify', 'user-delete', 'ttl-delete'];
 /** Bit per kind, so a kind route matches with one AND. */
 export const KIND_BIT: Readonly<Record<RecordKind, number>> = {
@@ -408,7 +412,7 @@ export function compileConfig(config: PipelineConfig): CompiledConfig {
     logger,
     metrics: compileMetrics(config.metrics),
     onUnrouted,
-    parse: createRecordParser({ eager: true, ...parseOptions }),
+    parse: createRecordParser({ validate: true, ...parseOptions }),
     clock,
   };
 }

@@ -10,6 +10,34 @@ const DECODE = (() => {
   return table;
 })();
 
+/**
+ * The length of the base64 text without its `=` padding, or -1 when the padding or length can
+ * not be base64. The one length rule decodeBase64 and isBase64 share.
+ */
+function unpaddedLength(text: string): number {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 61) end--;
+  const padding = text.length - end;
+  if (padding > 2 || (padding > 0 && text.length % 4 !== 0) || end % 4 === 1) return -1;
+  return end;
+}
+
+/** Whether decodeBase64 accepts the text; allocates nothing (structural validation). */
+export function isBase64(text: string): boolean {
+  const end = unpaddedLength(text);
+  if (end < 0) return false;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 255 || DECODE[c] === 255) return false;
+  }
+  return true;
+}
+
+/** Whether toBytes accepts the value. */
+export function isBinary(value: unknown): boolean {
+  return typeof value === 'string' ? isBase64(value) : value instanceof Uint8Array;
+}
+
 function invalidBinary(detail: string): InvalidAttributeValueError {
   return new InvalidAttributeValueError('invalid-binary', detail);
 }
@@ -20,11 +48,8 @@ function invalidBinary(detail: string): InvalidAttributeValueError {
  * leave unrelated memory reachable through `.buffer`), and it rejects non-base64 text.
  */
 function decodeBase64(text: string): Uint8Array {
-  let end = text.length;
-  while (end > 0 && text.charCodeAt(end - 1) === 61) end--;
-  if (text.length - end > 2 || (text.length - end > 0 && text.length % 4 !== 0) || end % 4 === 1) {
-    throw invalidBinary('B is not valid base64');
-  }
+  const end = unpaddedLength(text);
+  if (end < 0) throw invalidBinary('B is not valid base64');
   const out = new Uint8Array((end * 3) >> 2);
   let o = 0;
   let i = 0;

@@ -90,6 +90,14 @@ export function exactNumber(text: string): number | bigint | NumberValue {
   return new NumberValue(text);
 }
 
+/**
+ * Whether every number policy accepts the `N` text (exactNumber throws exactly when this is
+ * false: each of its fast paths only admits DynamoDB number syntax).
+ */
+export function isValidNumberText(text: unknown): boolean {
+  return typeof text === 'string' && (isShortCanonicalInteger(text) || isNumberText(text));
+}
+
 function checkedText(text: string): string {
   if (typeof text !== 'string' || !(isShortCanonicalInteger(text) || isNumberText(text)))
     throw invalidNumber(text);

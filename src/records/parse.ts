@@ -1,9 +1,15 @@
 import { classify, heuristicAttribute, identityOf, type TtlHeuristicOptions } from './classify.js';
-import { InvalidOptionsError, MalformedRecordError, NotAStreamEventError } from './errors.js';
+import {
+  InvalidOptionsError,
+  MalformedRecordError,
+  type MalformedRecordReason,
+  NotAStreamEventError,
+} from './errors.js';
 import { type NumberPolicy, numberConverter } from './numbers.js';
 import { assertOptions, describe } from './options.js';
 import { type RecordContext, StreamRecord } from './stream-record.js';
 import type { ClassifiedRecord, Item } from './types.js';
+import { isValidAttributeMap } from './validate.js';
 
 export interface ParseOptions {
   /** The stream's ARN: GetRecords records lack eventSourceARN, so tableName needs it. */
@@ -20,9 +26,23 @@ export interface ParseOptions {
    * pipeline dead-letters it) rather than later from a getter. Default false.
    */
   eager?: boolean;
+  /**
+   * Check keys and images structurally during parsing (what unmarshall checks: one type key,
+   * S/N/B/BOOL/NULL/set/L/M shapes, number syntax, base64) without unmarshalling them: a bad
+   * AttributeValue throws the same MalformedRecordError (reason, path) from the parse call that
+   * the getter would, while valid images stay lazy. Allocates nothing for a valid record.
+   * Default false. Implied by `eager`.
+   */
+  validate?: boolean;
 }
 
-const PARSE_OPTIONS = ['streamArn', 'shardId', 'numbers', 'ttlHeuristic', 'eager'] as const;
+const PARSE_OPTIONS = ['streamArn', 'shardId', 'numbers', 'ttlHeuristic', 'eager', 'validate'] as const;
+
+/** What parsing does with keys and images beyond the record's own fields. */
+const LAZY = 0;
+const VALIDATE = 1;
+const EAGER = 2;
+type Images = typeof LAZY | typeof VALIDATE | typeof EAGER;
 
 export type RecordParser = <T extends Item = Item>(record: unknown) => ClassifiedRecord<T>;
 
@@ -40,11 +60,17 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 const EVENT_NAMES = new Set(['INSERT', 'MODIFY', 'REMOVE']);
 
+// A module function rather than a per-record closure, and the identity object only built on
+// failure: checking a valid record allocates nothing.
+function bad(record: Record<string, unknown>, reason: MalformedRecordReason, detail: string): never {
+  throw new MalformedRecordError(reason, detail, identityOf(record));
+}
+
 function checkedRecord(
   record: unknown,
   context: RecordContext,
   ttlAttribute: string | undefined,
-  eager: boolean,
+  images: Images,
 ): StreamRecord {
   if (!isObject(record)) {
     throw new MalformedRecordError(
@@ -53,51 +79,54 @@ function checkedRecord(
       {},
     );
   }
-  const identity = identityOf(record);
-  const bad = (reason: ConstructorParameters<typeof MalformedRecordError>[0], detail: string): never => {
-    throw new MalformedRecordError(reason, detail, identity);
-  };
-  if (identity.eventID === undefined) bad('missing-event-id', 'eventID must be a string');
+  if (typeof record.eventID !== 'string') bad(record, 'missing-event-id', 'eventID must be a string');
   if (!EVENT_NAMES.has(record.eventName as string)) {
     bad(
+      record,
       'unknown-event-name',
       `eventName must be INSERT, MODIFY or REMOVE, got ${describe(record.eventName)}`,
     );
   }
   const d = record.dynamodb;
-  if (!isObject(d)) return bad('missing-dynamodb', `the record has no dynamodb object (got ${describe(d)})`);
-  if (identity.sequenceNumber === undefined)
-    bad('missing-sequence-number', 'dynamodb.SequenceNumber must be a string');
+  if (!isObject(d)) return bad(record, 'missing-dynamodb', `the record has no dynamodb object (got ${describe(d)})`);
+  if (typeof d.SequenceNumber !== 'string')
+    bad(record, 'missing-sequence-number', 'dynamodb.SequenceNumber must be a string');
   if (!isObject(d.Keys))
-    bad('missing-keys', `dynamodb.Keys must be an attribute map, got ${describe(d.Keys)}`);
+    bad(record, 'missing-keys', `dynamodb.Keys must be an attribute map, got ${describe(d.Keys)}`);
   if (d.NewImage !== undefined && !isObject(d.NewImage))
-    bad('invalid-field', 'dynamodb.NewImage must be an attribute map');
+    bad(record, 'invalid-field', 'dynamodb.NewImage must be an attribute map');
   if (d.OldImage !== undefined && !isObject(d.OldImage))
-    bad('invalid-field', 'dynamodb.OldImage must be an attribute map');
+    bad(record, 'invalid-field', 'dynamodb.OldImage must be an attribute map');
   const created = d.ApproximateCreationDateTime;
   if (
     created !== undefined &&
     !(typeof created === 'number' && Number.isFinite(created)) &&
     !(created instanceof Date && !Number.isNaN(created.getTime()))
   ) {
-    bad('invalid-field', 'dynamodb.ApproximateCreationDateTime must be epoch seconds or a Date');
+    bad(record, 'invalid-field', 'dynamodb.ApproximateCreationDateTime must be epoch seconds or a Date');
   }
   if (d.SizeBytes !== undefined && typeof d.SizeBytes !== 'number')
-    bad('invalid-field', 'dynamodb.SizeBytes must be a number');
+    bad(record, 'invalid-field', 'dynamodb.SizeBytes must be a number');
   if (record.eventSourceARN !== undefined && typeof record.eventSourceARN !== 'string') {
-    bad('invalid-field', 'eventSourceARN must be a string');
+    bad(record, 'invalid-field', 'eventSourceARN must be a string');
   }
   if (record.awsRegion !== undefined && typeof record.awsRegion !== 'string')
-    bad('invalid-field', 'awsRegion must be a string');
+    bad(record, 'invalid-field', 'awsRegion must be a string');
   const ui = record.userIdentity ?? record.UserIdentity;
   if (ui !== undefined && ui !== null && typeof ui !== 'object')
-    bad('invalid-field', 'userIdentity must be an object');
+    bad(record, 'invalid-field', 'userIdentity must be an object');
   const kind = classify(record, ttlAttribute)!;
   const parsed = new StreamRecord(record as never, kind, context);
-  if (eager) {
+  if (images === EAGER) {
     void parsed.keys;
     void parsed.newImage;
     void parsed.oldImage;
+  } else if (images === VALIDATE) {
+    // On "no", the getter runs the real converter, which throws the exact error (and if the two
+    // ever disagreed, the image is simply valid and now cached).
+    if (!isValidAttributeMap(d.Keys)) void parsed.keys;
+    if (d.NewImage !== undefined && !isValidAttributeMap(d.NewImage)) void parsed.newImage;
+    if (d.OldImage !== undefined && !isValidAttributeMap(d.OldImage)) void parsed.oldImage;
   }
   return parsed;
 }
@@ -116,7 +145,11 @@ export function createRecordParser(options?: ParseOptions): RecordParser {
   const ttlAttribute = heuristicAttribute(options?.ttlHeuristic, 'parse');
   const eager = options?.eager ?? false;
   if (typeof eager !== 'boolean') throw new InvalidOptionsError("parse: option 'eager' must be a boolean");
-  return ((record: unknown) => checkedRecord(record, context, ttlAttribute, eager)) as RecordParser;
+  const validate = options?.validate ?? false;
+  if (typeof validate !== 'boolean')
+    throw new InvalidOptionsError("parse: option 'validate' must be a boolean");
+  const images = eager ? EAGER : validate ? VALIDATE : LAZY;
+  return ((record: unknown) => checkedRecord(record, context, ttlAttribute, images)) as RecordParser;
 }
 
 /**

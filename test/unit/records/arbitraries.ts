@@ -83,3 +83,82 @@ export function itemArbitrary({ exact }: { exact: boolean }) {
   }));
   return fc.dictionary(name, tree.value, { minKeys: 1, maxKeys: 6, noNullPrototype: true });
 }
+
+/**
+ * DynamoDB JSON attribute maps, mostly valid, with malformed AttributeValues mixed in at any
+ * depth: every rule unmarshall enforces (type key count — including undefined-valued keys —,
+ * S/N/B/BOOL/NULL shapes, number syntax, base64, set members, L/M shapes) has a generator that
+ * breaks it, and near-misses that are still valid (unpadded base64, `{ S: undefined, N: '1' }`).
+ */
+export function attributeMapArbitrary() {
+  const base64Text = fc.oneof(
+    bytes.map(base64),
+    bytes.map((b) => base64(b).replace(/=+$/, '')),
+    bytes.map((b) => Buffer.from(b).toString('base64url')),
+  );
+  const badBase64 = fc.oneof(
+    fc.constantFrom('Y', 'YQ=', 'YQ===', 'ab$=', 'YWJj\u0100', '====', 'A==='),
+    fc.string({ maxLength: 9 }),
+  );
+  const badNumber = fc.oneof(
+    fc.constantFrom('', 'abc', '1e', '--1', '1.2.3', ' 1', '0x10', 'Infinity', 'NaN', '+'),
+    fc.string({ maxLength: 6 }),
+  );
+  const anyNumber = fc.oneof(numberText, edgeNumberText);
+  const validScalar = fc.oneof(
+    text.map((S) => ({ S })),
+    anyNumber.map((N) => ({ N })),
+    base64Text.map((B) => ({ B })),
+    bytes.map((B) => ({ B })),
+    fc.boolean().map((BOOL) => ({ BOOL })),
+    fc.constant({ NULL: true }),
+    fc.array(text, { minLength: 1, maxLength: 3 }).map((SS) => ({ SS })),
+    fc.array(anyNumber, { minLength: 1, maxLength: 3 }).map((NS) => ({ NS })),
+    fc.array(fc.oneof(base64Text, bytes), { minLength: 1, maxLength: 3 }).map((BS) => ({ BS })),
+    anyNumber.map((N) => ({ S: undefined, N })),
+  );
+  const junk = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined), text);
+  const malformed = fc.oneof(
+    fc.constantFrom<unknown>(
+      {},
+      { S: undefined },
+      { S: undefined, N: undefined },
+      { S: 'a', N: '1' },
+      { X: 'a' },
+      { '': 'a' },
+      { NULL: false },
+      { BOOL: 'true' },
+      { M: [] },
+      { M: null },
+      { L: {} },
+      { SS: 'a' },
+      null,
+      'S',
+      [],
+      7,
+    ),
+    junk.map((S) => ({ S })).filter((v) => typeof v.S !== 'string'),
+    fc.oneof(badNumber, junk).map((N) => ({ N })),
+    fc.oneof(badBase64, junk).map((B) => ({ B })),
+    fc.array(fc.oneof(text, junk), { minLength: 1, maxLength: 3 }).map((SS) => ({ SS })),
+    fc.array(fc.oneof(anyNumber, badNumber, junk), { minLength: 1, maxLength: 3 }).map((NS) => ({ NS })),
+    fc.array(fc.oneof(base64Text, badBase64, junk), { minLength: 1, maxLength: 3 }).map((BS) => ({ BS })),
+    fc.dictionary(
+      fc.constantFrom('S', 'N', 'B', 'BOOL', 'NULL', 'SS', 'NS', 'BS', 'L', 'M', 'Y'),
+      fc.oneof(junk, text, anyNumber),
+      { minKeys: 1, maxKeys: 3 },
+    ),
+  );
+  const tree = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      { arbitrary: validScalar, weight: 6 },
+      { arbitrary: malformed, weight: 1 },
+      { arbitrary: tie('list'), weight: 1 },
+      { arbitrary: tie('map'), weight: 1 },
+    ),
+    list: fc.array(tie('value'), { maxLength: 4 }).map((L) => ({ L })),
+    map: fc.dictionary(name, tie('value'), { maxKeys: 4, noNullPrototype: true }).map((M) => ({ M })),
+  }));
+  return fc.dictionary(name, tree.value, { minKeys: 1, maxKeys: 6, noNullPrototype: true });
+}
