@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only <name>[,<name>]]`
+ * `npm run bench [-- --quick] [-- --only <name>[,<name>]] [-- --src]` (default: tidewater timed from a fresh dist/ build)
  *
  * Discovers bench/suites/*.ts, runs each in a fresh child process (isolation: one suite's JIT and
  * GC state, servers or crash cannot skew another), prints progress, and rewrites BENCHMARKS.md:
@@ -7,7 +7,7 @@
  * reported as failed in the file; the others still run; the exit code is non-zero if any failed.
  * With --only, sections of suites not run are kept from the previous BENCHMARKS.md.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +37,33 @@ function discover(): { name: string; file: string }[] {
   return suites.sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
 }
 
-function runChild(file: string, quick: boolean, timeoutMs: number): Promise<ChildOutcome> {
+/**
+ * The suites time tidewater from dist/ (bench/lib/use-dist.mjs), what the package ships; build it
+ * from the current src/ first so the numbers are for this checkout. tsc emits even when it
+ * reports type errors elsewhere, so a failing typecheck is reported but does not stop the run.
+ */
+function buildDist(): void {
+  const started = performance.now();
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  if (result.error !== undefined) throw result.error;
+  if (result.status !== 0) {
+    console.error(
+      `tsc -p tsconfig.build.json exited ${result.status}; dist/ emitted anyway:\n${result.stdout}`,
+    );
+  }
+  console.log(`dist/ built in ${fixed((performance.now() - started) / 1000, 1)} s`);
+}
+
+function runChild(
+  file: string,
+  quick: boolean,
+  timeoutMs: number,
+  source: 'dist' | 'src',
+): Promise<ChildOutcome> {
   mkdirSync(outDir, { recursive: true });
   const out = join(outDir, `result-${process.pid}-${relative(suitesDir, file).replaceAll('/', '_')}.json`);
   const args = ['--expose-gc', '--import', 'tsx', join(root, 'bench', 'lib', 'child.ts'), file, out];
@@ -48,7 +74,11 @@ function runChild(file: string, quick: boolean, timeoutMs: number): Promise<Chil
       cwd: root,
       stdio: ['ignore', 'inherit', 'inherit'],
       // Node 20 here; the SDK's end-of-support notice is noise in bench output.
-      env: { AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1', ...process.env },
+      env: {
+        AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
+        ...process.env,
+        TIDEWATER_BENCH_SOURCE: source,
+      },
     });
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -99,11 +129,17 @@ function bundleSizesNote(): string {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, only: { type: 'string', multiple: true } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string', multiple: true },
+      // Time tidewater straight from src/ through tsx (no build): for comparison only.
+      src: { type: 'boolean', default: false },
+    },
     strict: true,
     allowPositionals: false,
   });
   const quick = values.quick === true;
+  const source = values.src === true ? 'src' : 'dist';
   const only = new Set(
     (values.only ?? [])
       .flatMap((o) => o.split(','))
@@ -117,18 +153,19 @@ async function main(): Promise<void> {
     }
   }
   const selected = only.size === 0 ? all : all.filter((s) => only.has(s.name));
-  const command = `npm run bench${quick || only.size > 0 ? ' --' : ''}${quick ? ' --quick' : ''}${[...only].map((o) => ` --only ${o}`).join('')}`;
+  const command = `npm run bench${quick || only.size > 0 || source === 'src' ? ' --' : ''}${quick ? ' --quick' : ''}${[...only].map((o) => ` --only ${o}`).join('')}${source === 'src' ? ' --src' : ''}`;
   const date = new Date().toISOString();
   console.log(
     `tidewater bench: ${selected.length} suite(s)${quick ? ', quick' : ''}: ${selected.map((s) => s.name).join(', ')}`,
   );
 
+  if (source === 'dist') buildDist();
   const results: SectionResult[] = [];
   const machine = machineInfo();
   const started = performance.now();
   for (const [i, suite] of selected.entries()) {
     console.log(`[${i + 1}/${selected.length}] ${suite.name} …`);
-    const outcome = await runChild(suite.file, quick, quick ? 120_000 : 480_000);
+    const outcome = await runChild(suite.file, quick, quick ? 120_000 : 480_000, source);
     console.log(
       `[${i + 1}/${selected.length}] ${suite.name} ${outcome.ok ? 'done' : 'FAILED'} in ${fixed(outcome.ms / 1000, 1)} s`,
     );
@@ -155,6 +192,9 @@ async function main(): Promise<void> {
     '',
     `Last run: \`${command}\` on ${date} (${fixed(totalSeconds, 0)} s${quick ? ', quick mode: fewer rounds, numbers are noisier' : ''}).`,
     'Each suite runs in its own Node process; each section says when and how it was measured.',
+    source === 'dist'
+      ? 'tidewater is timed as it ships: the tsc build in `dist/` (built from this checkout first), plain JS like the peers in node_modules.'
+      : 'tidewater was timed from `src/` through tsx (`--src`): esbuild with keepNames adds a naming call per closure; not what ships.',
     'Absolute rates depend on the machine and its load; compare the ratios, measured side by side in one run.',
     'Reproduce: `npm ci && npm run bench` (full) or `npm run bench -- --quick`; one suite: `npm run bench -- --only throughput`.',
     '',

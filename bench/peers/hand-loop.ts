@@ -5,7 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import type { RecordKind } from '../../src/records/types.js';
-import { type BenchHandler, type Collector, TTL_PRINCIPAL } from './work.js';
+import { type BenchHandler, type Collector, TTL_PRINCIPAL, type Workload } from './work.js';
 
 type AV = Record<string, unknown>;
 
@@ -40,6 +40,10 @@ function map(m: Record<string, AV> | undefined): Record<string, unknown> | undef
   return out;
 }
 
+function raw(m: Record<string, AV> | undefined): Record<string, AV> | undefined {
+  return m;
+}
+
 interface RawRecord {
   eventName: string;
   userIdentity?: { type?: string; principalId?: string };
@@ -51,7 +55,13 @@ interface RawRecord {
   };
 }
 
-export function createHandler(collector: Collector): BenchHandler {
+/**
+ * The loop. `unmarshal: false` is the same loop handing out the raw DynamoDB JSON maps — not
+ * what issue 9 compares against (its peers unmarshal), shown as the floor for a job that never
+ * reads an image.
+ */
+export function createHandler(collector: Collector, _workload?: Workload, unmarshal = true): BenchHandler {
+  const images = unmarshal ? map : raw;
   return async (event) => {
     const records = (event as { Records: RawRecord[] }).Records;
     const failures: { itemIdentifier: string }[] = [];
@@ -72,9 +82,9 @@ export function createHandler(collector: Collector): BenchHandler {
         collector.items.push({
           kind,
           sequenceNumber: d.SequenceNumber,
-          keys: map(d.Keys),
-          newImage: map(d.NewImage),
-          oldImage: map(d.OldImage),
+          keys: images(d.Keys),
+          newImage: images(d.NewImage),
+          oldImage: images(d.OldImage),
         });
       } catch {
         // Ordered stream: everything from the first failure on is retried by Lambda.
@@ -85,4 +95,9 @@ export function createHandler(collector: Collector): BenchHandler {
     if (lines !== '') collector.objects.push(gzipSync(lines));
     return { batchItemFailures: failures };
   };
+}
+
+/** The same loop without unmarshalling: the raw DynamoDB JSON maps are handed out as they came. */
+export function createRawHandler(collector: Collector): BenchHandler {
+  return createHandler(collector, 'archive', false);
 }

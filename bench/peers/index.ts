@@ -1,15 +1,18 @@
-import { createHandler as handLoop } from './hand-loop.js';
+import { createRawHandler, createHandler as handLoop } from './hand-loop.js';
 import { createHandler as middy } from './middy.js';
 import { createHandler as powertools } from './powertools.js';
 import { createDirectHandler, createHandler as tidewater } from './tidewater.js';
-import type { BenchHandler, Collector } from './work.js';
+import type { BenchHandler, Collector, Workload } from './work.js';
 
 export interface Peer {
   /** Stable id (file names, JSON). */
   id: string;
   /** Display name. */
   name: string;
-  create(collector: Collector): BenchHandler;
+  /** The handler for a workload; peers that must unmarshal do the same work in both. */
+  create(collector: Collector, workload: Workload): BenchHandler;
+  /** Shown only for this workload (default: both). */
+  only?: Workload;
   /** The module a cold-start bundle imports `createHandler`-style from, and the export name. */
   module: string;
   factory: string;
@@ -47,8 +50,8 @@ export const PEERS: readonly Peer[] = [
   },
 ];
 
-export type { BenchHandler, Collector, Processed } from './work.js';
-export { newCollector, resetCollector } from './work.js';
+export type { BenchHandler, Collector, Processed, Workload } from './work.js';
+export { newCollector, resetCollector, WORKLOADS } from './work.js';
 
 /** Extra rows in the throughput table: tidewater's parts without the batch engine. */
 export const VARIANTS: readonly Peer[] = [
@@ -58,5 +61,13 @@ export const VARIANTS: readonly Peer[] = [
     create: createDirectHandler,
     module: 'tidewater.ts',
     factory: 'createDirectHandler',
+  },
+  {
+    id: 'hand-loop-raw',
+    name: 'hand-written loop, images not unmarshalled',
+    create: createRawHandler,
+    module: 'hand-loop.ts',
+    factory: 'createRawHandler',
+    only: 'archive',
   },
 ];

@@ -4,16 +4,28 @@
  * one that runs the S3 archive sink's object encoder (row shaping, NDJSON, gzip, SHA-256 — all but
  * the PUT) — and the batch engine (src/pipeline) routing records to them.
  */
-import { createLogger } from '../../src/logging/index.js';
+import { createJsonLogger } from '../../src/logging/json-logger.js';
 import { createStreamHandler } from '../../src/pipeline/index.js';
 import { createRecordParser } from '../../src/records/parse.js';
 import type { ClassifiedRecord } from '../../src/records/types.js';
 import { type ArchiveLayout, planArchiveObjects } from '../../src/sinks/archive-objects.js';
 import type { Sink, SinkResult } from '../../src/sinks/types.js';
-import { type BenchHandler, type Collector, TTL_ATTRIBUTE } from './work.js';
+import { type BenchHandler, type Collector, TTL_ATTRIBUTE, type Workload } from './work.js';
 
-/** Every routed record, images read (which unmarshals them), pushed to the collector. */
-export function arraySink(collector: Collector): Sink {
+/**
+ * Every routed record pushed to the collector. `archive`: the classified record itself (its
+ * images unmarshal if and when a consumer reads them); `materialize`: images read now.
+ */
+export function arraySink(collector: Collector, workload: Workload): Sink {
+  if (workload === 'archive') {
+    return {
+      name: 'bench-array',
+      write(records: readonly ClassifiedRecord[]): SinkResult | undefined {
+        for (const r of records) collector.items.push(r);
+        return undefined;
+      },
+    };
+  }
   return {
     name: 'bench-array',
     write(records: readonly ClassifiedRecord[]): SinkResult | undefined {
@@ -54,9 +66,10 @@ export function archiveEncoderSink(collector: Collector): Sink {
  * Records core + sinks wired by hand (no batch engine): the lower bound of tidewater's overhead,
  * and the stand-in while the pipeline is not there.
  */
-export function createDirectHandler(collector: Collector): BenchHandler {
-  const parse = createRecordParser();
-  const all = arraySink(collector);
+export function createDirectHandler(collector: Collector, workload: Workload = 'archive'): BenchHandler {
+  // The pipeline's default parse: structural validation, images left lazy.
+  const parse = createRecordParser({ validate: true });
+  const all = arraySink(collector, workload);
   const archive = archiveEncoderSink(collector);
   return async (event) => {
     const raw = (event as { Records: unknown[] }).Records;
@@ -77,16 +90,20 @@ export function createDirectHandler(collector: Collector): BenchHandler {
 const DISCARD = { write: (): void => undefined };
 
 /**
- * What a user writes: `createStreamHandler` with two routes, default options (ordered mode, eager
- * parse, retries, deadline), logs and EMF metrics produced and discarded.
+ * What a user writes: `createStreamHandler` with two routes, default options (ordered mode,
+ * validating parse, retries, deadline), logs and EMF metrics produced and discarded.
  */
-export function createHandler(collector: Collector): BenchHandler {
+export function createHandler(collector: Collector, workload: Workload = 'archive'): BenchHandler {
   const handler = createStreamHandler({
     routes: [
-      { name: 'all', when: ['insert', 'modify', 'user-delete', 'ttl-delete'], to: arraySink(collector) },
+      {
+        name: 'all',
+        when: ['insert', 'modify', 'user-delete', 'ttl-delete'],
+        to: arraySink(collector, workload),
+      },
       { name: 'archive', when: 'ttl-delete', to: archiveEncoderSink(collector) },
     ],
-    logger: createLogger({ destination: DISCARD }),
+    logger: createJsonLogger({ destination: DISCARD }),
     metrics: { writer: DISCARD },
   });
   return (event, context) => handler(event as never, context as never);

@@ -1,8 +1,11 @@
 /**
- * The work every implementation does per invocation, defined once so the comparison is fair:
+ * The work every implementation does per invocation, defined once so the comparison is fair.
+ * Two workloads (see Workload):
  *
- * 1. for each record: unmarshal Keys, NewImage and OldImage (those present) into plain values,
- *    without failing on a 38-digit number;
+ * 1. for each record: make Keys, NewImage and OldImage (those present) available as plain
+ *    values, without failing on a 38-digit number — `materialize`: unmarshalled now, by everyone;
+ *    `archive`: each implementation as its design does it (the peers must unmarshal to hand out
+ *    values, tidewater's records unmarshal on first access and the archive never needs them);
  * 2. classify it as insert / modify / user-delete / TTL delete (REMOVE by the DynamoDB service
  *    principal);
  * 3. push `{ kind, sequenceNumber, keys, newImage, oldImage }` to an in-memory array;
@@ -12,12 +15,21 @@
  */
 import type { RecordKind } from '../../src/records/types.js';
 
+/**
+ * - `archive`: issue 9's archive pipeline — parse, classify, route every record to an in-memory
+ *   sink and TTL deletes to the NDJSON+gzip encoder. Nothing reads an image.
+ * - `materialize`: the same, and every image is unmarshalled (read) by every implementation.
+ */
+export type Workload = 'archive' | 'materialize';
+
+export const WORKLOADS: readonly Workload[] = ['archive', 'materialize'];
+
 export interface Processed {
-  kind: RecordKind;
-  sequenceNumber: string;
-  keys: unknown;
-  newImage: unknown;
-  oldImage: unknown;
+  readonly kind: RecordKind;
+  readonly sequenceNumber: string;
+  readonly keys: unknown;
+  readonly newImage: unknown;
+  readonly oldImage: unknown;
 }
 
 /** Where a handler puts its output. The harness empties it between invocations. */

@@ -1,5 +1,5 @@
-import { stdSerializers } from 'pino';
 import { NumberValue } from '../records/number-value.js';
+import { errorShape } from './error-shape.js';
 
 /** What to hide and how deep to go; built once per logger. */
 export interface SafeValueSettings {
@@ -52,7 +52,7 @@ function walk(value: unknown, s: SafeValueSettings, depth: number, seen: WeakSet
   if (depth >= s.maxDepth) return '[Object]';
   seen.add(value);
   try {
-    if (value instanceof Error) return walk(stdSerializers.err(value), s, depth, seen);
+    if (value instanceof Error) return walk(errorShape(value), s, depth, seen);
     if (Array.isArray(value)) return value.map((v) => walk(v, s, depth + 1, seen));
     if (value instanceof Set) return Array.from(value, (v) => walk(v, s, depth + 1, seen));
     if (value instanceof Map) {

@@ -1,6 +1,7 @@
 import { compilePattern } from '../filters/compile.js';
 import type { FilterPattern } from '../filters/types.js';
-import { createLogger } from '../logging/index.js';
+// Not the logging index: that also loads pino, which the default logger exists to avoid.
+import { createJsonLogger } from '../logging/json-logger.js';
 import { InvalidOptionsError } from '../records/errors.js';
 import { assertOptions, describe } from '../records/options.js';
 import { createRecordParser, type ParseOptions, type RecordParser } from '../records/parse.js';
@@ -371,7 +372,8 @@ export function compileConfig(config: PipelineConfig): CompiledConfig {
   }
   if (config.logImages !== undefined && typeof config.logImages !== 'boolean')
     fail("'logImages' must be a boolean");
-  const logger = config.logger ?? (createLogger({ logImages: config.logImages ?? false }) as PipelineLogger);
+  const logger =
+    config.logger ?? (createJsonLogger({ logImages: config.logImages ?? false }) as PipelineLogger);
   if (
     !isPlainObjectOrInstance(logger as unknown) ||
     typeof logger.child !== 'function' ||

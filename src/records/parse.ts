@@ -88,7 +88,8 @@ function checkedRecord(
     );
   }
   const d = record.dynamodb;
-  if (!isObject(d)) return bad(record, 'missing-dynamodb', `the record has no dynamodb object (got ${describe(d)})`);
+  if (!isObject(d))
+    return bad(record, 'missing-dynamodb', `the record has no dynamodb object (got ${describe(d)})`);
   if (typeof d.SequenceNumber !== 'string')
     bad(record, 'missing-sequence-number', 'dynamodb.SequenceNumber must be a string');
   if (!isObject(d.Keys))

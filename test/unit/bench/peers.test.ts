@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { generateEvent } from '../../../bench/lib/events.js';
 import { benchContext } from '../../../bench/lib/lambda-context.js';
-import { newCollector, PEERS, VARIANTS } from '../../../bench/peers/index.js';
+import { newCollector, PEERS, VARIANTS, WORKLOADS } from '../../../bench/peers/index.js';
 
 /** Every archived line names its record's sequence number, whatever the row shape. */
 function archivedSequences(objects: readonly Uint8Array[]): string[] {
@@ -25,10 +25,15 @@ describe('bench peers do the same work', () => {
     .filter((r) => r.userIdentity !== undefined)
     .map((r) => r.dynamodb.SequenceNumber);
 
-  for (const peer of [...PEERS, ...VARIANTS]) {
-    it(`${peer.name}: every record classified and pushed, TTL deletes archived, no failures`, async () => {
+  const cases = WORKLOADS.flatMap((workload) =>
+    [...PEERS, ...VARIANTS]
+      .filter((peer) => peer.only === undefined || peer.only === workload)
+      .map((peer) => ({ peer, workload })),
+  );
+  for (const { peer, workload } of cases) {
+    it(`${peer.name} (${workload}): every record classified and pushed, TTL deletes archived, no failures`, async () => {
       const collector = newCollector();
-      const response = await peer.create(collector)(JSON.parse(json), benchContext());
+      const response = await peer.create(collector, workload)(JSON.parse(json), benchContext());
       expect(response?.batchItemFailures).toEqual([]);
       expect(collector.items.map((i) => i.sequenceNumber)).toEqual(
         expected.map((r) => r.dynamodb.SequenceNumber),

@@ -102,13 +102,24 @@ describe('validate option', () => {
       parseStreamRecord(record({ a: { M: { b: { L: [{ S: 'x' }, { N: '1x' }] } } } }), { validate: true }),
     );
     expect(error).toBeInstanceOf(MalformedRecordError);
-    expect(error).toMatchObject({ reason: 'invalid-number', path: 'dynamodb.NewImage.a.b[1]', eventID: 'e1' });
+    expect(error).toMatchObject({
+      reason: 'invalid-number',
+      path: 'dynamodb.NewImage.a.b[1]',
+      eventID: 'e1',
+    });
     const keys = thrown(() =>
-      parseStreamRecord({ ...record(undefined), dynamodb: { Keys: { pk: { B: 'Y' } }, SequenceNumber: '1' } }, {
-        validate: true,
-      }),
+      parseStreamRecord(
+        { ...record(undefined), dynamodb: { Keys: { pk: { B: 'Y' } }, SequenceNumber: '1' } },
+        {
+          validate: true,
+        },
+      ),
     );
-    expect(keys).toMatchObject({ reason: 'invalid-attribute-value', path: 'dynamodb.Keys.pk', sequenceNumber: '1' });
+    expect(keys).toMatchObject({
+      reason: 'invalid-attribute-value',
+      path: 'dynamodb.Keys.pk',
+      sequenceNumber: '1',
+    });
   });
 
   it('leaves valid images lazy: nothing is unmarshalled until read', () => {
@@ -120,7 +131,9 @@ describe('validate option', () => {
   });
 
   it('rejects a non-boolean', () => {
-    expect(() => parseStreamRecord(record(undefined), { validate: 'yes' as never })).toThrow(InvalidOptionsError);
+    expect(() => parseStreamRecord(record(undefined), { validate: 'yes' as never })).toThrow(
+      InvalidOptionsError,
+    );
   });
 
   it('isBase64 agrees with the decoder on edge cases', () => {
