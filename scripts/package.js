@@ -91,6 +91,34 @@ export function bundleSizes(dir = packageDir) {
   return functions;
 }
 
+// Same rule as src/votes/options.ts (POLL_ID_PATTERN): the aggregator's IAM condition is
+// dynamodb:LeadingKeys StringLike POLL#<poll>#*, where `*` and `?` in the poll id are wildcards.
+const POLL_ID_PATTERN = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * Settings problems that serverless cannot see but that would deploy a wrong stack: returns one
+ * message per problem found in the packaged CloudFormation template (empty when fine).
+ */
+export function templateProblems(template) {
+  const problems = [];
+  const env = template?.Resources?.AggregateVotesLambdaFunction?.Properties?.Environment?.Variables;
+  if (env === undefined) return ['AggregateVotesLambdaFunction has no environment'];
+  if (typeof env.POLL !== 'string' || !POLL_ID_PATTERN.test(env.POLL)) {
+    problems.push(
+      `poll (TIDEWATER_POLL) is ${JSON.stringify(env.POLL)}; it must match ${POLL_ID_PATTERN.source}, ` +
+        'since `*` or `?` would let the aggregator role reach every poll in the table',
+    );
+  }
+  for (const name of ['SHARDS', 'REGISTRY_PARTITIONS']) {
+    if (!Number.isInteger(Number(env[name])) || Number(env[name]) < 1) {
+      problems.push(
+        `${name} is ${JSON.stringify(env[name])}; voteShards / registryPartitions must be positive integers`,
+      );
+    }
+  }
+  return problems;
+}
+
 /** The folder `serverless package` writes to: `--package <dir>` / `-p <dir>`, else .serverless. */
 function outputDir(args) {
   for (let i = 0; i < args.length; i++) {
@@ -113,6 +141,15 @@ function main(args) {
     return;
   }
   const dir = outputDir(args);
+  const template = JSON.parse(
+    readFileSync(path.join(dir, 'cloudformation-template-update-stack.json'), 'utf8'),
+  );
+  const problems = templateProblems(template);
+  if (problems.length > 0) {
+    for (const problem of problems) console.error(`infra/settings.yml: ${problem}`);
+    process.exitCode = 1;
+    return;
+  }
   const functions = bundleSizes(dir);
   for (const [name, size] of Object.entries(functions)) {
     console.log(`${name}: ${size.codeBytes} bytes of code, ${size.zipBytes} bytes zipped`);

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+
 export type Align = 'left' | 'right';
 
 /** A GitHub-flavoured markdown table; cells are escaped so a `|` in a value cannot break it. */
@@ -53,4 +55,18 @@ export function goal(
     ? `${fixed((1 - actual / target) * 100, 1)}% short`
     : `${format(actual - target)} over`;
   return `- ❌ ${label}: ${format(actual)} (goal ${higherIsBetter ? '≥' : '≤'} ${format(target)}; missed, ${gap})`;
+}
+
+/**
+ * The explanation of a missed goal, written by a person after reading a profile: kept in
+ * bench/why/<suite>.md so that re-running the bench keeps it (BENCHMARKS.md is regenerated).
+ * Without that file, a placeholder says it is still to be written.
+ */
+export function whyMissed(suite: string, what = 'a goal is'): string {
+  const file = new URL(`../why/${suite}.md`, import.meta.url);
+  const text = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  if (text === '') {
+    return `> **Why ${what} missed** — _to be filled in by a human after reading a profile (\`node --cpu-prof\`); the numbers above are what was measured._`;
+  }
+  return `**Why ${what} missed** (bench/why/${suite}.md, written from profiles of this code; the explanation, unlike the numbers, is not regenerated):\n\n${text}`;
 }

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { generateEvent } from '../lib/events.js';
-import { bytes, fixed, goal, int, table } from '../lib/markdown.js';
+import { bytes, fixed, goal, int, table, whyMissed } from '../lib/markdown.js';
 import { median, rotate } from '../lib/stats.js';
 import type { Suite } from '../lib/suite.js';
 import { PEERS, type Peer } from '../peers/index.js';
@@ -205,10 +205,7 @@ const suite: Suite = {
         (n) => `${fixed(n, 1)} ms`,
       ),
       ...(Math.min(tw.invokeCpuOverBare, tw.invokeOverBare) > GOAL_MS
-        ? [
-            '',
-            '> **Why the goal is missed** — _to be filled in by a human (e.g. `node --cpu-prof` on the bundle); the numbers above are what was measured._',
-          ]
+        ? ['', whyMissed('cold-start', 'the goal is')]
         : []),
       '',
       `Bundle sizes in bytes: ${rows.map((r) => `${r.id} ${int(r.bytes)} (gzip ${int(r.gzipBytes)})`).join(', ')}.`,

@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { type ArchiveRow, rowToLambdaRecord } from '../../src/sinks/archive-format.js';
 import { generateBatches } from '../lib/events.js';
 import { benchContext } from '../lib/lambda-context.js';
-import { goal, int, ratio, table } from '../lib/markdown.js';
+import { goal, int, ratio, table, whyMissed } from '../lib/markdown.js';
 import { median, nowMs, quartiles, rotate } from '../lib/stats.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 import { groupedBarChart } from '../lib/svg.js';
@@ -299,12 +299,7 @@ function render(results: PeerResult[], plan: Plan): string {
     '**Goals** (reported, not asserted), judged on workload (A) as issue 9 defines the work:',
     '',
     ...goalsA,
-    ...(missed
-      ? [
-          '',
-          '> **Why a goal is missed** — _to be filled in by a human after reading a profile (`node --cpu-prof`); the numbers above are what was measured._',
-        ]
-      : []),
+    ...(missed ? ['', whyMissed('throughput')] : []),
     '',
     'The same ratios for workload (B), for reference:',
     '',

@@ -1,8 +1,15 @@
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { capture } from '../local/index.js';
 import { EXIT } from './exit-codes.js';
+import { integer } from './parse.js';
+
+function positiveInteger(text: string): number {
+  const value = integer(text);
+  if (value < 1) throw new InvalidArgumentError(`expected at least 1, got ${text}`);
+  return value;
+}
 
 interface CaptureFlags {
   streamArn?: string;
@@ -10,6 +17,7 @@ interface CaptureFlags {
   out: string;
   from: 'trim-horizon' | 'latest';
   follow?: boolean;
+  emptyPages?: number;
 }
 
 export function captureCommand(): Command {
@@ -23,6 +31,11 @@ export function captureCommand(): Command {
     .requiredOption('-o, --out <file>', 'JSONL file to write (replaced)')
     .option('--from <position>', 'trim-horizon or latest', 'trim-horizon')
     .option('--follow', 'keep polling until Ctrl-C instead of stopping once caught up')
+    .option(
+      '--empty-pages <n>',
+      'empty GetRecords pages in a row that end a shard (default 1 on a local endpoint, 10 on AWS, which returns empty pages mid-shard)',
+      positiveInteger,
+    )
     .action(async (flags: CaptureFlags) => {
       if (!flags.streamArn === !flags.table) throw new Error('give exactly one of --stream-arn and --table');
       if (flags.from !== 'trim-horizon' && flags.from !== 'latest')
@@ -44,6 +57,7 @@ export function captureCommand(): Command {
         file: flags.out,
         startingPosition: flags.from === 'latest' ? 'LATEST' : 'TRIM_HORIZON',
         stopWhenCaughtUp: !flags.follow,
+        ...(flags.emptyPages !== undefined ? { emptyPagesToStop: flags.emptyPages } : {}),
         signal: abort.signal,
       });
       streams.destroy();

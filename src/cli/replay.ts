@@ -1,15 +1,15 @@
-import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, resolve } from 'node:path';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command } from 'commander';
 import {
   type EmulatorEvent,
   handlerFile,
+  loadHandler,
   loadServerlessConfig,
   MemoryFailureDestination,
   replay,
+  resolveHandlerModule,
   type StreamHandler,
   toEmulatorOptions,
 } from '../local/index.js';
@@ -44,7 +44,11 @@ export function replayCommand(): Command {
       const config = await loadServerlessConfig({ file: flags.config, stage: flags.stage });
       const fn = await config.streamFunction(flags.function);
       if (!fn) throw new Error(`${flags.config}: function '${flags.function}' has no DynamoDB stream event`);
-      const handler = await importHandler(flags.handler ?? `${handlerFile(fn)}#${fn.handlerExport}`);
+      // The project root is serverless.yml's folder: its src/ is what a built CLI loads from dist/.
+      const root = dirname(resolve(flags.config));
+      const handler = flags.handler
+        ? await importHandler(flags.handler, root)
+        : await loadHandler<StreamHandler>(handlerFile(fn), fn.handlerExport, { root });
       const onFailure = new MemoryFailureDestination();
       const bar =
         flags.progress && process.stderr.isTTY
@@ -84,26 +88,10 @@ export function replayCommand(): Command {
     });
 }
 
-async function importHandler(spec: string): Promise<StreamHandler> {
+/** `--handler module#export`: the module is taken from the working directory, as typed. */
+function importHandler(spec: string, root: string): Promise<StreamHandler> {
   const { module, exportName } = splitHandler(spec);
-  let file = resolve(module);
-  if (!existsSync(file)) {
-    const withExt = ['.js', '.mjs', '.ts'].map((ext) => file + ext).find((f) => existsSync(f));
-    if (!withExt) throw new Error(`handler module ${module} not found`);
-    file = withExt;
-  }
-  if (file.endsWith('.ts')) {
-    const built = file.replace(/\/src\//, '/dist/').replace(/\.ts$/, '.js');
-    if (!existsSync(built))
-      throw new Error(
-        `${file} is TypeScript: build it first (npm run build) or pass --handler with a .js file`,
-      );
-    file = built;
-  }
-  const loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  const handler = loaded[exportName];
-  if (typeof handler !== 'function') throw new Error(`${file} exports no function '${exportName}'`);
-  return handler as StreamHandler;
+  return loadHandler<StreamHandler>(resolveHandlerModule(module, process.cwd()), exportName, { root });
 }
 
 function describeEvent(event: EmulatorEvent): string {

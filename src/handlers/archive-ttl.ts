@@ -2,7 +2,12 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createLogger } from '../logging/index.js';
 import { createStreamHandler, type RouteConfig, route } from '../pipeline/index.js';
-import { type ArchiveStorageClass, S3ArchiveSink, SqsDeadLetterSink } from '../sinks/index.js';
+import {
+  ARCHIVE_STORAGE_CLASSES,
+  type ArchiveStorageClass,
+  S3ArchiveSink,
+  SqsDeadLetterSink,
+} from '../sinks/index.js';
 
 /** A deployment setting (an environment variable) is missing or invalid. Thrown at cold start. */
 export class HandlerConfigError extends Error {
@@ -16,13 +21,6 @@ export class HandlerConfigError extends Error {
 }
 
 const ARCHIVE_ROUTES = ['ttl-deletes', 'all-deletes'] as const;
-const STORAGE_CLASSES = [
-  'STANDARD',
-  'STANDARD_IA',
-  'GLACIER_IR',
-  'GLACIER',
-  'DEEP_ARCHIVE',
-] as const satisfies readonly ArchiveStorageClass[];
 
 export interface ArchiveHandlerConfig {
   bucket: string;
@@ -77,7 +75,7 @@ export function readArchiveConfig(env: Env): ArchiveHandlerConfig {
   return {
     bucket,
     prefix: env.ARCHIVE_PREFIX ?? 'archive/',
-    storageClass: oneOf(env, 'STORAGE_CLASS', STORAGE_CLASSES, 'STANDARD'),
+    storageClass: oneOf(env, 'STORAGE_CLASS', ARCHIVE_STORAGE_CLASSES, 'STANDARD'),
     ttlAttribute: required(env, 'TTL_ATTRIBUTE'),
     routes: oneOf(env, 'ARCHIVE_ROUTES', ARCHIVE_ROUTES, 'ttl-deletes'),
     deadLetterQueueUrl,
@@ -128,8 +126,14 @@ export function createArchiveHandler(
   });
 }
 
+/**
+ * The clients the deployed handler uses. The sinks rely on the SDK for retrying S3 and SQS
+ * failures and document 8 attempts; the SDK default would give 3.
+ */
+export function createArchiveClients(): { s3: S3Client; sqs: SQSClient } {
+  const retry = { maxAttempts: 8, retryMode: 'standard' } as const;
+  return { s3: new S3Client(retry), sqs: new SQSClient(retry) };
+}
+
 // Built once per container: config errors fail the init, and clients are reused by warm invocations.
-export const handler = createArchiveHandler(readArchiveConfig(process.env), {
-  s3: new S3Client({}),
-  sqs: new SQSClient({}),
-});
+export const handler = createArchiveHandler(readArchiveConfig(process.env), createArchiveClients());

@@ -8,6 +8,11 @@ export interface ShardCheckpoint {
   sequenceNumber?: string;
   /** The shard was closed and read to its end; its children may start. */
   finished?: boolean;
+  /**
+   * The shard was finished without being read, because it ended before the starting position:
+   * its children take the starting position instead of starting at their beginning.
+   */
+  skipped?: boolean;
 }
 
 export interface CheckpointData {
@@ -75,8 +80,12 @@ export class CheckpointStore {
     await this.persist();
   }
 
-  async finish(shardId: string): Promise<void> {
-    this.data.shards[shardId] = { ...this.data.shards[shardId], finished: true };
+  async finish(shardId: string, options: { skipped?: boolean } = {}): Promise<void> {
+    this.data.shards[shardId] = {
+      ...this.data.shards[shardId],
+      finished: true,
+      ...(options.skipped ? { skipped: true } : {}),
+    };
     await this.persist();
   }
 

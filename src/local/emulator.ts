@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, DynamoDBBatchResponse } from 'aws-lambda';
-import { compilePattern, type FilterPattern } from '../filters/index.js';
+import { compileFilterCriteria, type EventMatcher, type FilterPattern } from '../filters/index.js';
 import type { LambdaStreamEvent, LambdaStreamRecord } from '../records/index.js';
 import { InvalidOptionsError } from '../records/index.js';
 import { assertOptions } from '../records/options.js';
@@ -46,6 +46,13 @@ export interface EventSourceMappingOptions {
   onFailure?: FailureDestination;
   /** Wait between retries (ms, on the clock); default 0. */
   retryDelayMs?: number;
+  /**
+   * After a timeout, how long (ms) to wait at most for the abandoned handler call to settle before
+   * the retry starts; default 10000. Lambda kills a timed-out runtime, so its retry never overlaps
+   * the old call; Node cannot kill a promise, so the emulator waits for it instead. Past this cap
+   * the retry starts anyway and the `response` event's error says the old call is still running.
+   */
+  timedOutSettleMs?: number;
   clock?: Clock;
   /** Called for each event as it happens (the CLI prints them). */
   onEvent?: (event: EmulatorEvent) => void;
@@ -70,6 +77,7 @@ const OPTION_KEYS = [
   'parallelizationFactor',
   'onFailure',
   'retryDelayMs',
+  'timedOutSettleMs',
   'clock',
   'onEvent',
   'keepLog',
@@ -146,6 +154,8 @@ interface ShardState {
   head: number;
   checkpoint: string | undefined;
   result: ShardResult;
+  /** Set by the first batch that could not be settled: no lane invokes anything after it. */
+  failed: boolean;
   onCheckpoint: ((sequenceNumber: string) => void | Promise<void>) | undefined;
 }
 
@@ -156,6 +166,9 @@ interface Lane {
   tail: Promise<void>;
   failure: unknown;
 }
+
+/** A timed-out handler call still running past the settle cap (see `timedOutSettleMs`). */
+const STILL_RUNNING = Symbol('still-running');
 
 type Attempt =
   | { outcome: 'success' }
@@ -176,7 +189,7 @@ export class EventSourceMappingEmulator {
   private readonly memorySize: number;
   private readonly batchSize: number;
   private readonly windowMs: number;
-  private readonly filters: Array<(event: unknown) => boolean> | undefined;
+  private readonly filter: EventMatcher | undefined;
   private readonly reportFailures: boolean;
   private readonly bisect: boolean;
   private readonly maxRetries: number;
@@ -184,6 +197,7 @@ export class EventSourceMappingEmulator {
   private readonly lanes: number;
   private readonly onFailure: FailureDestination | undefined;
   private readonly retryDelayMs: number;
+  private readonly timedOutSettleMs: number;
   private readonly clock: Clock;
   private readonly onEvent: ((event: EmulatorEvent) => void) | undefined;
   private readonly keepLog: boolean;
@@ -199,6 +213,7 @@ export class EventSourceMappingEmulator {
     assertIntegerIn(options.maximumRetryAttempts, 0, 10_000, 'maximumRetryAttempts', where, -1);
     assertIntegerIn(options.maximumRecordAgeInSeconds, 60, 604_800, 'maximumRecordAgeInSeconds', where, -1);
     assertIntegerIn(options.parallelizationFactor, 1, 10, 'parallelizationFactor', where);
+    assertIntegerIn(options.timedOutSettleMs, 0, 900_000, 'timedOutSettleMs', where);
     if (
       options.timeoutSeconds !== undefined &&
       !(options.timeoutSeconds > 0 && options.timeoutSeconds <= 900)
@@ -214,9 +229,7 @@ export class EventSourceMappingEmulator {
     this.memorySize = options.memorySize ?? 1024;
     this.batchSize = options.batchSize ?? 100;
     this.windowMs = (options.maximumBatchingWindowInSeconds ?? 0) * 1000;
-    this.filters = options.filterPatterns?.length
-      ? options.filterPatterns.map((p) => compilePattern(p as FilterPattern | string))
-      : undefined;
+    this.filter = options.filterPatterns?.length ? compileFilterCriteria(options.filterPatterns) : undefined;
     this.reportFailures = options.reportBatchItemFailures === true;
     this.bisect = options.bisectBatchOnFunctionError === true;
     this.maxRetries = options.maximumRetryAttempts ?? -1;
@@ -225,6 +238,7 @@ export class EventSourceMappingEmulator {
     this.lanes = options.parallelizationFactor ?? 1;
     this.onFailure = options.onFailure;
     this.retryDelayMs = options.retryDelayMs ?? 0;
+    this.timedOutSettleMs = options.timedOutSettleMs ?? 10_000;
     this.clock = options.clock ?? systemClock;
     this.onEvent = options.onEvent;
     this.keepLog = options.keepLog ?? true;
@@ -243,6 +257,7 @@ export class EventSourceMappingEmulator {
       entries: [],
       head: 0,
       checkpoint: undefined,
+      failed: false,
       result: {
         shardId: input.shardId,
         checkpoint: undefined,
@@ -266,7 +281,7 @@ export class EventSourceMappingEmulator {
         const entry: Entry = { record, seq: BigInt(record.dynamodb.SequenceNumber), done: false };
         shard.entries.push(entry);
         shard.result.records++;
-        if (this.filters && !this.passes(record)) {
+        if (this.filter && !this.filter(record)) {
           entry.done = true;
           shard.result.filtered++;
           this.emit({
@@ -308,16 +323,16 @@ export class EventSourceMappingEmulator {
     });
   }
 
-  private passes(record: LambdaStreamRecord): boolean {
-    for (const filter of this.filters as Array<(event: unknown) => boolean>) if (filter(record)) return true;
-    return false;
-  }
-
   private schedule(shard: ShardState, lane: Lane, batch: Entry[]): void {
+    // Lambda never invokes the next batch before the previous one is settled (processed or sent
+    // to the destination): once a batch could not be settled, nothing after it runs.
     lane.tail = lane.tail.then(() =>
-      this.processBatch(shard, lane, batch).catch((error: unknown) => {
-        lane.failure ??= error;
-      }),
+      shard.failed
+        ? undefined
+        : this.processBatch(shard, lane, batch).catch((error: unknown) => {
+            lane.failure ??= error;
+            shard.failed = true;
+          }),
     );
   }
 
@@ -334,6 +349,8 @@ export class EventSourceMappingEmulator {
       let retries = 0;
       let invocations = 0;
       while (batch.length > 0) {
+        // Another lane's batch could not be settled: the shard stops here, as the whole mapping would.
+        if (shard.failed) return;
         if (this.stopped) throw new EmulatorStoppedError(batch[0]?.record.dynamodb.SequenceNumber);
         if (this.maxAgeMs >= 0) {
           batch = await this.discardExpired(shard, lane, batch, invocations);
@@ -502,15 +519,44 @@ export class EventSourceMappingEmulator {
         this.timeoutMs,
       );
     });
+    const running = Promise.resolve().then(() => this.handler(event, context));
     try {
-      const value = await Promise.race([Promise.resolve().then(() => this.handler(event, context)), timeout]);
+      const value = await Promise.race([running, timeout]);
       return { value };
     } catch (error) {
-      if (error instanceof HandlerTimeoutError) return { outcome: 'timeout', error: error.message };
+      if (error instanceof HandlerTimeoutError) {
+        const settled = await this.settleTimedOut(running);
+        return {
+          outcome: 'timeout',
+          error: settled
+            ? error.message
+            : `${error.message}; still running after ${this.timedOutSettleMs} ms more, the retry overlaps it`,
+        };
+      }
       return {
         outcome: 'function-error',
         error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
       };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Waits (capped) for an abandoned call to finish; false when it is still running at the cap. */
+  private async settleTimedOut(running: Promise<unknown>): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<typeof STILL_RUNNING>((resolve) => {
+      timer = setTimeout(() => resolve(STILL_RUNNING), this.timedOutSettleMs);
+    });
+    try {
+      const outcome = await Promise.race([
+        running.then(
+          () => undefined,
+          () => undefined,
+        ),
+        cap,
+      ]);
+      return outcome !== STILL_RUNNING;
     } finally {
       clearTimeout(timer);
     }

@@ -78,3 +78,14 @@ export class EmulatorStoppedError extends TidewaterError {
     super(`the emulator was stopped with records not yet processed (from ${sequenceNumber ?? 'none'})`);
   }
 }
+
+/** A handler module could not be found or loaded, or lacks the named export. */
+export class HandlerLoadError extends TidewaterError {
+  override name = 'HandlerLoadError';
+  constructor(
+    readonly handler: string,
+    detail: string,
+  ) {
+    super(`handler ${handler}: ${detail}`);
+  }
+}

@@ -16,9 +16,11 @@ export type {
   StreamHandlerResult,
 } from './emulator.js';
 export { EventSourceMappingEmulator } from './emulator.js';
+export { isLocalEndpoint } from './endpoint.js';
 export {
   CheckpointError,
   EmulatorStoppedError,
+  HandlerLoadError,
   HandlerTimeoutError,
   JavaMissingError,
   LocalServerStartError,
@@ -27,6 +29,8 @@ export {
 } from './errors.js';
 export type { EventBuilderOptions } from './events.js';
 export { StreamEventBuilder, streamEvents } from './events.js';
+export type { LoadHandlerOptions } from './handler-loader.js';
+export { loadHandler, resolveHandlerModule } from './handler-loader.js';
 export type { FakeContextOptions } from './lambda-context.js';
 export { createLambdaContext } from './lambda-context.js';
 export type { LocalAws, LocalAwsOptions } from './local-aws.js';

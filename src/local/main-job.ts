@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DeleteItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -14,6 +12,8 @@ import { decodeArchiveObject } from '../sinks/index.js';
 import { VoteCounter } from '../votes/index.js';
 import { SqsFailureDestination } from './destinations.js';
 import { type EmulatorEvent, EventSourceMappingEmulator, type StreamHandler } from './emulator.js';
+import { loadHandler } from './handler-loader.js';
+import { createLambdaContext } from './lambda-context.js';
 import { startLocalAws } from './local-aws.js';
 import { StreamPoller } from './poller.js';
 import { createLocalResources, type LocalResources } from './resources.js';
@@ -151,7 +151,7 @@ export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobS
     const archiveFn = await config.streamFunction('archiveTtl');
     if (!archiveFn) throw new Error('serverless.yml has no archiveTtl function with a stream event');
     const aggregateFn = (await config.get('functions.aggregateVotes')) as
-      | { handler: string; environment?: Record<string, unknown> }
+      | { handler: string; environment?: Record<string, unknown>; timeout?: number; memorySize?: number }
       | undefined;
     if (!aggregateFn) throw new Error('serverless.yml has no aggregateVotes function');
 
@@ -162,11 +162,17 @@ export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobS
       ...resolveEnvironment(aggregateFn.environment ?? {}, resources),
       ...resolveEnvironment(archiveFn.environment, resources),
     });
-    const handler = await loadHandler(root, handlerFile(archiveFn), archiveFn.handlerExport);
-    const aggregate = await loadHandler(
+    const handler = await loadHandler<StreamHandler>(handlerFile(archiveFn), archiveFn.handlerExport, {
       root,
-      resolveHandlerPath(root, aggregateFn.handler),
-      exportOf(aggregateFn.handler),
+    });
+    const dot = aggregateFn.handler.lastIndexOf('.');
+    const aggregate = await loadHandler<(event: unknown, context: Context) => Promise<unknown>>(
+      handlerFile({
+        handler: aggregateFn.handler,
+        handlerModule: resolve(root, aggregateFn.handler.slice(0, dot)),
+      }),
+      aggregateFn.handler.slice(dot + 1),
+      { root },
     );
 
     const stats = { invocations: 0, filteredOut: 0, partialFailures: 0, functionErrors: 0 };
@@ -210,7 +216,15 @@ export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobS
     await polling.catch(() => undefined);
 
     log('running the aggregator');
-    const aggregation = await aggregate({}, fakeContext('aggregateVotes'));
+    const aggregation = await aggregate(
+      {},
+      createLambdaContext({
+        functionName: 'aggregateVotes',
+        functionArn: `arn:aws:lambda:${aws.region}:000000000000:function:aggregateVotes`,
+        timeoutMs: Number(aggregateFn.timeout ?? (await config.get('provider.timeout')) ?? 6) * 1000,
+        memoryLimitInMB: Number(aggregateFn.memorySize ?? (await config.get('provider.memorySize')) ?? 1024),
+      }),
+    );
     const counter = new VoteCounter({
       tableName: resources.table.name,
       poll: resources.settings.poll,
@@ -306,55 +320,6 @@ function resolveEnvironment(
     out[name] = target;
   }
   return out;
-}
-
-function exportOf(handler: string): string {
-  return handler.slice(handler.lastIndexOf('.') + 1);
-}
-
-function resolveHandlerPath(root: string, handler: string): string {
-  const module = resolve(root, handler.slice(0, handler.lastIndexOf('.')));
-  for (const ext of ['.ts', '.mts', '.js', '.mjs']) if (existsSync(module + ext)) return module + ext;
-  throw new Error(`no file for handler ${handler}`);
-}
-
-/**
- * Imports a handler fresh (a unique URL per load, so each run reads its own environment). Run
- * from the built CLI, TypeScript sources under src/ are taken from dist/ instead.
- */
-async function loadHandler(
-  root: string,
-  file: string,
-  exportName: string,
-): Promise<StreamHandler & ((...args: unknown[]) => Promise<unknown>)> {
-  let path = file;
-  const fromSource = relative(join(root, 'src'), file);
-  if (file.endsWith('.ts') && !fromSource.startsWith('..') && !import.meta.url.endsWith('.ts')) {
-    path = join(root, 'dist', fromSource.replace(/\.ts$/, '.js'));
-  }
-  const url = `${pathToFileURL(path).href}?load=${randomUUID()}`;
-  const module = (await import(url)) as Record<string, unknown>;
-  const fn = module[exportName];
-  if (typeof fn !== 'function') throw new Error(`${path} exports no function '${exportName}'`);
-  return fn as StreamHandler & ((...args: unknown[]) => Promise<unknown>);
-}
-
-function fakeContext(functionName: string): Context {
-  const deadline = Date.now() + 60_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 async function writeWorkload(

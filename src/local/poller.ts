@@ -26,7 +26,11 @@ export type StreamsApi = Pick<DynamoDBStreamsClient, 'send'>;
 export interface StreamPollerOptions {
   streams: StreamsApi;
   streamArn: string;
-  /** Where root shards start without a checkpoint; default TRIM_HORIZON. Child shards always start at their beginning. */
+  /**
+   * Where a shard starts without a checkpoint; default TRIM_HORIZON. A child whose parent this
+   * poller read starts at its beginning (no record lost across a split); a child whose parent was
+   * skipped (it ended before the position, or was already closed under LATEST) takes the position.
+   */
   startingPosition?: StartingPosition;
   /** Durable per-shard positions; resume from it after a restart. */
   checkpointFile?: string;
@@ -81,6 +85,13 @@ export interface PollOptions {
    * forever. For capture, replay and tests against DynamoDB Local.
    */
   stopWhenCaughtUp?: boolean;
+  /**
+   * With `stopWhenCaughtUp`: how many empty GetRecords pages in a row mean a shard is caught up;
+   * default 1. Right for DynamoDB Local, whose empty page means the end of what was written; on
+   * AWS, GetRecords also returns empty pages in the middle of a shard, so wait for several (a
+   * closed shard still ends at once, at its end).
+   */
+  emptyPagesToStop?: number;
 }
 
 interface IteratorSpec {
@@ -164,7 +175,8 @@ export class StreamPoller {
    * concurrently; records within one are in order. Resolves when stopped (signal) or caught up.
    */
   async run(consume: (shard: ShardStream) => Promise<void>, options: PollOptions = {}): Promise<void> {
-    assertOptions(options, ['signal', 'stopWhenCaughtUp'], 'StreamPoller.run');
+    assertOptions(options, ['signal', 'stopWhenCaughtUp', 'emptyPagesToStop'], 'StreamPoller.run');
+    assertIntegerIn(options.emptyPagesToStop, 1, 10_000, 'emptyPagesToStop', 'StreamPoller.run');
     const store = await CheckpointStore.open(this.streamArn, this.checkpointFile);
     this.store = store;
     const { signal } = options;
@@ -181,7 +193,10 @@ export class StreamPoller {
         const parent = shard.ParentShardId;
         // A parent no longer described has been trimmed away: its child is where the data is.
         if (parent && byId.has(parent) && !store.get(parent)?.finished) continue;
-        const task = this.readShard(shard, !!parent && byId.has(parent), store, consume, options, stop)
+        // Only a parent this poller actually read hands its child over at TRIM_HORIZON; a skipped
+        // one (or one gone from the listing) leaves the starting position to the child.
+        const afterReadParent = !!parent && byId.has(parent) && !store.get(parent)?.skipped;
+        const task = this.readShard(shard, afterReadParent, store, consume, options, stop)
           .then(
             () => undefined,
             (error: unknown) => {
@@ -217,35 +232,41 @@ export class StreamPoller {
     return shards;
   }
 
-  private initialPosition(shard: Shard, isChild: boolean, store: CheckpointStore): IteratorSpec | 'skip' {
+  private initialPosition(
+    shard: Shard,
+    afterReadParent: boolean,
+    store: CheckpointStore,
+  ): IteratorSpec | 'skip' {
     const saved = store.get(shard.ShardId as string)?.sequenceNumber;
     if (saved !== undefined) return { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: saved };
-    if (isChild) return { type: 'TRIM_HORIZON' };
+    if (afterReadParent) return { type: 'TRIM_HORIZON' };
     const position = this.startingPosition;
-    if (position === 'TRIM_HORIZON' || position === 'LATEST') return { type: position };
+    const end = shard.SequenceNumberRange?.EndingSequenceNumber;
+    // LATEST of a shard already closed is its end: nothing to read, and its child is where new
+    // records arrive, so the child must take LATEST too.
+    if (position === 'LATEST') return end !== undefined ? 'skip' : { type: 'LATEST' };
+    if (position === 'TRIM_HORIZON') return { type: position };
     const at = 'atSequenceNumber' in position;
     const sequenceNumber = at ? position.atSequenceNumber : position.afterSequenceNumber;
     const wanted = BigInt(sequenceNumber);
-    const range = shard.SequenceNumberRange;
-    const end = range?.EndingSequenceNumber;
     if (end !== undefined && BigInt(end) < wanted) return 'skip';
-    const start = range?.StartingSequenceNumber;
+    const start = shard.SequenceNumberRange?.StartingSequenceNumber;
     if (start !== undefined && BigInt(start) > wanted) return { type: 'TRIM_HORIZON' };
     return { type: at ? 'AT_SEQUENCE_NUMBER' : 'AFTER_SEQUENCE_NUMBER', sequenceNumber };
   }
 
   private async readShard(
     shard: Shard,
-    isChild: boolean,
+    afterReadParent: boolean,
     store: CheckpointStore,
     consume: (shard: ShardStream) => Promise<void>,
     options: PollOptions,
     stop: Promise<void>,
   ): Promise<void> {
     const shardId = shard.ShardId as string;
-    const initial = this.initialPosition(shard, isChild, store);
+    const initial = this.initialPosition(shard, afterReadParent, store);
     if (initial === 'skip') {
-      await store.finish(shardId);
+      await store.finish(shardId, { skipped: true });
       this.onEvent?.({ type: 'shard-end', shardId, finished: true });
       return;
     }
@@ -277,6 +298,8 @@ export class StreamPoller {
   ): AsyncGenerator<LambdaStreamRecord[]> {
     const streamArn = this.streamArn;
     let lastRead: string | undefined;
+    let emptyPages = 0;
+    const emptyPagesToStop = options.emptyPagesToStop ?? 1;
     let iterator: string | undefined = await this.iterator(shardId, initial);
     while (iterator && !options.signal?.aborted) {
       let page: Awaited<ReturnType<typeof this.getRecords>>;
@@ -307,7 +330,10 @@ export class StreamPoller {
       const records = new Array<LambdaStreamRecord>(sdkRecords.length);
       for (let i = 0; i < sdkRecords.length; i++)
         records[i] = toLambdaRecord(sdkRecords[i] as never, { streamArn });
-      if (records.length > 0) lastRead = records[records.length - 1]?.dynamodb.SequenceNumber;
+      if (records.length > 0) {
+        lastRead = records[records.length - 1]?.dynamodb.SequenceNumber;
+        emptyPages = 0;
+      }
       yield records;
       iterator = page.NextShardIterator;
       if (!iterator) {
@@ -315,7 +341,7 @@ export class StreamPoller {
         return;
       }
       if (records.length === 0) {
-        if (options.stopWhenCaughtUp) return;
+        if (options.stopWhenCaughtUp && ++emptyPages >= emptyPagesToStop) return;
         await Promise.race([this.clock.sleep(this.pollIntervalMs), stop]);
       }
     }

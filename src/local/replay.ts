@@ -6,6 +6,7 @@ import { type LambdaStreamRecord, toLambdaRecord } from '../records/index.js';
 import { assertOptions } from '../records/options.js';
 import { type Clock, ManualClock } from './clock.js';
 import { EventSourceMappingEmulator, type EventSourceMappingOptions, type ShardResult } from './emulator.js';
+import { isLocalEndpoint } from './endpoint.js';
 import { ReplayFileError } from './errors.js';
 import { type PollOptions, type StartingPosition, StreamPoller, type StreamsApi } from './poller.js';
 
@@ -176,6 +177,9 @@ function checkRecord(record: LambdaStreamRecord, file: string, line: number): vo
   }
 }
 
+/** Empty pages in a row that end a capture from AWS: about 2.5 s at the default poll interval. */
+export const AWS_EMPTY_PAGES_TO_STOP = 10;
+
 export interface CaptureOptions {
   streams: StreamsApi;
   streamArn: string;
@@ -184,6 +188,12 @@ export interface CaptureOptions {
   startingPosition?: StartingPosition;
   /** Stop once caught up (default true); false polls until `signal` aborts. */
   stopWhenCaughtUp?: boolean;
+  /**
+   * Empty GetRecords pages in a row that mean a shard is caught up. Default: 1 against DynamoDB
+   * Local (see `isLocalEndpoint`), 10 otherwise — AWS returns empty pages
+   * mid-shard, and stopping at the first would cut the capture short.
+   */
+  emptyPagesToStop?: number;
   signal?: AbortSignal;
   pollIntervalMs?: number;
   onRecord?: (count: number) => void;
@@ -202,6 +212,7 @@ export async function capture(options: CaptureOptions): Promise<{ records: numbe
       'file',
       'startingPosition',
       'stopWhenCaughtUp',
+      'emptyPagesToStop',
       'signal',
       'pollIntervalMs',
       'onRecord',
@@ -218,7 +229,11 @@ export async function capture(options: CaptureOptions): Promise<{ records: numbe
       ...(options.startingPosition ? { startingPosition: options.startingPosition } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
-    const pollOptions: PollOptions = { stopWhenCaughtUp: options.stopWhenCaughtUp ?? true };
+    const pollOptions: PollOptions = {
+      stopWhenCaughtUp: options.stopWhenCaughtUp ?? true,
+      emptyPagesToStop:
+        options.emptyPagesToStop ?? ((await isLocalEndpoint(options.streams)) ? 1 : AWS_EMPTY_PAGES_TO_STOP),
+    };
     if (options.signal) pollOptions.signal = options.signal;
     // One shard at a time into the file keeps each shard's lines in order.
     let writing = Promise.resolve();

@@ -495,7 +495,7 @@ export function toEmulatorOptions(
 }
 
 /** The handler's file: the first of .ts, .mts, .js, .mjs, .cjs that exists next to handlerModule. */
-export function handlerFile(settings: StreamFunctionSettings): string {
+export function handlerFile(settings: Pick<StreamFunctionSettings, 'handler' | 'handlerModule'>): string {
   for (const ext of ['.ts', '.mts', '.js', '.mjs', '.cjs']) {
     const candidate = `${settings.handlerModule}${ext}`;
     if (existsSync(candidate)) return candidate;

@@ -59,6 +59,39 @@ export class RestoreError extends TidewaterError {
   }
 }
 
+/**
+ * A write of restoreItems failed (after the client's retries), so the restore stopped. The counts
+ * are what was durably written or skipped before it stopped; a re-run skips what was written.
+ */
+export class RestoreWriteError extends TidewaterError {
+  override name = 'RestoreWriteError';
+  /** Identity of the (first) record whose write failed. */
+  readonly eventID: string | undefined;
+  readonly sequenceNumber: string | undefined;
+  readonly written: number;
+  readonly skipped: number;
+  readonly calls: number;
+  constructor(
+    tableName: string,
+    record: { eventID?: string | undefined; sequenceNumber?: string | undefined },
+    progress: { written: number; skipped: number; calls: number },
+    options?: { cause?: unknown },
+  ) {
+    const cause = options?.cause;
+    const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+    super(
+      `restoring into ${tableName} failed at eventID=${record.eventID ?? '?'} sequenceNumber=${record.sequenceNumber ?? '?'} ` +
+        `(written ${progress.written}, skipped ${progress.skipped}): ${reason}`,
+      options,
+    );
+    this.eventID = record.eventID;
+    this.sequenceNumber = record.sequenceNumber;
+    this.written = progress.written;
+    this.skipped = progress.skipped;
+    this.calls = progress.calls;
+  }
+}
+
 /** A dead-letter send did not complete; the listed entries are not durably stored. */
 export class DeadLetterSendError extends TidewaterError {
   override name = 'DeadLetterSendError';

@@ -12,6 +12,7 @@ export {
   DeadLetterSendError,
   InjectedSinkFailure,
   RestoreError,
+  RestoreWriteError,
 } from './errors.js';
 export type { FileSinkOptions } from './file-sink.js';
 export { FileSink } from './file-sink.js';
@@ -21,10 +22,10 @@ export type { MemorySinkOptions } from './memory-sink.js';
 export { MemorySink } from './memory-sink.js';
 export type { ReadArchiveOptions } from './read-archive.js';
 export { readArchive, readArchiveRows } from './read-archive.js';
-export type { RestoreItemsOptions, RestoreResult } from './restore-items.js';
+export type { RestoreItemsOptions, RestoreResult, RestoreTtl } from './restore-items.js';
 export { restoreItems } from './restore-items.js';
 export type { ArchiveStorageClass, S3ArchiveSinkOptions, ServerSideEncryption } from './s3-archive-sink.js';
-export { S3ArchiveSink } from './s3-archive-sink.js';
+export { ARCHIVE_STORAGE_CLASSES, S3ArchiveSink } from './s3-archive-sink.js';
 export type { S3DeadLetterSinkOptions } from './s3-dead-letter-sink.js';
 export { S3DeadLetterSink } from './s3-dead-letter-sink.js';
 export type { SqsDeadLetterSinkOptions } from './sqs-dead-letter-sink.js';

@@ -1,3 +1,4 @@
+import type { PutObjectCommandInput } from '@aws-sdk/client-s3';
 import { InvalidOptionsError } from '../records/errors.js';
 import { assertOptions } from '../records/options.js';
 
@@ -57,4 +58,28 @@ export function optionalClient<C>(options: object | undefined, where: string): C
     throw new InvalidOptionsError(`${where}: option 'client' must be an AWS SDK v3 client (with send())`);
   }
   return value as C;
+}
+
+export type ServerSideEncryption = 'AES256' | { kmsKeyId: string; bucketKeyEnabled?: boolean };
+
+/** PutObject encryption parameters of an `sse` option, shared by every S3 sink so they validate alike. */
+export function sseParams(sse: unknown, where: string): Partial<PutObjectCommandInput> {
+  if (sse === undefined) return {};
+  if (sse === 'AES256') return { ServerSideEncryption: 'AES256' };
+  if (sse !== null && typeof sse === 'object' && !Array.isArray(sse)) {
+    assertOptions(sse, ['kmsKeyId', 'bucketKeyEnabled'], `${where} sse`);
+    const { kmsKeyId, bucketKeyEnabled } = sse as { kmsKeyId?: unknown; bucketKeyEnabled?: unknown };
+    if (typeof kmsKeyId !== 'string' || kmsKeyId === '') {
+      throw new InvalidOptionsError(`${where}: sse.kmsKeyId must be a KMS key id, alias or ARN`);
+    }
+    if (bucketKeyEnabled !== undefined && typeof bucketKeyEnabled !== 'boolean') {
+      throw new InvalidOptionsError(`${where}: sse.bucketKeyEnabled must be a boolean`);
+    }
+    return {
+      ServerSideEncryption: 'aws:kms',
+      SSEKMSKeyId: kmsKeyId,
+      ...(bucketKeyEnabled === undefined ? {} : { BucketKeyEnabled: bucketKeyEnabled }),
+    };
+  }
+  throw new InvalidOptionsError(`${where}: sse must be 'AES256' or { kmsKeyId }`);
 }

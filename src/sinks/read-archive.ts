@@ -172,8 +172,12 @@ async function fetchRows(r: ResolvedRead, key: string): Promise<ArchiveRow[]> {
  */
 export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenerator<ArchiveRow> {
   const r = resolve(options);
+  // A row's partition is a function of its own time, so copies of a row (overlapping objects of
+  // a redelivery cut elsewhere) always share one hour partition: remembering one hour at a time
+  // keeps memory bounded by the largest hour, not the whole range.
   const seen = new Set<string>();
   for await (const objects of partitionsInRange(r)) {
+    seen.clear();
     for (const object of objects) {
       for (const row of await fetchRows(r, object.key)) {
         const ms = row.approximateCreationDateTime * 1000;

@@ -1,15 +1,33 @@
 import {
   BatchWriteItemCommand,
   DynamoDBClient,
+  PutItemCommand,
   type AttributeValue as SdkAttributeValue,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
+import pLimit from 'p-limit';
 import pRetry from 'p-retry';
 import { InvalidOptionsError } from '../records/errors.js';
 import type { AttributeMap, AttributeValue, ClassifiedRecord } from '../records/types.js';
 import type { ArchiveRow } from './archive-format.js';
-import { RestoreError } from './errors.js';
-import { assertOptions, optionalClient, positiveInteger, requiredString } from './options.js';
+import { RestoreError, RestoreWriteError } from './errors.js';
+import {
+  assertOptions,
+  optionalClient,
+  optionalFunction,
+  positiveInteger,
+  requiredString,
+} from './options.js';
+
+/**
+ * What to do with the TTL attribute of a restored image. Left as archived, its time is past, so
+ * on a table with TTL enabled the item would expire (and be archived) again within hours.
+ */
+export type RestoreTtl =
+  /** Drop the attribute: the item no longer expires. */
+  | { attribute: string; remove: true }
+  /** Set it to this epoch-seconds time. */
+  | { attribute: string; value: number };
 
 export interface RestoreItemsOptions {
   tableName: string;
@@ -19,19 +37,44 @@ export interface RestoreItemsOptions {
   rows?: Iterable<ArchiveRow> | AsyncIterable<ArchiveRow>;
   /** Default `new DynamoDBClient({})`. Its retry configuration applies to each call. */
   client?: DynamoDBClient;
-  /** Resubmissions of UnprocessedItems (throttling), with exponential backoff and jitter. Default 8. */
+  /**
+   * Default false: one PutItem per item with `attribute_not_exists(<key attribute>)`, so an item
+   * that exists again (re-created since it expired, or restored by an earlier run) is kept and
+   * counted in `skipped`. true: BatchWriteItem, 25 per call, replacing whatever is there.
+   */
+  overwrite?: boolean;
+  /** Remove the TTL attribute or give it a new value. Default: images are written as archived. */
+  ttl?: RestoreTtl;
+  /** Parallel PutItem calls when not overwriting. Default 16. */
+  concurrency?: number;
+  /** Called with the keys of each image not written because the item exists. */
+  onSkipped?: (keys: AttributeMap) => void;
+  /** Resubmissions of UnprocessedItems (throttling) when overwriting, with exponential backoff and jitter. Default 8. */
   unprocessedRetries?: number;
   signal?: AbortSignal;
 }
 
 export interface RestoreResult {
-  /** Items written (after collapsing several images of the same key within a call to the last). */
+  /** Items written, counted once each write succeeded. */
   written: number;
-  /** BatchWriteItem calls made, resubmissions included. */
+  /** Images not written because their item exists (never with `overwrite`). */
+  skipped: number;
+  /** PutItem or BatchWriteItem calls made, resubmissions included. */
   calls: number;
 }
 
-const OPTIONS = ['tableName', 'records', 'rows', 'client', 'unprocessedRetries', 'signal'] as const;
+const OPTIONS = [
+  'tableName',
+  'records',
+  'rows',
+  'client',
+  'overwrite',
+  'ttl',
+  'concurrency',
+  'onSkipped',
+  'unprocessedRetries',
+  'signal',
+] as const;
 const WHERE = 'restoreItems';
 /** BatchWriteItem's limit. */
 const BATCH = 25;
@@ -59,6 +102,8 @@ function toSdkMap(map: AttributeMap): Record<string, SdkAttributeValue> {
 interface Restorable {
   keys: AttributeMap;
   image: AttributeMap;
+  eventID: string | undefined;
+  sequenceNumber: string | undefined;
 }
 
 function fromRecord(record: ClassifiedRecord): Restorable {
@@ -70,13 +115,13 @@ function fromRecord(record: ClassifiedRecord): Restorable {
       record,
     );
   }
-  return { keys: d.Keys, image };
+  return { keys: d.Keys, image, eventID: record.eventID, sequenceNumber: record.sequenceNumber };
 }
 
 function fromRow(row: ArchiveRow): Restorable {
   const image = row.eventName === 'REMOVE' ? row.oldImage : row.newImage;
   if (image === undefined) throw new RestoreError(`the archived row carries no image to restore`, row);
-  return { keys: row.keys, image };
+  return { keys: row.keys, image, eventID: row.eventID, sequenceNumber: row.sequenceNumber };
 }
 
 /** Stable text of a key: BatchWriteItem rejects a call naming one key twice. */
@@ -88,14 +133,48 @@ function keyText(keys: AttributeMap): string {
   );
 }
 
+function resolveTtl(options: RestoreItemsOptions): ((image: AttributeMap) => AttributeMap) | undefined {
+  const ttl = options.ttl as unknown;
+  if (ttl === undefined) return undefined;
+  if (ttl === null || typeof ttl !== 'object' || Array.isArray(ttl)) {
+    throw new InvalidOptionsError(
+      `${WHERE}: ttl must be { attribute, remove: true } or { attribute, value }`,
+    );
+  }
+  assertOptions(ttl, ['attribute', 'remove', 'value'], `${WHERE} ttl`);
+  const attribute = requiredString(ttl, 'attribute', `${WHERE} ttl`);
+  const { remove, value } = ttl as { remove?: unknown; value?: unknown };
+  if (remove !== undefined && remove !== true)
+    throw new InvalidOptionsError(`${WHERE}: ttl.remove must be true`);
+  if ((remove === undefined) === (value === undefined)) {
+    throw new InvalidOptionsError(`${WHERE}: ttl needs exactly one of 'remove: true' and 'value'`);
+  }
+  if (remove === true) {
+    return (image) => {
+      if (!Object.hasOwn(image, attribute)) return image;
+      const { [attribute]: _dropped, ...rest } = image;
+      return rest;
+    };
+  }
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new InvalidOptionsError(`${WHERE}: ttl.value must be an epoch-seconds integer`);
+  }
+  const av: AttributeValue = { N: String(value) };
+  return (image) => ({ ...image, [attribute]: av });
+}
+
 class UnprocessedItemsLeft extends Error {
   override name = 'UnprocessedItemsLeft';
 }
 
+function isConditionFailed(error: unknown): boolean {
+  return (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
+}
+
 /**
- * Writes archived images back to a table, 25 per BatchWriteItem, resubmitting UnprocessedItems
- * with backoff. Images are the raw DynamoDB JSON of the archive, so items come back exactly.
- * Later images of the same key replace earlier ones (last write in stream order wins).
+ * Writes archived images back to a table. Images are the raw DynamoDB JSON of the archive, so
+ * items come back exactly (but for the `ttl` option). By default an item that exists is left
+ * alone; later images of one key replace earlier ones of the same call (stream order wins).
  */
 export async function restoreItems(options: RestoreItemsOptions): Promise<RestoreResult> {
   if (options === undefined) throw new InvalidOptionsError(`${WHERE}: options are required`);
@@ -105,56 +184,172 @@ export async function restoreItems(options: RestoreItemsOptions): Promise<Restor
   if ((options.records === undefined) === (options.rows === undefined)) {
     throw new InvalidOptionsError(`${WHERE}: pass exactly one of 'records' and 'rows'`);
   }
+  if (options.overwrite !== undefined && typeof options.overwrite !== 'boolean') {
+    throw new InvalidOptionsError(`${WHERE}: overwrite must be a boolean`);
+  }
   const retries =
     options.unprocessedRetries === undefined
       ? 8
       : positiveInteger(options, 'unprocessedRetries', WHERE, 8, 20);
-  const result: RestoreResult = { written: 0, calls: 0 };
+  const concurrency = positiveInteger(options, 'concurrency', WHERE, 16, 256);
+  const onSkipped = optionalFunction<(keys: AttributeMap) => void>(options, 'onSkipped', WHERE);
+  const adjust = resolveTtl(options);
+  const toItem = (r: Restorable) => toSdkMap(adjust === undefined ? r.image : adjust(r.image));
+  const result: RestoreResult = { written: 0, skipped: 0, calls: 0 };
+  const items: AsyncIterable<Restorable> = (async function* () {
+    if (options.records !== undefined) for await (const record of options.records) yield fromRecord(record);
+    else if (options.rows !== undefined) for await (const row of options.rows) yield fromRow(row);
+  })();
 
+  if (options.overwrite === true) {
+    await overwriteAll(items, { client, tableName, retries, signal: options.signal, toItem, result });
+  } else {
+    await putAbsent(items, {
+      client,
+      tableName,
+      concurrency,
+      signal: options.signal,
+      toItem,
+      onSkipped,
+      result,
+    });
+  }
+  return result;
+}
+
+interface Writer {
+  client: DynamoDBClient;
+  tableName: string;
+  signal: AbortSignal | undefined;
+  toItem: (r: Restorable) => Record<string, SdkAttributeValue>;
+  result: RestoreResult;
+}
+
+/** BatchWriteItem, 25 at a time; a key already in the batch starts a new one, so the later image wins. */
+async function overwriteAll(
+  items: AsyncIterable<Restorable>,
+  w: Writer & { retries: number },
+): Promise<void> {
+  const { client, tableName, result } = w;
   const flush = async (batch: Map<string, Restorable>): Promise<void> => {
-    let requests: WriteRequest[] = [...batch.values()].map((r) => ({
-      PutRequest: { Item: toSdkMap(r.image) },
-    }));
-    result.written += requests.length;
-    await pRetry(
-      async () => {
-        result.calls++;
-        const response = await client.send(
-          new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }),
-          {
-            abortSignal: options.signal,
-          },
-        );
-        const left = response.UnprocessedItems?.[tableName] ?? [];
-        if (left.length === 0) return;
-        requests = left;
-        throw new UnprocessedItemsLeft(`${left.length} items unprocessed`);
-      },
-      {
-        retries,
-        minTimeout: 50,
-        maxTimeout: 5_000,
-        factor: 2,
-        randomize: true,
-        signal: options.signal,
-        shouldRetry: ({ error }) => error instanceof UnprocessedItemsLeft,
-      },
-    );
+    let requests: WriteRequest[] = [...batch.values()].map((r) => ({ PutRequest: { Item: w.toItem(r) } }));
+    try {
+      await pRetry(
+        async () => {
+          result.calls++;
+          const response = await client.send(
+            new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }),
+            { abortSignal: w.signal },
+          );
+          const left = response.UnprocessedItems?.[tableName] ?? [];
+          result.written += requests.length - left.length;
+          if (left.length === 0) return;
+          requests = left;
+          throw new UnprocessedItemsLeft(`${left.length} items unprocessed`);
+        },
+        {
+          retries: w.retries,
+          minTimeout: 50,
+          maxTimeout: 5_000,
+          factor: 2,
+          randomize: true,
+          signal: w.signal,
+          shouldRetry: ({ error }) => error instanceof UnprocessedItemsLeft,
+        },
+      );
+    } catch (error) {
+      throw new RestoreWriteError(tableName, batch.values().next().value ?? {}, result, { cause: error });
+    }
   };
 
   let batch = new Map<string, Restorable>();
-  const add = async (item: Restorable): Promise<void> => {
+  for await (const item of items) {
     const id = keyText(item.keys);
-    // A second image of a key in the same call: write what we have first, so the later one wins.
     if (batch.has(id) || batch.size === BATCH) {
       await flush(batch);
       batch = new Map();
     }
     batch.set(id, item);
-  };
-  if (options.records !== undefined)
-    for await (const record of options.records) await add(fromRecord(record));
-  else if (options.rows !== undefined) for await (const row of options.rows) await add(fromRow(row));
+  }
   if (batch.size > 0) await flush(batch);
-  return result;
+}
+
+/**
+ * PutItem with attribute_not_exists on a key attribute (an existing item has every key
+ * attribute, so one suffices), `concurrency` at a time. Images of one key run in order: once
+ * this call wrote the key, a later image replaces it unconditionally; once the key was found
+ * existing, later images are skipped too.
+ */
+async function putAbsent(
+  items: AsyncIterable<Restorable>,
+  w: Writer & { concurrency: number; onSkipped: ((keys: AttributeMap) => void) | undefined },
+): Promise<void> {
+  const { client, tableName, result } = w;
+  const limit = pLimit(w.concurrency);
+  /** Per key: did this call write it (true), find it existing (false), or fail (undefined)? */
+  const outcome = new Map<string, Promise<boolean | undefined> | boolean | undefined>();
+  const inFlight = new Set<Promise<unknown>>();
+  let failure: { item: Restorable; cause: unknown } | undefined;
+
+  const put = async (item: Restorable, conditional: boolean): Promise<boolean> => {
+    result.calls++;
+    try {
+      await client.send(
+        new PutItemCommand({
+          TableName: tableName,
+          Item: w.toItem(item),
+          ...(conditional
+            ? {
+                ConditionExpression: 'attribute_not_exists(#key)',
+                ExpressionAttributeNames: { '#key': Object.keys(item.keys)[0] as string },
+              }
+            : {}),
+        }),
+        { abortSignal: w.signal },
+      );
+    } catch (error) {
+      if (!(conditional && isConditionFailed(error))) throw error;
+      result.skipped++;
+      w.onSkipped?.(item.keys);
+      return false;
+    }
+    result.written++;
+    return true;
+  };
+
+  const restore = async (item: Restorable, before: Promise<boolean | undefined> | boolean | undefined) => {
+    const earlier = before === undefined ? undefined : await before;
+    if (failure !== undefined) return undefined;
+    if (earlier === false) {
+      result.skipped++;
+      w.onSkipped?.(item.keys);
+      return false;
+    }
+    try {
+      return await limit(() => (failure === undefined ? put(item, earlier !== true) : undefined));
+    } catch (error) {
+      failure ??= { item, cause: error };
+      return undefined;
+    }
+  };
+
+  for await (const item of items) {
+    if (failure !== undefined) break;
+    const id = keyText(item.keys);
+    const task = restore(item, outcome.get(id));
+    outcome.set(id, task);
+    // Keep the settled value, not the promise, so the map holds one boolean per key.
+    const tracked = task.then((done) => {
+      if (outcome.get(id) === task) outcome.set(id, done);
+      inFlight.delete(tracked);
+    });
+    inFlight.add(tracked);
+    // Bounded read-ahead: a restore of millions of images never queues them all.
+    if (inFlight.size >= w.concurrency * 2) await Promise.race(inFlight);
+  }
+  // Queued puts see the failure and return without writing; let in-flight ones settle so the counts are final.
+  await Promise.all(inFlight);
+  if (failure !== undefined) {
+    throw new RestoreWriteError(tableName, failure.item, result, { cause: failure.cause });
+  }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   PutObjectCommand,
   type PutObjectCommandInput,
@@ -22,12 +23,23 @@ import {
   optionalString,
   positiveInteger,
   requiredString,
+  type ServerSideEncryption,
+  sseParams,
 } from './options.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';
 
-export type ArchiveStorageClass = 'STANDARD' | 'STANDARD_IA' | 'GLACIER_IR' | 'GLACIER' | 'DEEP_ARCHIVE';
+/** The storage classes an archive may be written in, for validating configuration (e.g. environment). */
+export const ARCHIVE_STORAGE_CLASSES = [
+  'STANDARD',
+  'STANDARD_IA',
+  'GLACIER_IR',
+  'GLACIER',
+  'DEEP_ARCHIVE',
+] as const;
 
-export type ServerSideEncryption = 'AES256' | { kmsKeyId: string; bucketKeyEnabled?: boolean };
+export type ArchiveStorageClass = (typeof ARCHIVE_STORAGE_CLASSES)[number];
+
+export type { ServerSideEncryption };
 
 export interface S3ArchiveSinkOptions {
   bucket: string;
@@ -73,35 +85,7 @@ const OPTIONS = [
   'name',
 ] as const;
 
-const STORAGE_CLASSES: readonly string[] = [
-  'STANDARD',
-  'STANDARD_IA',
-  'GLACIER_IR',
-  'GLACIER',
-  'DEEP_ARCHIVE',
-];
 const WHERE = 'S3ArchiveSink';
-
-function sseParams(sse: unknown): Partial<PutObjectCommandInput> {
-  if (sse === undefined) return {};
-  if (sse === 'AES256') return { ServerSideEncryption: 'AES256' };
-  if (sse !== null && typeof sse === 'object' && !Array.isArray(sse)) {
-    assertOptions(sse, ['kmsKeyId', 'bucketKeyEnabled'], `${WHERE} sse`);
-    const { kmsKeyId, bucketKeyEnabled } = sse as { kmsKeyId?: unknown; bucketKeyEnabled?: unknown };
-    if (typeof kmsKeyId !== 'string' || kmsKeyId === '') {
-      throw new InvalidOptionsError(`${WHERE}: sse.kmsKeyId must be a KMS key id, alias or ARN`);
-    }
-    if (bucketKeyEnabled !== undefined && typeof bucketKeyEnabled !== 'boolean') {
-      throw new InvalidOptionsError(`${WHERE}: sse.bucketKeyEnabled must be a boolean`);
-    }
-    return {
-      ServerSideEncryption: 'aws:kms',
-      SSEKMSKeyId: kmsKeyId,
-      ...(bucketKeyEnabled === undefined ? {} : { BucketKeyEnabled: bucketKeyEnabled }),
-    };
-  }
-  throw new InvalidOptionsError(`${WHERE}: sse must be 'AES256' or { kmsKeyId }`);
-}
 
 /** True for S3's answer to `If-None-Match: *` when the key exists. */
 function isAlreadyExists(error: unknown): boolean {
@@ -116,6 +100,13 @@ function isConflict(error: unknown): boolean {
 }
 
 const CONFLICT_ATTEMPTS = 3;
+/** S3 asks for a retry after 409; the competing write of the same key usually settles within ~100 ms. */
+const CONFLICT_BASE_DELAY_MS = 50;
+
+/** Full jitter, doubling per attempt, so writers racing on one key do not collide again in step. */
+export function conflictDelay(attempt: number): number {
+  return Math.random() * CONFLICT_BASE_DELAY_MS * 2 ** (attempt - 1);
+}
 
 /**
  * Archives each batch to S3 as gzip NDJSON, one object per (table, hour, shard) group, under a
@@ -144,8 +135,10 @@ export class S3ArchiveSink implements Sink {
     const maxAttempts = positiveInteger(options, 'maxAttempts', WHERE, 8, 20);
     this.#client = client ?? new S3Client({ maxAttempts, retryMode: 'standard' });
     const storageClass = options.storageClass ?? 'STANDARD';
-    if (!STORAGE_CLASSES.includes(storageClass)) {
-      throw new InvalidOptionsError(`${WHERE}: storageClass must be one of ${STORAGE_CLASSES.join(', ')}`);
+    if (!(ARCHIVE_STORAGE_CLASSES as readonly string[]).includes(storageClass)) {
+      throw new InvalidOptionsError(
+        `${WHERE}: storageClass must be one of ${ARCHIVE_STORAGE_CLASSES.join(', ')}`,
+      );
     }
     if (options.conditionalCreate !== undefined && typeof options.conditionalCreate !== 'boolean') {
       throw new InvalidOptionsError(`${WHERE}: conditionalCreate must be a boolean`);
@@ -163,7 +156,7 @@ export class S3ArchiveSink implements Sink {
       ContentType: 'application/x-ndjson',
       ContentEncoding: 'gzip',
       StorageClass: storageClass as StorageClass,
-      ...sseParams(options.sse),
+      ...sseParams(options.sse, WHERE),
     };
   }
 
@@ -212,7 +205,13 @@ export class S3ArchiveSink implements Sink {
       } catch (error) {
         // The key is a function of the records: an existing object holds these same rows.
         if (isAlreadyExists(error)) return undefined;
-        if (isConflict(error) && attempt < CONFLICT_ATTEMPTS) continue;
+        if (isConflict(error) && attempt < CONFLICT_ATTEMPTS) {
+          const waited = await sleep(conflictDelay(attempt), undefined, { signal: context?.signal }).then(
+            () => true,
+            () => false,
+          );
+          if (waited) continue;
+        }
         const failure = new ArchiveWriteError(object.key, object.first, object.last, { cause: error });
         context?.logger?.error({ sink: this.name, key: object.key, err: failure }, 'archive object failed');
         return object.records.map((r) => ({ sequenceNumber: r.sequenceNumber, error: failure }));

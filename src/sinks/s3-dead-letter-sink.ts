@@ -11,8 +11,9 @@ import {
   optionalString,
   positiveInteger,
   requiredString,
+  type ServerSideEncryption,
+  sseParams,
 } from './options.js';
-import type { ServerSideEncryption } from './s3-archive-sink.js';
 import type { DeadLetterEntry, DeadLetterSink, SinkContext } from './types.js';
 
 export interface S3DeadLetterSinkOptions {
@@ -29,25 +30,6 @@ export interface S3DeadLetterSinkOptions {
 
 const OPTIONS = ['bucket', 'client', 'maxAttempts', 'prefix', 'sse', 'concurrency', 'name'] as const;
 const WHERE = 'S3DeadLetterSink';
-
-function sseParams(sse: unknown): Partial<PutObjectCommandInput> {
-  if (sse === undefined) return {};
-  if (sse === 'AES256') return { ServerSideEncryption: 'AES256' };
-  if (
-    sse !== null &&
-    typeof sse === 'object' &&
-    typeof (sse as { kmsKeyId?: unknown }).kmsKeyId === 'string'
-  ) {
-    assertOptions(sse, ['kmsKeyId', 'bucketKeyEnabled'], `${WHERE} sse`);
-    const { kmsKeyId, bucketKeyEnabled } = sse as { kmsKeyId: string; bucketKeyEnabled?: boolean };
-    return {
-      ServerSideEncryption: 'aws:kms',
-      SSEKMSKeyId: kmsKeyId,
-      ...(bucketKeyEnabled === undefined ? {} : { BucketKeyEnabled: bucketKeyEnabled }),
-    };
-  }
-  throw new InvalidOptionsError(`${WHERE}: sse must be 'AES256' or { kmsKeyId }`);
-}
 
 /**
  * One JSON object per entry, under a key made from the entry's identity
@@ -80,7 +62,7 @@ export class S3DeadLetterSink implements DeadLetterSink {
         retryMode: 'standard',
       });
     this.#prefix = options.prefix === undefined ? 'dead-letter' : keyPrefix(options, WHERE);
-    this.#sse = sseParams(options.sse);
+    this.#sse = sseParams(options.sse, WHERE);
     this.#concurrency = positiveInteger(options, 'concurrency', WHERE, 8, 64);
   }
 

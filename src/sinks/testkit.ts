@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidOptionsError } from '../records/errors.js';
 import type { ClassifiedRecord } from '../records/types.js';
+import { assertOptions, positiveInteger } from './options.js';
 import { sampleTtlDeletes } from './sample-records.js';
 import type { Sink, SinkResult } from './types.js';
 
@@ -12,9 +14,14 @@ export interface SinkTestKitOptions<S extends Sink = Sink> {
   create: () => Awaitable<S>;
   /**
    * What the sink durably holds, in the order a reader sees it (records or their sequence
-   * numbers). Without it the kit checks only what a sink reports, not what it stored.
+   * numbers). Required: every case checks what was stored, not only what the sink reported.
    */
-  read?: (sink: S) => Awaitable<readonly (ClassifiedRecord | string)[]>;
+  read: (sink: S) => Awaitable<readonly (ClassifiedRecord | string)[]>;
+  /**
+   * Optional: make the sink fail to store these records on its next write (report them failed,
+   * or throw). With it the kit adds a case for a partial failure followed by Lambda's redelivery.
+   */
+  injectFailures?: (sink: S, sequenceNumbers: ReadonlySet<string>) => Awaitable<void>;
   /** Size of the "large batch" case. Default 5,000. */
   largeBatch?: number;
   /** Cleanup after each case (close clients, remove buckets). `close()` of the sink is called first. */
@@ -30,14 +37,40 @@ function failedSequenceNumbers(result: SinkResult): string[] {
   return (result.failed ?? []).map((f) => f.sequenceNumber);
 }
 
+const KIT_OPTIONS = ['name', 'create', 'read', 'injectFailures', 'largeBatch', 'dispose'] as const;
+
+export interface SinkTestKitCase {
+  title: string;
+  run: () => Promise<void>;
+}
+
 /**
- * Registers vitest cases that check a sink against the Sink contract: idempotency under
- * redelivery (the same batch again, and a redelivery cut at another point), per-record failure
- * reporting, the empty batch, a large batch, and order. Call it at the top level of a test file.
+ * The kit's cases as plain functions (each throws on a contract violation), for running the kit
+ * outside `describe` — e.g. to check that a broken sink fails it. Validates the options.
  */
-export function runSinkTestKit<S extends Sink>(options: SinkTestKitOptions<S>): void {
-  const { name, create, read, dispose } = options;
-  const largeBatch = options.largeBatch ?? 5_000;
+export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>): SinkTestKitCase[] {
+  if (options === undefined || options === null || typeof options !== 'object') {
+    throw new InvalidOptionsError('runSinkTestKit: options { name, create, read } are required');
+  }
+  assertOptions(options, KIT_OPTIONS, 'runSinkTestKit');
+  const { name, create, read, dispose, injectFailures } = options;
+  if (typeof name !== 'string' || name === '')
+    throw new InvalidOptionsError(`runSinkTestKit: option 'name' must be a non-empty string`);
+  if (typeof create !== 'function')
+    throw new InvalidOptionsError(`runSinkTestKit(${name}): option 'create' must be a function`);
+  if (typeof read !== 'function') {
+    throw new InvalidOptionsError(
+      `runSinkTestKit(${name}): option 'read' (what the sink durably holds) is required: without it a sink that stores nothing passes`,
+    );
+  }
+  for (const [key, value] of [
+    ['dispose', dispose],
+    ['injectFailures', injectFailures],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'function')
+      throw new InvalidOptionsError(`runSinkTestKit(${name}): option '${key}' must be a function`);
+  }
+  const largeBatch = positiveInteger(options, 'largeBatch', 'runSinkTestKit', 5_000, 1_000_000);
 
   async function withSink(body: (sink: S) => Promise<void>): Promise<void> {
     const sink = await create();
@@ -49,9 +82,9 @@ export function runSinkTestKit<S extends Sink>(options: SinkTestKitOptions<S>): 
     }
   }
 
-  async function stored(sink: S): Promise<string[] | undefined> {
-    if (read === undefined) return undefined;
+  async function stored(sink: S): Promise<string[]> {
     const items = await read(sink);
+    expect(Array.isArray(items), 'read() returns an array').toBe(true);
     return items.map((item) => (typeof item === 'string' ? item : item.sequenceNumber));
   }
 
@@ -67,14 +100,20 @@ export function runSinkTestKit<S extends Sink>(options: SinkTestKitOptions<S>): 
     return new Set(failed);
   }
 
+  /** Lambda's rule: everything from the lowest failed record on is redelivered. */
+  function redelivery(
+    batch: readonly ClassifiedRecord[],
+    failed: ReadonlySet<string>,
+  ): readonly ClassifiedRecord[] {
+    const lowest = batch.findIndex((r) => failed.has(r.sequenceNumber));
+    return lowest < 0 ? [] : batch.slice(lowest);
+  }
+
   /** Writes until nothing fails (a sink may fail transiently), as Lambda would by retrying. */
   async function writeAll(sink: S, batch: readonly ClassifiedRecord[]): Promise<void> {
     let pending = batch;
     for (let attempt = 0; attempt < 5 && pending.length > 0; attempt++) {
-      const failed = checkReport(pending, await write(sink, pending));
-      // Lambda's rule: everything from the lowest failed record on is redelivered.
-      const lowest = pending.findIndex((r) => failed.has(r.sequenceNumber));
-      pending = lowest < 0 ? [] : pending.slice(lowest);
+      pending = redelivery(pending, checkReport(pending, await write(sink, pending)));
     }
     expect(
       pending.map((r) => r.sequenceNumber),
@@ -82,81 +121,124 @@ export function runSinkTestKit<S extends Sink>(options: SinkTestKitOptions<S>): 
     ).toEqual([]);
   }
 
-  describe(`sink test kit: ${name}`, () => {
-    it('accepts an empty batch and stores nothing', async () => {
-      await withSink(async (sink) => {
-        const result = await write(sink, []);
-        expect(failedSequenceNumbers(result)).toEqual([]);
-        await sink.flush?.({});
-        const held = await stored(sink);
-        if (held !== undefined) expect(held).toEqual([]);
-      });
-    });
+  const sequenceNumbers = (records: readonly ClassifiedRecord[]) => records.map((r) => r.sequenceNumber);
 
-    it('stores every record once, in stream order', async () => {
-      await withSink(async (sink) => {
-        const batch = sampleTtlDeletes(50, { start: 100 });
-        await writeAll(sink, batch);
-        await sink.flush?.({});
-        const held = await stored(sink);
-        if (held !== undefined) expect(held).toEqual(batch.map((r) => r.sequenceNumber));
-      });
-    });
-
-    it('is idempotent when the same batch is delivered twice', async () => {
-      await withSink(async (sink) => {
-        const batch = sampleTtlDeletes(40, { start: 1_000 });
-        await writeAll(sink, batch);
-        await writeAll(sink, batch);
-        await sink.flush?.({});
-        const held = await stored(sink);
-        if (held !== undefined) expect(held).toEqual(batch.map((r) => r.sequenceNumber));
-      });
-    });
-
-    it('is idempotent when a redelivery is cut at a different point', async () => {
-      await withSink(async (sink) => {
-        const all = sampleTtlDeletes(60, { start: 2_000 });
-        // First delivery, then Lambda retries from a failed record (index 17) with a bigger
-        // batch, then once more from index 40 with a smaller one.
-        await writeAll(sink, all.slice(0, 30));
-        await writeAll(sink, all.slice(17, 60));
-        await writeAll(sink, all.slice(40, 50));
-        await sink.flush?.({});
-        const held = await stored(sink);
-        if (held !== undefined) {
+  const cases: SinkTestKitCase[] = [
+    {
+      title: 'accepts an empty batch and stores nothing',
+      run: () =>
+        withSink(async (sink) => {
+          const result = await write(sink, []);
+          expect(failedSequenceNumbers(result)).toEqual([]);
+          await sink.flush?.({});
+          expect(await stored(sink)).toEqual([]);
+        }),
+    },
+    {
+      title: 'stores every record once, in stream order',
+      run: () =>
+        withSink(async (sink) => {
+          const batch = sampleTtlDeletes(50, { start: 100 });
+          await writeAll(sink, batch);
+          await sink.flush?.({});
+          expect(await stored(sink)).toEqual(sequenceNumbers(batch));
+        }),
+    },
+    {
+      title: 'is idempotent when the same batch is delivered twice',
+      run: () =>
+        withSink(async (sink) => {
+          const batch = sampleTtlDeletes(40, { start: 1_000 });
+          await writeAll(sink, batch);
+          await writeAll(sink, batch);
+          await sink.flush?.({});
+          expect(await stored(sink)).toEqual(sequenceNumbers(batch));
+        }),
+    },
+    {
+      title: 'is idempotent when a redelivery is cut at a different point',
+      run: () =>
+        withSink(async (sink) => {
+          const all = sampleTtlDeletes(60, { start: 2_000 });
+          // First delivery, then Lambda retries from a failed record (index 17) with a bigger
+          // batch, then once more from index 40 with a smaller one.
+          await writeAll(sink, all.slice(0, 30));
+          await writeAll(sink, all.slice(17, 60));
+          await writeAll(sink, all.slice(40, 50));
+          await sink.flush?.({});
+          const held = await stored(sink);
           expect(new Set(held).size, 'duplicates after redelivery').toBe(held.length);
-          expect(held).toEqual(all.map((r) => r.sequenceNumber));
-        }
-      });
-    });
-
-    it('reports failures only as records of the batch and drops nothing silently', async () => {
-      await withSink(async (sink) => {
-        const batch = sampleTtlDeletes(25, { start: 3_000 });
-        const failed = checkReport(batch, await write(sink, batch));
-        await sink.flush?.({});
-        const held = await stored(sink);
-        if (held !== undefined) {
-          const heldSet = new Set(held);
+          expect(held).toEqual(sequenceNumbers(all));
+        }),
+    },
+    {
+      title: 'reports failures only as records of the batch and drops nothing silently',
+      run: () =>
+        withSink(async (sink) => {
+          const batch = sampleTtlDeletes(25, { start: 3_000 });
+          const failed = checkReport(batch, await write(sink, batch));
+          await sink.flush?.({});
+          const heldSet = new Set(await stored(sink));
           for (const record of batch) {
             expect(
               heldSet.has(record.sequenceNumber) || failed.has(record.sequenceNumber),
               `record ${record.sequenceNumber} was neither stored nor reported failed`,
             ).toBe(true);
           }
-        }
-      });
-    });
+        }),
+    },
+    {
+      title: `stores a large batch (${largeBatch} records)`,
+      run: () =>
+        withSink(async (sink) => {
+          const batch = sampleTtlDeletes(largeBatch, { start: 10_000 });
+          await writeAll(sink, batch);
+          await sink.flush?.({});
+          expect(await stored(sink)).toEqual(sequenceNumbers(batch));
+        }),
+    },
+  ];
 
-    it(`stores a large batch (${largeBatch} records)`, async () => {
-      await withSink(async (sink) => {
-        const batch = sampleTtlDeletes(largeBatch, { start: 10_000 });
-        await writeAll(sink, batch);
-        await sink.flush?.({});
-        const held = await stored(sink);
-        if (held !== undefined) expect(held).toEqual(batch.map((r) => r.sequenceNumber));
-      });
+  if (injectFailures !== undefined) {
+    cases.push({
+      title: 'reports injected failures, then stores everything once after the redelivery',
+      run: () =>
+        withSink(async (sink) => {
+          const batch = sampleTtlDeletes(30, { start: 20_000 });
+          const chosen = new Set([batch[4], batch[11], batch[29]].map((r) => r?.sequenceNumber as string));
+          await injectFailures(sink, chosen);
+          let pending: readonly ClassifiedRecord[];
+          try {
+            const failed = checkReport(batch, await write(sink, batch));
+            for (const seq of chosen)
+              expect(failed.has(seq), `injected failure of ${seq} was not reported`).toBe(true);
+            pending = redelivery(batch, failed);
+          } catch (error) {
+            // Throwing fails the whole batch, which is also allowed; Lambda redelivers all of it.
+            if ((error as { name?: string } | undefined)?.name === 'AssertionError') throw error;
+            pending = batch;
+          }
+          await writeAll(sink, pending);
+          await sink.flush?.({});
+          const held = await stored(sink);
+          expect(new Set(held).size, 'duplicates after redelivery').toBe(held.length);
+          expect(held).toEqual(sequenceNumbers(batch));
+        }),
     });
+  }
+  return cases;
+}
+
+/**
+ * Registers vitest cases that check a sink against the Sink contract: idempotency under
+ * redelivery (the same batch again, and a redelivery cut at another point), per-record failure
+ * reporting, the empty batch, a large batch, order, and (with `injectFailures`) a partial failure
+ * followed by redelivery. Every case checks what `read` says the sink stored. Call it at the top
+ * level of a test file.
+ */
+export function runSinkTestKit<S extends Sink>(options: SinkTestKitOptions<S>): void {
+  const cases = sinkTestKitCases(options);
+  describe(`sink test kit: ${options.name}`, () => {
+    for (const c of cases) it(c.title, c.run);
   });
 }

@@ -10,6 +10,7 @@ import { readCount } from './count.js';
 import { AggregationIncompleteError, InvalidVoteOptionsError } from './errors.js';
 import { ATTR, type ItemKey } from './keys.js';
 import { type PollContext, type PollOptions, positiveInteger, resolvePollContext } from './options.js';
+import { checkPollLayout, readPollLayout } from './poll-config.js';
 import { listContestants } from './registry.js';
 import { countRetries, PartialBatchError, withRetries } from './retry.js';
 import { addCapacity, newRequestStats, type RequestStats } from './stats.js';
@@ -41,6 +42,8 @@ const NEWER_ONLY = 'attribute_not_exists(#total) OR #total < :total';
  * changed. Per run: a few Queries for the registry, ceil(C·(S+1)/100) strongly consistent
  * BatchGetItem calls (plus retries of UnprocessedKeys), and one conditional UpdateItem per
  * changed total. Safe to run twice or concurrently: it only ever raises a total to a sum it read.
+ * First it reads the poll's recorded layout (one GetItem) and throws InvalidVoteOptionsError if
+ * `shards` / `registryPartitions` differ from what the writers recorded.
  */
 export async function aggregateVotes(options: AggregateVotesOptions): Promise<AggregationSummary> {
   const ctx = resolvePollContext(options, 'aggregateVotes', AGGREGATE_KEYS);
@@ -57,6 +60,9 @@ export async function aggregateVotes(options: AggregateVotesOptions): Promise<Ag
   const started = performance.now();
   const stats = newRequestStats();
 
+  // Summing with another shard count than the writers' would publish an undercount, silently.
+  const layout = await readPollLayout(ctx);
+  if (layout !== undefined) checkPollLayout(ctx, layout, 'aggregateVotes');
   const contestants = await listContestants(ctx, stats);
   const shards = ctx.shards;
   const plan = planBatches(contestants.length, shards);

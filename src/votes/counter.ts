@@ -10,6 +10,7 @@ import { readCount, voteCountText } from './count.js';
 import { InvalidVoteOptionsError } from './errors.js';
 import { ATTR, checkId } from './keys.js';
 import { type PollContext, type PollOptions, resolvePollContext } from './options.js';
+import { PollLayoutGuard } from './poll-config.js';
 import { queryPartition } from './query-partition.js';
 import { ContestantRegistry } from './registry.js';
 import { withRetries } from './retry.js';
@@ -69,12 +70,14 @@ export class VoteCounter {
   readonly registry: ContestantRegistry;
   readonly shards: number;
   private readonly ctx: PollContext;
+  private readonly layout: PollLayoutGuard;
   private readonly names = { '#votes': ATTR.votes };
 
   constructor(options: VoteCounterOptions) {
     this.ctx = resolvePollContext(options, 'VoteCounter');
     this.shards = this.ctx.shards;
-    this.registry = new ContestantRegistry(this.ctx);
+    this.layout = new PollLayoutGuard(this.ctx, 'VoteCounter');
+    this.registry = new ContestantRegistry(this.ctx, this.layout);
   }
 
   /**
@@ -83,6 +86,9 @@ export class VoteCounter {
    * With a voterId it is a TransactWriteItems (marker put if absent + shard ADD), retried on any
    * transient failure because the marker makes a repeat harmless.
    * The contestant must be registered (`registry.register`) for the aggregator to see it.
+   * The first call of a counter (castVote or registry.register) also records the poll's layout
+   * (shards, registryPartitions) or checks it against the recorded one: one PutItem per counter,
+   * failing with InvalidVoteOptionsError if another writer used other numbers.
    */
   async castVote(
     contestant: string,
@@ -95,11 +101,13 @@ export class VoteCounter {
       if (key !== 'voterId')
         throw new InvalidVoteOptionsError(key, 'unknown option for castVote; expected voterId');
     }
+    const voterId = options.voterId === undefined ? undefined : checkId('voterId', options.voterId);
+    await this.layout.ensure();
     const shard = Math.floor(Math.random() * this.ctx.shards);
     const shardKey = this.ctx.keys.shard(contestant, shard);
     const values: Record<string, AttributeValue> = { ':n': { N: amount } };
 
-    if (options.voterId === undefined) {
+    if (voterId === undefined) {
       await withRetries(
         () =>
           this.ctx.client.send(
@@ -116,7 +124,6 @@ export class VoteCounter {
       return { status: 'counted', shard };
     }
 
-    const voterId = checkId('voterId', options.voterId);
     const command = new TransactWriteItemsCommand({
       // One token for all our retries: if an attempt we saw fail had in fact committed, DynamoDB
       // answers the retry with success (for 10 minutes) instead of a duplicate.

@@ -1,5 +1,6 @@
 import type { AggregateVotesOptions } from './aggregate.js';
 import { InvalidVoteOptionsError } from './errors.js';
+import { checkPollId } from './options.js';
 
 /** Environment variables the aggregate-votes handler reads; anything else is ignored. */
 export const AGGREGATOR_ENV = {
@@ -23,8 +24,8 @@ function numberFrom(env: Record<string, string | undefined>, name: string): numb
 }
 
 /**
- * Aggregator options from a Lambda environment. Values are validated by aggregateVotes itself;
- * this only turns text into numbers and leaves unset ones out so defaults apply.
+ * Aggregator options from a Lambda environment. Values are validated by aggregateVotes itself
+ * (the poll id here too); this turns text into numbers and leaves unset ones out so defaults apply.
  */
 export function aggregatorOptionsFromEnv(env: Record<string, string | undefined>): AggregateVotesOptions {
   const options: AggregateVotesOptions = {
@@ -33,6 +34,8 @@ export function aggregatorOptionsFromEnv(env: Record<string, string | undefined>
   };
   if (options.tableName === '') throw new InvalidVoteOptionsError(AGGREGATOR_ENV.tableName, 'is not set');
   if (options.poll === '') throw new InvalidVoteOptionsError(AGGREGATOR_ENV.poll, 'is not set');
+  // At cold start, so a poll id that would widen the role's IAM condition fails the deploy's first init.
+  checkPollId(AGGREGATOR_ENV.poll, options.poll);
   const numeric = [
     'shards',
     'peakWritesPerSecond',

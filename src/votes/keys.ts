@@ -11,10 +11,13 @@ export const ATTR = {
   updatedAt: 'updatedAt',
   count: 'count',
   castAt: 'castAt',
+  shards: 'shards',
+  registryPartitions: 'registryPartitions',
 } as const;
 
 export const SHARD_SK = 'COUNT';
 export const MARKER_SK = 'MARKER';
+export const CONFIG_SK = 'CONFIG';
 const CONTESTANT_SK_PREFIX = 'CONTESTANT#';
 /** Keys are capped at 2,048 bytes (pk) and 1,024 bytes (sk); this leaves room for the prefixes. */
 const MAX_ID_BYTES = 900;
@@ -27,6 +30,7 @@ export type ItemKey = Record<'pk' | 'sk', AttributeValue.SMember>;
  *   total      pk POLL#<poll>#TOTALS#<b>              sk CONTESTANT#<c>     total (N), contestant, updatedAt
  *   registry   pk POLL#<poll>#REGISTRY#<b>            sk CONTESTANT#<c>     contestant
  *   marker     pk POLL#<poll>#VOTER#<voterId>         sk MARKER             contestant, count, castAt
+ *   config     pk POLL#<poll>#CONFIG                  sk CONFIG             shards, registryPartitions
  * b = FNV-1a(contestant) mod registryPartitions, so the registry and the leaderboard are a few
  * Queries (no Scan) and their writes spread over several partitions. The shard index k is the
  * last `#` segment and is all digits, so a contestant id containing `#` cannot collide.
@@ -69,6 +73,11 @@ export class PollKeys {
 
   marker(voterId: string): ItemKey {
     return { pk: { S: `${this.prefix}VOTER#${voterId}` }, sk: { S: MARKER_SK } };
+  }
+
+  /** The poll's layout (shards, registryPartitions), written by writers and checked by the aggregator. */
+  config(): ItemKey {
+    return { pk: { S: `${this.prefix}CONFIG` }, sk: { S: CONFIG_SK } };
   }
 
   registryPartitionKeys(): readonly string[] {

@@ -16,7 +16,10 @@ export const DEFAULT_MAX_ATTEMPTS = 8;
 export interface PollOptions {
   /** Table with a string hash key `pk` and a string range key `sk`. */
   tableName: string;
-  /** Poll id; several polls share one table. Must not contain `#`. */
+  /**
+   * Poll id; several polls share one table. Letters, digits, `.`, `_` and `-` only: `#` is the
+   * key separator, and IAM reads `*` / `?` in the aggregator's LeadingKeys condition as wildcards.
+   */
   poll: string;
   /** Shard items per contestant (default 10). Give this or `peakWritesPerSecond`, not both. */
   shards?: number;
@@ -26,7 +29,12 @@ export interface PollOptions {
   headroom?: number;
   /** Partition keys the registry and the total items are spread over (default 4). */
   registryPartitions?: number;
-  /** Defaults to `new DynamoDBClient({})`, which honours AWS_ENDPOINT_URL_DYNAMODB. */
+  /**
+   * Defaults to `defaultDynamoDbClient()`: `new DynamoDBClient({ maxAttempts: 1 })`, which honours
+   * AWS_ENDPOINT_URL_DYNAMODB. Give an injected client `maxAttempts: 1` too: the votes code does
+   * its own retrying, and the SDK's would resend a non-idempotent ADD after a 5xx or timeout
+   * (counting a vote twice) and multiply the attempts (8 × 3).
+   */
   dynamodb?: DynamoDBClient;
   /** Attempts per request for retryable failures (throttling, unprocessed keys); default 8. */
   maxAttempts?: number;
@@ -72,6 +80,35 @@ export function shardsForPeak(peakWritesPerSecond: number, headroom = DEFAULT_HE
   return shards;
 }
 
+/** Letters, digits, `.`, `_`, `-`: no key separator (`#`), no IAM wildcard (`*`, `?`). */
+export const POLL_ID_PATTERN = /^[A-Za-z0-9._-]+$/;
+export const MAX_POLL_ID_LENGTH = 256;
+
+/** Validates a poll id (also used for the POLL environment variable at the handler's cold start). */
+export function checkPollId(name: string, value: unknown): string {
+  const poll = nonEmptyString(name, value);
+  if (poll.includes('#')) throw new InvalidVoteOptionsError(name, 'must not contain `#` (the key separator)');
+  if (!POLL_ID_PATTERN.test(poll)) {
+    throw new InvalidVoteOptionsError(
+      name,
+      `must match ${POLL_ID_PATTERN.source} (\`*\` or \`?\` would widen the aggregator's IAM condition to other polls), got ${JSON.stringify(poll)}`,
+    );
+  }
+  if (poll.length > MAX_POLL_ID_LENGTH) {
+    throw new InvalidVoteOptionsError(name, `must be at most ${MAX_POLL_ID_LENGTH} characters`);
+  }
+  return poll;
+}
+
+/**
+ * The client the votes code builds when none is injected. `maxAttempts: 1` because withRetries
+ * does the retrying, knowing which requests are safe to resend; SDK retries would resend a bare
+ * ADD after an ambiguous failure.
+ */
+export function defaultDynamoDbClient(): DynamoDBClient {
+  return new DynamoDBClient({ maxAttempts: 1 });
+}
+
 export function rejectUnknownKeys(options: object, allowed: readonly string[], where: string): void {
   if (options === null || typeof options !== 'object') {
     throw new InvalidVoteOptionsError(where, 'options must be an object');
@@ -109,10 +146,7 @@ export function resolvePollContext(
 ): PollContext {
   rejectUnknownKeys(options, [...POLL_OPTION_KEYS, ...extraKeys], where);
   const tableName = nonEmptyString('tableName', options.tableName);
-  const poll = nonEmptyString('poll', options.poll);
-  if (poll.includes('#'))
-    throw new InvalidVoteOptionsError('poll', 'must not contain `#` (the key separator)');
-  if (poll.length > 256) throw new InvalidVoteOptionsError('poll', 'must be at most 256 characters');
+  const poll = checkPollId('poll', options.poll);
   let shards: number;
   if (options.shards !== undefined) {
     if (options.peakWritesPerSecond !== undefined || options.headroom !== undefined) {
@@ -142,7 +176,7 @@ export function resolvePollContext(
     throw new InvalidVoteOptionsError('dynamodb', 'must be a DynamoDBClient');
   }
   return {
-    client: options.dynamodb ?? new DynamoDBClient({}),
+    client: options.dynamodb ?? defaultDynamoDbClient(),
     tableName,
     poll,
     shards,

@@ -3,6 +3,7 @@ import pLimit from 'p-limit';
 import { InvalidVoteOptionsError } from './errors.js';
 import { ATTR, checkId } from './keys.js';
 import type { PollContext } from './options.js';
+import type { PollLayoutGuard } from './poll-config.js';
 import { queryPartition } from './query-partition.js';
 import { countRetries, PartialBatchError, withRetries } from './retry.js';
 import { newRequestStats, type RequestStats } from './stats.js';
@@ -22,14 +23,22 @@ export interface ListContestantsOptions {
  * Registration is a plain Put of a fixed item, so registering twice changes nothing.
  */
 export class ContestantRegistry {
-  constructor(private readonly ctx: PollContext) {}
+  constructor(
+    private readonly ctx: PollContext,
+    private readonly layout: PollLayoutGuard,
+  ) {}
 
-  /** Registers one contestant or many (idempotent). Returns how many distinct ids were written. */
+  /**
+   * Registers one contestant or many (idempotent). Returns how many distinct ids were written.
+   * Also records the poll's layout (shards, registryPartitions) the first time, or throws
+   * InvalidVoteOptionsError if the poll was registered with other numbers.
+   */
   async register(contestants: string | Iterable<string>): Promise<number> {
     const distinct = new Set<string>();
     // A string is iterable too: without this, 'alice' would register 'a', 'l', 'i', 'c', 'e'.
     const ids = typeof contestants === 'string' ? [contestants] : contestants;
     for (const contestant of ids) distinct.add(checkId('contestant', contestant));
+    await this.layout.ensure();
     const requests: WriteRequest[] = [];
     for (const contestant of distinct) {
       const key = this.ctx.keys.registry(contestant);

@@ -56,12 +56,19 @@ export interface RetryOptions {
 }
 
 /**
- * Exponential backoff with jitter (p-retry's randomize), 20 ms doubling to 1 s. Gives up with
- * VoteRequestFailedError naming the operation and the attempts made.
+ * Exponential backoff with jitter (p-retry's randomize), 20 ms doubling to 1 s. Gives up on a
+ * retryable failure with VoteRequestFailedError naming the operation and the attempts made. A
+ * failure that is not retryable (a failed condition, validation) is rethrown as is, whichever
+ * attempt it came on, so callers can tell "the condition failed" from "DynamoDB kept failing".
  */
 export async function withRetries<T>(fn: () => Promise<T>, options: RetryOptions): Promise<T> {
   let attempts = 0;
   let lastError: unknown;
+  const retryable = (error: unknown): boolean =>
+    error instanceof PartialBatchError ||
+    isRejectedUnapplied(error) ||
+    (options.retryClass === 'idempotent' && isAmbiguous(error)) ||
+    (options.alsoRetry?.(error) ?? false);
   try {
     return await pRetry(
       () => {
@@ -75,18 +82,14 @@ export async function withRetries<T>(fn: () => Promise<T>, options: RetryOptions
         maxTimeout: 1_000,
         factor: 2,
         randomize: true,
-        shouldRetry: ({ error }) =>
-          error instanceof PartialBatchError ||
-          isRejectedUnapplied(error) ||
-          (options.retryClass === 'idempotent' && isAmbiguous(error)) ||
-          (options.alsoRetry?.(error) ?? false),
+        shouldRetry: ({ error }) => retryable(error),
         onFailedAttempt: ({ error }) => {
           lastError = error;
         },
       },
     );
   } catch (error) {
-    if (error instanceof PartialBatchError || attempts >= options.attempts) {
+    if (attempts >= options.attempts && retryable(error)) {
       throw new VoteRequestFailedError(options.operation, attempts, { cause: error });
     }
     throw error;

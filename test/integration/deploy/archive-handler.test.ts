@@ -45,6 +45,15 @@ describe('archiveTtl handler', () => {
     expect(typeof archiveModule.handler).toBe('function');
   });
 
+  it("gives its S3 and SQS clients the sinks' documented 8 attempts with standard retries", async () => {
+    const { s3, sqs } = archiveModule.createArchiveClients();
+    for (const client of [s3, sqs]) {
+      expect(await client.config.maxAttempts()).toBe(8);
+      expect(((await client.config.retryStrategy()) as { mode?: string }).mode).toBe('standard');
+      client.destroy();
+    }
+  });
+
   it('archives TTL deletes under the prefix and, with all-deletes, user deletes beside them', async () => {
     const { dynamodb, s3 } = localClients();
     const resources = await createLocalResources({ dynamodb, s3, stage: uniqueName('h'), env: {} });

@@ -237,6 +237,34 @@ describe('serverless package (offline)', () => {
       Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
       Resource: [kms],
     });
+    // The table is encrypted with the same key, and the aggregator reads and writes it.
+    const tableKeyStatement = (run: PackageRun) =>
+      statements(
+        run.template,
+        run.template.Resources.AggregateVotesRole!.Properties.Policies[0].PolicyDocument,
+      ).find((s) => s.Sid === 'UseTableKey');
+    expect(tableKeyStatement(ttlOnly)).toBeUndefined();
+    expect(tableKeyStatement(allDeletes)).toEqual({
+      Sid: 'UseTableKey',
+      Effect: 'Allow',
+      Action: [
+        'kms:Decrypt',
+        'kms:DescribeKey',
+        'kms:Encrypt',
+        'kms:GenerateDataKey',
+        'kms:GenerateDataKeyWithoutPlaintext',
+      ],
+      Resource: [kms],
+      Condition: {
+        StringEquals: {
+          'kms:ViaService': { 'Fn::Join': ['', ['dynamodb.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+        },
+      },
+    });
+    const table = only(allDeletes.template, 'AWS::DynamoDB::Table');
+    expect(table.Properties.SSESpecification).toEqual({
+      'Fn::If': ['TableUsesKms', expect.objectContaining({ KMSMasterKeyId: kms }), expect.anything()],
+    });
   });
 
   it('encrypts both queues and lets only the archive role send to them', () => {
@@ -313,13 +341,27 @@ describe('serverless package (offline)', () => {
     const votes = statements(ttlOnly.template, role.Properties.Policies[0].PolicyDocument).find(
       (s) => s.Sid === 'ReadAndUpdateVoteItems',
     )!;
-    expect(votes.Action).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(votes.Action).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
     expect(votes.Resource).toEqual([{ 'Fn::GetAtt': ['RecordsTable', 'Arn'] }]);
     expect(votes.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['POLL#default#*'] },
     });
     const env = ttlOnly.template.Resources.AggregateVotesLambdaFunction!.Properties.Environment.Variables;
-    expect(env).toMatchObject({ TABLE_NAME: { Ref: 'RecordsTable' }, POLL: 'default' });
+    // The writers' layout (infra/settings.yml voteShards / registryPartitions, VoteCounter's defaults):
+    // without SHARDS the aggregator would sum its own default whatever the writers use.
+    expect(env).toEqual({
+      NODE_OPTIONS: '--enable-source-maps',
+      LOG_LEVEL: 'info',
+      TABLE_NAME: { Ref: 'RecordsTable' },
+      POLL: 'default',
+      SHARDS: '10',
+      REGISTRY_PARTITIONS: '4',
+    });
     const schedule = only(ttlOnly.template, 'AWS::Events::Rule');
     expect(schedule.Properties.ScheduleExpression).toBe('rate(1 minute)');
   });

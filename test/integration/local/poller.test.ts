@@ -195,19 +195,22 @@ describe('StreamPoller against DynamoDB Local', () => {
     await table.drop();
   });
 
-  it('follows a closed parent shard into its child only after the parent is read to its end', async () => {
-    // Parent: a real shard closed by disabling the stream. Child: another table's real shard,
-    // presented by a wrapper as the parent's child (DynamoDB Local never splits shards itself).
+  /**
+   * Parent: a real shard closed by disabling the stream. Child: another table's real shard,
+   * presented by a wrapper as the parent's child (DynamoDB Local never splits shards itself).
+   * `beforeChildRead` runs once, before the first GetRecords on the child (after its iterator).
+   */
+  async function lineageFixture(beforeChildRead?: (childTableName: string) => Promise<void>) {
     const parentTable = await createTestTable(dynamodb);
     const childTable = await createTestTable(dynamodb);
     for (const pk of ['p1', 'p2', 'p3']) await put(parentTable.tableName, pk);
-    for (const pk of ['c1', 'c2']) await put(childTable.tableName, pk);
     await dynamodb.send(
       new UpdateTableCommand({
         TableName: parentTable.tableName,
         StreamSpecification: { StreamEnabled: false },
       }),
     );
+    for (const pk of ['c1', 'c2']) await put(childTable.tableName, pk);
     const parentShards = (await streams.send(new DescribeStreamCommand({ StreamArn: parentTable.streamArn })))
       .StreamDescription?.Shards;
     const childShards = (await streams.send(new DescribeStreamCommand({ StreamArn: childTable.streamArn })))
@@ -218,8 +221,10 @@ describe('StreamPoller against DynamoDB Local', () => {
     const childId = 'shardId-00000000000000000002-child';
     // Listed child first and one shard per page, to exercise pagination and lineage ordering.
     const listed = [{ ...child, ShardId: childId, ParentShardId: parent?.ShardId }, parent];
+    const childIterators = new Set<string>();
+    let hook = beforeChildRead;
     const lineage: StreamsApi = {
-      send: ((command: { input: Record<string, unknown> }) => {
+      send: (async (command: { input: Record<string, unknown> }) => {
         if (command instanceof DescribeStreamCommand) {
           const start = command.input.ExclusiveStartShardId;
           const index = start ? listed.findIndex((s) => s?.ShardId === start) + 1 : 0;
@@ -230,46 +235,145 @@ describe('StreamPoller against DynamoDB Local', () => {
               ...(index < listed.length - 1 ? { LastEvaluatedShardId: listed[index]?.ShardId } : {}),
             },
           };
-          return Promise.resolve(out);
+          return out;
         }
         if (command instanceof GetShardIteratorCommand && command.input.ShardId === childId) {
-          return streams.send(
+          const out = await streams.send(
             new GetShardIteratorCommand({
               ...command.input,
               StreamArn: childTable.streamArn,
               ShardId: child?.ShardId,
             } as never),
           );
+          if (out.ShardIterator) childIterators.add(out.ShardIterator);
+          return out;
+        }
+        if (
+          command instanceof GetRecordsCommand &&
+          hook &&
+          childIterators.has(command.input.ShardIterator as string)
+        ) {
+          const run = hook;
+          hook = undefined;
+          await run(childTable.tableName);
         }
         return streams.send(command as never);
       }) as StreamsApi['send'],
     };
-    const file = join(dir, 'lineage.json');
     const order: string[] = [];
     const events: PollerEvent[] = [];
-    const poller = new StreamPoller({
-      streams: lineage,
+    const emulator = new EventSourceMappingEmulator({
+      handler: async (event) => {
+        order.push(...event.Records.map((r) => r.dynamodb.Keys.pk?.S as string));
+      },
+    });
+    return {
+      parent,
+      child,
+      childId,
+      lineage,
+      order,
+      events,
+      emulator,
       streamArn: parentTable.streamArn,
+      childStreamArn: childTable.streamArn,
+      starts: () => events.filter((e) => e.type === 'shard-start'),
+      drop: () => Promise.all([parentTable.drop(), childTable.drop()]),
+    };
+  }
+
+  it('follows a closed parent shard into its child only after the parent is read to its end', async () => {
+    const fx = await lineageFixture();
+    const file = join(dir, 'lineage.json');
+    const poller = new StreamPoller({
+      streams: fx.lineage,
+      streamArn: fx.streamArn,
       checkpointFile: file,
-      onEvent: (e) => events.push(e),
+      onEvent: (e) => fx.events.push(e),
     });
-    await poller.runEmulator(
-      new EventSourceMappingEmulator({
-        handler: async (event) => {
-          order.push(...event.Records.map((r) => r.dynamodb.Keys.pk?.S as string));
-        },
-      }),
-      { stopWhenCaughtUp: true },
-    );
-    expect(order).toEqual(['p1', 'p2', 'p3', 'c1', 'c2']);
-    const starts = events.filter((e) => e.type === 'shard-start').map((e) => e.shardId);
-    expect(starts).toEqual([parent?.ShardId, childId]);
+    await poller.runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    expect(fx.order).toEqual(['p1', 'p2', 'p3', 'c1', 'c2']);
+    expect(fx.starts().map((e) => e.shardId)).toEqual([fx.parent?.ShardId, fx.childId]);
     const saved = JSON.parse(await readFile(file, 'utf8'));
-    expect(saved.shards[parent?.ShardId as string]).toMatchObject({
+    expect(saved.shards[fx.parent?.ShardId as string]).toEqual({
       finished: true,
-      sequenceNumber: parent?.SequenceNumberRange?.EndingSequenceNumber,
+      sequenceNumber: fx.parent?.SequenceNumberRange?.EndingSequenceNumber,
     });
-    expect(saved.shards[childId].finished).toBeUndefined();
-    await Promise.all([parentTable.drop(), childTable.drop()]);
+    expect(saved.shards[fx.childId].finished).toBeUndefined();
+    await fx.drop();
+  });
+
+  it('applies LATEST to the child of a parent already closed, instead of replaying the child', async () => {
+    const fx = await lineageFixture((childTableName) => put(childTableName, 'c3'));
+    const poller = new StreamPoller({
+      streams: fx.lineage,
+      streamArn: fx.streamArn,
+      startingPosition: 'LATEST',
+      onEvent: (e) => fx.events.push(e),
+    });
+    await poller.runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    expect(fx.order).toEqual(['c3']);
+    expect(fx.starts()).toEqual([
+      {
+        type: 'shard-start',
+        shardId: fx.childId,
+        parentShardId: fx.parent?.ShardId,
+        iteratorType: 'LATEST',
+      },
+    ]);
+    expect(poller.checkpoint()?.shards[fx.parent?.ShardId as string]).toEqual({
+      finished: true,
+      skipped: true,
+    });
+    await fx.drop();
+  });
+
+  it('applies atSequenceNumber inside the child when the parent ends before it', async () => {
+    const fx = await lineageFixture();
+    // The child's own sequence numbers, read straight from its real shard.
+    const direct = collector();
+    await new StreamPoller({ streams, streamArn: fx.childStreamArn }).runEmulator(direct.emulator, {
+      stopWhenCaughtUp: true,
+    });
+    const c2 = direct.seen[1]?.dynamodb.SequenceNumber as string;
+    expect(BigInt(c2)).toBeGreaterThan(
+      BigInt(fx.parent?.SequenceNumberRange?.EndingSequenceNumber as string),
+    );
+    const poller = new StreamPoller({
+      streams: fx.lineage,
+      streamArn: fx.streamArn,
+      startingPosition: { atSequenceNumber: c2 },
+      onEvent: (e) => fx.events.push(e),
+    });
+    await poller.runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    expect(fx.order).toEqual(['c2']);
+    expect(fx.starts()).toEqual([
+      {
+        type: 'shard-start',
+        shardId: fx.childId,
+        parentShardId: fx.parent?.ShardId,
+        iteratorType: 'AT_SEQUENCE_NUMBER',
+        sequenceNumber: c2,
+      },
+    ]);
+    await fx.drop();
+  });
+
+  it('still starts the child at its beginning when the parent was read from a starting position', async () => {
+    const fx = await lineageFixture();
+    const direct = collector();
+    await new StreamPoller({ streams, streamArn: fx.streamArn }).runEmulator(direct.emulator, {
+      stopWhenCaughtUp: true,
+    });
+    const p2 = direct.seen[1]?.dynamodb.SequenceNumber as string;
+    await new StreamPoller({
+      streams: fx.lineage,
+      streamArn: fx.streamArn,
+      startingPosition: { afterSequenceNumber: p2 },
+      onEvent: (e) => fx.events.push(e),
+    }).runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    expect(fx.order).toEqual(['p3', 'c1', 'c2']);
+    expect(fx.starts().map((e) => e.iteratorType)).toEqual(['AFTER_SEQUENCE_NUMBER', 'TRIM_HORIZON']);
+    await fx.drop();
   });
 });

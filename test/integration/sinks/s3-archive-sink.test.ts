@@ -1,9 +1,16 @@
 import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { S3Server } from '../../../src/local/s3-server.js';
-import { NumberValue } from '../../../src/records/index.js';
+import { InvalidOptionsError, NumberValue } from '../../../src/records/index.js';
 import { ArchiveWriteError } from '../../../src/sinks/errors.js';
-import { decodeArchiveObject, readArchive, S3ArchiveSink } from '../../../src/sinks/index.js';
+import {
+  ARCHIVE_STORAGE_CLASSES,
+  decodeArchiveObject,
+  readArchive,
+  S3ArchiveSink,
+  S3DeadLetterSink,
+} from '../../../src/sinks/index.js';
+import { conflictDelay } from '../../../src/sinks/s3-archive-sink.js';
 import { sampleTtlDeleteRecords, sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { listKeys, type RecordedRequest, s3ClientFor, startRecordingS3 } from './s3-helpers.js';
@@ -148,6 +155,19 @@ describe('S3ArchiveSink against s3rver', () => {
     expect(back.map((r) => r.sequenceNumber)).toEqual(all.map((r) => r.sequenceNumber));
   });
 
+  it('removes overlapping copies within each hour partition of a range spanning hours', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3ArchiveSink({ client: s3, bucket });
+    // 20-minute spacing: records 0-2 fall in hour 10, 3-5 in hour 11.
+    const all = sampleTtlDeletes(6, { spacingSeconds: 1200 });
+    expect(await sink.write(all.slice(0, 5), {})).toEqual({});
+    expect(await sink.write(all.slice(1, 6), {})).toEqual({});
+    // Two overlapping objects in each hour.
+    expect(await listKeys(s3, bucket)).toHaveLength(4);
+    const back = await readAll(s3, bucket);
+    expect(back.map((r) => r.sequenceNumber)).toEqual(all.map((r) => r.sequenceNumber));
+  });
+
   describe('on a private s3rver that records requests', () => {
     let server: S3Server;
     let requests: RecordedRequest[];
@@ -229,6 +249,50 @@ describe('S3ArchiveSink against s3rver', () => {
       );
     });
 
+    it('retries 409 ConditionalRequestConflict itself, after a pause, and writes the object', async () => {
+      // maxAttempts 1: no SDK retry, so every PUT after the first is the sink's own.
+      const client = s3ClientFor(server.endpoint, { maxAttempts: 1 });
+      const bucket = await createTestBucket(client);
+      const sink = new S3ArchiveSink({ client, bucket });
+      let conflicts = 2;
+      faultPlan = (req) =>
+        req.method === 'PUT' && req.path.startsWith(`/${bucket}/`) && conflicts-- > 0
+          ? { status: 409, code: 'ConditionalRequestConflict' }
+          : undefined;
+      const batch = sampleTtlDeletes(7);
+      try {
+        expect(await sink.write(batch, {})).toEqual({});
+      } finally {
+        faultPlan = undefined;
+      }
+      expect(puts(bucket)).toHaveLength(3);
+      expect((await readAll(client, bucket)).map((r) => r.sequenceNumber)).toEqual(
+        batch.map((r) => r.sequenceNumber),
+      );
+    });
+
+    it('reports the records failed when 409 ConditionalRequestConflict persists past 3 attempts', async () => {
+      const client = s3ClientFor(server.endpoint, { maxAttempts: 1 });
+      const bucket = await createTestBucket(client);
+      const sink = new S3ArchiveSink({ client, bucket });
+      faultPlan = (req) =>
+        req.method === 'PUT' && req.path.startsWith(`/${bucket}/`)
+          ? { status: 409, code: 'ConditionalRequestConflict' }
+          : undefined;
+      const batch = sampleTtlDeletes(4);
+      let result: Awaited<ReturnType<typeof sink.write>>;
+      try {
+        result = await sink.write(batch, {});
+      } finally {
+        faultPlan = undefined;
+      }
+      expect(puts(bucket)).toHaveLength(3);
+      expect(result.failed?.map((f) => f.sequenceNumber)).toEqual(batch.map((r) => r.sequenceNumber));
+      expect(result.failed?.[0]?.error).toBeInstanceOf(ArchiveWriteError);
+      const error = result.failed?.[0]?.error as ArchiveWriteError;
+      expect((error.cause as Error).name).toBe('ConditionalRequestConflict');
+    });
+
     it('retries a run of 5xx and SlowDown responses through the SDK retry strategy and loses nothing', async () => {
       const client = s3ClientFor(server.endpoint, { maxAttempts: 6 });
       const bucket = await createTestBucket(client);
@@ -282,5 +346,57 @@ describe('S3ArchiveSink against s3rver', () => {
         batch.slice(3).map((r) => r.sequenceNumber),
       );
     });
+  });
+});
+
+describe('S3 sink options', () => {
+  const { s3 } = localClients();
+
+  it('exports the storage classes the archive sink accepts, and rejects any other', () => {
+    expect(ARCHIVE_STORAGE_CLASSES).toEqual([
+      'STANDARD',
+      'STANDARD_IA',
+      'GLACIER_IR',
+      'GLACIER',
+      'DEEP_ARCHIVE',
+    ]);
+    for (const storageClass of ARCHIVE_STORAGE_CLASSES)
+      expect(() => new S3ArchiveSink({ client: s3, bucket: 'b', storageClass })).not.toThrow();
+    expect(() => new S3ArchiveSink({ client: s3, bucket: 'b', storageClass: 'ONEZONE_IA' as never })).toThrow(
+      InvalidOptionsError,
+    );
+  });
+
+  it.each([
+    ['S3ArchiveSink', (sse: unknown) => new S3ArchiveSink({ client: s3, bucket: 'b', sse: sse as never })],
+    [
+      'S3DeadLetterSink',
+      (sse: unknown) => new S3DeadLetterSink({ client: s3, bucket: 'b', sse: sse as never }),
+    ],
+  ])('%s validates sse the same way', (_name, create) => {
+    expect(() => create('AES256')).not.toThrow();
+    expect(() => create({ kmsKeyId: 'alias/archive', bucketKeyEnabled: true })).not.toThrow();
+    expect(() => create({ kmsKeyId: '' })).toThrow(/kmsKeyId/);
+    expect(() => create({ kmsKeyId: 'alias/archive', bucketKeyEnabled: 'yes' })).toThrow(/bucketKeyEnabled/);
+    expect(() => create({ kmsKeyId: 'alias/archive', bucketKey: true })).toThrow(InvalidOptionsError);
+    expect(() => create({})).toThrow(/kmsKeyId/);
+    expect(() => create('aws:kms')).toThrow(InvalidOptionsError);
+  });
+});
+
+describe('409 backoff', () => {
+  it('waits a jittered, doubling pause before each retry of a conflict', () => {
+    const random = vi.spyOn(Math, 'random');
+    try {
+      random.mockReturnValue(0.999);
+      expect(conflictDelay(1)).toBeCloseTo(49.95);
+      expect(conflictDelay(2)).toBeCloseTo(99.9);
+      random.mockReturnValue(0.25);
+      expect(conflictDelay(2)).toBe(25);
+      random.mockReturnValue(0);
+      expect(conflictDelay(1)).toBe(0);
+    } finally {
+      random.mockRestore();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aggregateVotes, VoteCounter, VoteRequestFailedError } from '../../../src/votes/index.js';
 import { PollKeys } from '../../../src/votes/keys.js';
@@ -76,6 +76,36 @@ describe('VoteCounter against DynamoDB Local', () => {
     expect(lost.lost).toBe(1);
     await aggregateVotes(options);
     expect(await counter.getTotal('carol', { consistentRead: true })).toBe(1n);
+  });
+
+  it('exactly-once mode answers duplicate when the condition fails on the last allowed attempt', async () => {
+    const options = { tableName: table.tableName, poll: 'lastattempt', shards: 2 };
+    const first = new VoteCounter({ ...options, dynamodb: newClient() });
+    await first.registry.register(['frank']);
+    expect((await first.castVote('frank', 1, { voterId: 'v' })).status).toBe('counted');
+
+    // The retry of this voter's request: its first attempt is cancelled by a conflict (never
+    // applied), its second and last reaches DynamoDB and fails the marker's condition.
+    const dynamodb = newClient();
+    let sent = 0;
+    dynamodb.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand' && sent++ === 0) {
+          throw new TransactionCanceledException({
+            message: 'injected: transaction cancelled',
+            $metadata: {},
+            CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }],
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'conflictOnce' },
+    );
+    const retry = new VoteCounter({ ...options, maxAttempts: 2, dynamodb });
+    expect(await retry.castVote('frank', 1, { voterId: 'v' })).toEqual({ status: 'duplicate' });
+    expect(sent).toBe(2);
+    await aggregateVotes({ ...options, dynamodb: newClient() });
+    expect(await first.getTotal('frank', { consistentRead: true })).toBe(1n);
   });
 
   it('plain mode does not resend an ADD whose response was lost (it would count twice)', async () => {

@@ -46,6 +46,27 @@ describe('aggregate-votes Lambda handler', () => {
     expect(emf._aws.CloudWatchMetrics[0].Dimensions).toEqual([['Poll']]);
   });
 
+  it('refuses to aggregate with the default shard count when the writers used another one', async () => {
+    const writer = new VoteCounter({
+      tableName: table.tableName,
+      poll: 'radio',
+      shards: 25,
+      dynamodb: newClient(),
+    });
+    await writer.registry.register(['a']);
+    for (let i = 0; i < 30; i++) await writer.castVote('a');
+
+    // What serverless.yml used to deploy: TABLE_NAME and POLL only, so 10 shards of 25 summed.
+    vi.stubEnv('TABLE_NAME', table.tableName);
+    vi.stubEnv('POLL', 'radio');
+    vi.stubEnv('SHARDS', '');
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', localClients().dynamoEndpoint);
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const { handler } = await import('../../../src/handlers/aggregate-votes.js');
+    await expect(handler()).rejects.toMatchObject({ name: 'InvalidVoteOptionsError', option: 'shards' });
+    expect(await writer.getTotal('a', { consistentRead: true })).toBe(0n);
+  });
+
   it('fails at init when POLL is missing', async () => {
     vi.stubEnv('TABLE_NAME', table.tableName);
     vi.stubEnv('POLL', '');

@@ -4,6 +4,8 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { InfraDefinitionError, planLocalResources } from '../../../src/local/resources.js';
+import { VoteCounter } from '../../../src/votes/index.js';
+import { DEFAULT_REGISTRY_PARTITIONS, DEFAULT_SHARDS } from '../../../src/votes/options.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const kms = 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-0000-0000-000000000000';
@@ -46,6 +48,11 @@ describe('planLocalResources', () => {
     expect(plan.settings.ttlAttribute).toBe('expiresAt');
     expect(plan.settings.deletionProtection).toBe(true);
     expect(plan.settings.glacierAfterDays).toBe(30);
+    // The aggregator's layout defaults are VoteCounter's, so writers that omit both agree with it.
+    const votes = plan.settings as unknown as Record<string, unknown>;
+    expect(votes.voteShards).toBe(new VoteCounter({ tableName: 't', poll: 'p' }).shards);
+    expect(votes.voteShards).toBe(DEFAULT_SHARDS);
+    expect(votes.registryPartitions).toBe(DEFAULT_REGISTRY_PARTITIONS);
     expect(plan.table.createTable).toEqual({
       TableName: 'tidewater-dev-records',
       BillingMode: 'PAY_PER_REQUEST',

@@ -1,5 +1,5 @@
 import type { DynamoDBBatchResponse } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../../src/local/clock.js';
 import { MemoryFailureDestination } from '../../../src/local/destinations.js';
 import {
@@ -135,6 +135,7 @@ describe('EventSourceMappingEmulator', () => {
     const emulator = new EventSourceMappingEmulator({
       timeoutSeconds: 0.05,
       maximumRetryAttempts: 0,
+      timedOutSettleMs: 0,
       onFailure: new MemoryFailureDestination(),
       handler: (context) =>
         new Promise((resolve) => {
@@ -146,6 +147,32 @@ describe('EventSourceMappingEmulator', () => {
     await emulator.runRecords(input);
     expect(calls).toBe(1);
     expect(events(emulator.log, 'response')[0]).toMatchObject({ outcome: 'timeout' });
+    expect((events(emulator.log, 'response')[0] as { error: string }).error).toMatch(
+      /still running after 0 ms more, the retry overlaps it/,
+    );
+  });
+
+  it('waits for a timed-out call to settle before the retry, as Lambda kills the timed-out runtime', async () => {
+    const order: string[] = [];
+    let calls = 0;
+    const emulator = new EventSourceMappingEmulator({
+      timeoutSeconds: 0.02,
+      maximumRetryAttempts: 1,
+      handler: async () => {
+        const call = ++calls;
+        order.push(`start-${call}`);
+        if (call === 1) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          order.push('end-1');
+        }
+      },
+    });
+    const result = await emulator.runRecords(records(1));
+    expect(order).toEqual(['start-1', 'end-1', 'start-2']);
+    const responses = events(emulator.log, 'response') as Array<{ outcome: string; error?: string }>;
+    expect(responses.map((r) => r.outcome)).toEqual(['timeout', 'success']);
+    expect(responses[0]?.error).not.toMatch(/still running/);
+    expect(result.discarded).toBe(0);
   });
 
   it('gives the handler a Context counting down from the timeout', async () => {
@@ -395,7 +422,12 @@ describe('EventSourceMappingEmulator', () => {
   it('checkpoints only past records every lane has finished', async () => {
     const builder = new StreamEventBuilder();
     const input = [builder.insert({ pk: 'a' }), builder.insert({ pk: 'b' })];
+    const [a, b] = input.map((r) => r.dynamodb.SequenceNumber) as [string, string];
     const checkpoints: string[] = [];
+    let releaseA: () => void = () => undefined;
+    const aHeld = new Promise<void>((resolve) => {
+      releaseA = resolve;
+    });
     let failA = true;
     const emulator = new EventSourceMappingEmulator({
       parallelizationFactor: 10,
@@ -403,11 +435,12 @@ describe('EventSourceMappingEmulator', () => {
       handler: async (event) => {
         if (event.Records[0]?.dynamodb.Keys.pk?.S === 'a' && failA) {
           failA = false;
+          await aHeld;
           throw new Error('once');
         }
       },
     });
-    await emulator.runShard({
+    const run = emulator.runShard({
       shardId: 's',
       streamArn: builder.streamArn,
       pages: [input],
@@ -415,9 +448,81 @@ describe('EventSourceMappingEmulator', () => {
         checkpoints.push(s);
       },
     });
-    expect(checkpoints.at(-1)).toBe(input[1]?.dynamodb.SequenceNumber);
-    for (const c of checkpoints)
-      expect(BigInt(c)).toBeGreaterThanOrEqual(BigInt(input[0]?.dynamodb.SequenceNumber ?? 0));
+    const invokes = () =>
+      events(emulator.log, 'invoke') as Array<{ requestId: string; lane: number; sequenceNumbers: string[] }>;
+    const requestOf = (seq: string) => invokes().find((e) => e.sequenceNumbers[0] === seq)?.requestId;
+    // b's batch answered (in its own lane) while a is still running in another.
+    await vi.waitFor(() =>
+      expect(
+        events(emulator.log, 'response').some((e) => (e as { requestId: string }).requestId === requestOf(b)),
+      ).toBe(true),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(new Set(invokes().map((e) => e.lane)).size).toBe(2);
+    expect(checkpoints).toEqual([]);
+    expect(events(emulator.log, 'checkpoint')).toEqual([]);
+    releaseA();
+    await run;
+    expect(checkpoints).toEqual([b]);
+    expect(BigInt(b)).toBeGreaterThan(BigInt(a));
+  });
+
+  it('stops the lane after a batch that could not be settled: the next batch is never invoked', async () => {
+    const builder = new StreamEventBuilder();
+    const input = [builder.insert({ pk: 'a' }), builder.insert({ pk: 'b' }), builder.insert({ pk: 'c' })];
+    const invoked: string[] = [];
+    const checkpoints: string[] = [];
+    const emulator = new EventSourceMappingEmulator({
+      batchSize: 1,
+      maximumRetryAttempts: 0,
+      onFailure: {
+        send: async () => {
+          throw new Error('SQS down');
+        },
+      },
+      handler: async (event) => {
+        const key = event.Records[0]?.dynamodb.Keys.pk?.S as string;
+        invoked.push(key);
+        if (key === 'a') throw new Error('poison');
+      },
+    });
+    await expect(
+      emulator.runShard({
+        shardId: 's',
+        streamArn: builder.streamArn,
+        pages: [input],
+        onCheckpoint: (s) => {
+          checkpoints.push(s);
+        },
+      }),
+    ).rejects.toThrow('SQS down');
+    expect(invoked).toEqual(['a']);
+    expect(checkpoints).toEqual([]);
+  });
+
+  it('stops every lane once one lane could not settle a batch', async () => {
+    const builder = new StreamEventBuilder();
+    const input = records(40, { keys: (i) => `k${i % 8}` });
+    let failed = false;
+    let invokedAfterFailure = 0;
+    const emulator = new EventSourceMappingEmulator({
+      batchSize: 1,
+      parallelizationFactor: 4,
+      maximumRetryAttempts: 0,
+      onFailure: {
+        send: async () => {
+          failed = true;
+          throw new Error('SQS down');
+        },
+      },
+      handler: async (event) => {
+        if (failed) invokedAfterFailure++;
+        if (event.Records[0]?.dynamodb.Keys.pk?.S === 'k0') throw new Error('poison');
+      },
+    });
+    await expect(emulator.runRecords(input, 's', builder.streamArn)).rejects.toThrow('SQS down');
+    expect(invokedAfterFailure).toBe(0);
+    expect(emulator.log.filter((e) => e.type === 'invoke').length).toBeLessThan(input.length);
   });
 
   it('FilterCriteria drops non-matching records and still advances the checkpoint past them', async () => {
@@ -479,6 +584,9 @@ describe('EventSourceMappingEmulator', () => {
     );
     expect(() => new EventSourceMappingEmulator({ handler, parallelizationFactor: 11 })).toThrow(
       /parallelizationFactor/,
+    );
+    expect(() => new EventSourceMappingEmulator({ handler, timedOutSettleMs: -1 })).toThrow(
+      /timedOutSettleMs/,
     );
     expect(() => new EventSourceMappingEmulator({ handler, maximumRetryAttempts: -1 })).not.toThrow();
   });

@@ -20,6 +20,22 @@ runSinkTestKit({
   read: (sink) => sink.records,
 });
 
+// The kit's failure-injection hook: the chosen records fail once, on their next delivery.
+const injected = new WeakMap<MemorySink, Set<string>>();
+runSinkTestKit({
+  name: 'MemorySink with injected failures',
+  create: () => {
+    const failOnce = new Set<string>();
+    const sink = new MemorySink({ failWhen: (r) => failOnce.delete(r.sequenceNumber) });
+    injected.set(sink, failOnce);
+    return sink;
+  },
+  read: (sink) => sink.records,
+  injectFailures: (sink, sequenceNumbers) => {
+    for (const seq of sequenceNumbers) injected.get(sink)?.add(seq);
+  },
+});
+
 describe('MemorySink', () => {
   it('reports the failures its rule chooses, as records of the batch, and keeps the rest in order', () => {
     const batch = sampleTtlDeletes(10);

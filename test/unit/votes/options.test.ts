@@ -8,6 +8,7 @@ import {
   shardsForPeak,
   VoteCounter,
 } from '../../../src/votes/index.js';
+import { defaultDynamoDbClient } from '../../../src/votes/options.js';
 
 const base = { tableName: 't', poll: 'p', shards: 4 };
 
@@ -66,6 +67,28 @@ describe('votes options', () => {
     expect(() => new VoteCounter({ ...base, dynamodb: {} as never })).toThrow(/DynamoDBClient/);
   });
 
+  it('accepts only letters, digits, `.`, `_` and `-` in a poll id: `*` and `?` are IAM wildcards', () => {
+    for (const poll of ['*', '?', 'a*', 'final?', 'a b', 'a/b', 'é', 'a\nb']) {
+      expect(() => new VoteCounter({ ...base, poll }), poll).toThrow(InvalidVoteOptionsError);
+    }
+    expect(() => new VoteCounter({ ...base, poll: '*' })).toThrow(/\^\[A-Za-z0-9\._-\]\+\$/);
+    expect(new VoteCounter({ ...base, poll: 'Final_2026.round-1' }).shards).toBe(4);
+    expect(() => new VoteCounter({ ...base, poll: 'x'.repeat(257) })).toThrow(/256/);
+  });
+
+  it('aggregateVotes refuses a wildcard poll id before any request', async () => {
+    await expect(aggregateVotes({ ...base, poll: 'final*' })).rejects.toMatchObject({
+      name: 'InvalidVoteOptionsError',
+      option: 'poll',
+    });
+  });
+
+  it('builds its own DynamoDB client with one attempt per request (withRetries does the retrying)', async () => {
+    const client = defaultDynamoDbClient();
+    expect(await client.config.maxAttempts()).toBe(1);
+    client.destroy();
+  });
+
   it('rejects vote counts that are not positive whole numbers, before any request', async () => {
     const counter = new VoteCounter(base);
     for (const bad of [0, -1, 1.5, Number.NaN, 2 ** 53, 0n, -3n, 10n ** 38n, '1']) {
@@ -96,5 +119,13 @@ describe('aggregatorOptionsFromEnv', () => {
     expect(() => aggregatorOptionsFromEnv({ POLL: 'p' })).toThrow(/TABLE_NAME/);
     expect(() => aggregatorOptionsFromEnv({ TABLE_NAME: 't' })).toThrow(/POLL/);
     expect(() => aggregatorOptionsFromEnv({ TABLE_NAME: 't', POLL: 'p', SHARDS: 'ten' })).toThrow(/SHARDS/);
+  });
+
+  it('fails at cold start on a POLL that would widen the IAM condition', () => {
+    for (const poll of ['*', 'a?', 'a#b']) {
+      expect(() => aggregatorOptionsFromEnv({ TABLE_NAME: 't', POLL: poll }), poll).toThrow(
+        expect.objectContaining({ name: 'InvalidVoteOptionsError', option: 'POLL' }),
+      );
+    }
   });
 });

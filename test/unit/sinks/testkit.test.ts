@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidOptionsError } from '../../../src/records/index.js';
+import type { ClassifiedRecord } from '../../../src/records/types.js';
+import { MemorySink } from '../../../src/sinks/index.js';
+import { runSinkTestKit, type SinkTestKitOptions, sinkTestKitCases } from '../../../src/sinks/testkit.js';
+import type { Sink, SinkResult } from '../../../src/sinks/types.js';
+
+/** Runs every case; returns the titles of those that failed. */
+async function failingCases<S extends Sink>(options: SinkTestKitOptions<S>): Promise<string[]> {
+  const failed: string[] = [];
+  for (const c of sinkTestKitCases(options)) {
+    await c.run().catch(() => failed.push(c.title));
+  }
+  return failed;
+}
+
+/** Reports success and stores nothing. */
+class DroppingSink implements Sink {
+  readonly name = 'dropping';
+  readonly held: ClassifiedRecord[] = [];
+  write(): SinkResult {
+    return {};
+  }
+}
+
+/** Appends every delivery: not idempotent. */
+class AppendingSink implements Sink {
+  readonly name = 'appending';
+  readonly held: ClassifiedRecord[] = [];
+  write(records: readonly ClassifiedRecord[]): SinkResult {
+    this.held.push(...records);
+    return {};
+  }
+}
+
+describe('runSinkTestKit', () => {
+  it('requires read, at runtime too', () => {
+    const options = { name: 'no read', create: () => new MemorySink() };
+    expect(() => runSinkTestKit(options as never)).toThrow(InvalidOptionsError);
+    expect(() => sinkTestKitCases(options as never)).toThrow(/'read'/);
+    expect(() => sinkTestKitCases({ ...options, read: 'records' } as never)).toThrow(/'read'/);
+  });
+
+  it('rejects unknown and malformed options', () => {
+    const base = { name: 'x', create: () => new MemorySink(), read: (s: MemorySink) => s.records };
+    expect(() => sinkTestKitCases({ ...base, reed: () => [] } as never)).toThrow(InvalidOptionsError);
+    expect(() => sinkTestKitCases({ ...base, largeBatch: 0 })).toThrow(/largeBatch/);
+    expect(() => sinkTestKitCases({ ...base, injectFailures: true } as never)).toThrow(/injectFailures/);
+    expect(() => sinkTestKitCases({ ...base, name: '' })).toThrow(/name/);
+  });
+
+  it('passes a correct sink on every case, the failure-injection case included', async () => {
+    const failOnce = new Set<string>();
+    const cases = sinkTestKitCases({
+      name: 'memory',
+      create: () => {
+        failOnce.clear();
+        return new MemorySink({ failWhen: (r) => failOnce.delete(r.sequenceNumber) });
+      },
+      read: (sink) => sink.records,
+      injectFailures: (_sink, seqs) => {
+        for (const seq of seqs) failOnce.add(seq);
+      },
+      largeBatch: 200,
+    });
+    expect(cases).toHaveLength(7);
+    for (const c of cases) await c.run();
+  });
+
+  it('fails a sink that reports success and stores nothing', async () => {
+    const failed = await failingCases({
+      name: 'dropping',
+      create: () => new DroppingSink(),
+      read: (sink) => sink.held,
+      largeBatch: 100,
+    });
+    expect(failed).toEqual([
+      'stores every record once, in stream order',
+      'is idempotent when the same batch is delivered twice',
+      'is idempotent when a redelivery is cut at a different point',
+      'reports failures only as records of the batch and drops nothing silently',
+      'stores a large batch (100 records)',
+    ]);
+  });
+
+  it('fails a sink that stores redelivered records again', async () => {
+    const failed = await failingCases({
+      name: 'appending',
+      create: () => new AppendingSink(),
+      read: (sink) => sink.held,
+      largeBatch: 100,
+    });
+    expect(failed).toEqual([
+      'is idempotent when the same batch is delivered twice',
+      'is idempotent when a redelivery is cut at a different point',
+    ]);
+  });
+
+  it('fails a sink that ignores the failures injected into it', async () => {
+    const failed = await failingCases({
+      name: 'ignores injection',
+      create: () => new MemorySink(),
+      read: (sink) => sink.records,
+      injectFailures: () => undefined,
+      largeBatch: 100,
+    });
+    expect(failed).toEqual(['reports injected failures, then stores everything once after the redelivery']);
+  });
+});
