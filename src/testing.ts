@@ -5,5 +5,5 @@ export type { EventBuilderOptions } from './local/events.js';
 export { StreamEventBuilder, streamEvents } from './local/events.js';
 export type { FakeContextOptions } from './local/lambda-context.js';
 export { createLambdaContext } from './local/lambda-context.js';
-export type { SinkTestKitOptions } from './sinks/testkit.js';
-export { runSinkTestKit } from './sinks/testkit.js';
+export type { SinkTestKitCase, SinkTestKitOptions } from './sinks/testkit.js';
+export { runSinkTestKit, sinkTestKitCases } from './sinks/testkit.js';
