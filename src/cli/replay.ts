@@ -30,7 +30,8 @@ export function replayCommand(): Command {
   return new Command('replay')
     .description(
       "Replay JSONL files (Lambda events, or records from `tidewater capture`) through a function's handler with " +
-        "Lambda's event-source-mapping rules, as serverless.yml configures them. Deterministic.",
+        "Lambda's event-source-mapping rules, as serverless.yml configures them. The mapping's decisions are " +
+        "deterministic (its clock is the data's); the handler's own age checks use the wall clock.",
     )
     .argument('<files...>', 'JSONL files')
     .option('-c, --config <file>', 'serverless.yml to read the stream settings from', 'serverless.yml')

@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { LambdaStreamRecord } from '../records/index.js';
+import { InvalidOptionsError } from '../records/index.js';
+import { assertOptions } from '../records/options.js';
 
 export type FailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
 
@@ -29,9 +33,12 @@ export interface StreamInvocationRecord {
   };
 }
 
-/** Where discarded batches' metadata goes. Lambda sends the metadata, never the records. */
+/**
+ * Where discarded batches go. SQS and SNS destinations get the invocation record (metadata only);
+ * an S3 destination also gets the batch's records, so `records` is handed to every destination.
+ */
 export interface FailureDestination {
-  send(record: StreamInvocationRecord): Promise<void>;
+  send(record: StreamInvocationRecord, records: readonly LambdaStreamRecord[]): Promise<void>;
 }
 
 export class MemoryFailureDestination implements FailureDestination {
@@ -53,20 +60,51 @@ export class SqsFailureDestination implements FailureDestination {
   }
 }
 
-/** Lambda's S3 destination writes one object per invocation record, under a dated prefix. */
+export interface S3FailureDestinationOptions {
+  /** The event source mapping's UUID, the key's second level; default a random one per destination. */
+  eventSourceMappingUuid?: string;
+}
+
+/** The invocation record as an S3 destination stores it: with the discarded batch as `payload`. */
+export type S3InvocationRecord = StreamInvocationRecord & { payload: { Records: LambdaStreamRecord[] } };
+
+/**
+ * Lambda's S3 on-failure destination for stream sources: one object per discarded batch, keyed
+ * `aws/lambda/<ESM-UUID>/<shardID>/YYYY/MM/DD/YYYY-MM-DDTHH.MM.SS-<random UUID>` (UTC, from the
+ * record's timestamp), holding the invocation record plus `payload: { Records }` — unlike SQS and
+ * SNS destinations, S3 gets the records themselves.
+ */
 export class S3FailureDestination implements FailureDestination {
+  readonly eventSourceMappingUuid: string;
+
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
-    private readonly prefix = 'aws/lambda/esm-failures',
-  ) {}
-  async send(record: StreamInvocationRecord): Promise<void> {
-    const day = record.timestamp.slice(0, 10).replaceAll('-', '/');
+    options: S3FailureDestinationOptions = {},
+  ) {
+    assertOptions(options, ['eventSourceMappingUuid'], 'S3FailureDestination');
+    if (options.eventSourceMappingUuid !== undefined && !/^[\w-]+$/.test(options.eventSourceMappingUuid))
+      throw new InvalidOptionsError(
+        `S3FailureDestination: eventSourceMappingUuid must be a UUID, got ${JSON.stringify(options.eventSourceMappingUuid)}`,
+      );
+    this.eventSourceMappingUuid = options.eventSourceMappingUuid ?? randomUUID();
+  }
+
+  /** The object key for an invocation record. */
+  keyOf(record: StreamInvocationRecord): string {
+    const time = record.timestamp; // ISO 8601, UTC: 2026-01-01T12:34:56.789Z
+    const day = time.slice(0, 10).replaceAll('-', '/');
+    const stamp = `${time.slice(0, 10)}T${time.slice(11, 19).replaceAll(':', '.')}`;
+    return `aws/lambda/${this.eventSourceMappingUuid}/${record.DDBStreamBatchInfo.shardId}/${day}/${stamp}-${randomUUID()}`;
+  }
+
+  async send(record: StreamInvocationRecord, records: readonly LambdaStreamRecord[]): Promise<void> {
+    const body: S3InvocationRecord = { ...record, payload: { Records: [...records] } };
     await this.s3.send(
       new PutObjectCommand({
         Bucket: this.bucket,
-        Key: `${this.prefix}/${day}/${record.DDBStreamBatchInfo.shardId}-${record.requestContext.requestId}.json`,
-        Body: JSON.stringify(record),
+        Key: this.keyOf(record),
+        Body: JSON.stringify(body),
         ContentType: 'application/json',
       }),
     );

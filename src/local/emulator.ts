@@ -467,7 +467,11 @@ export class EventSourceMappingEmulator {
         streamArn: shard.streamArn,
       },
     };
-    if (this.onFailure) await this.onFailure.send(record);
+    if (this.onFailure)
+      await this.onFailure.send(
+        record,
+        batch.map((e) => e.record),
+      );
     markDone(batch);
     shard.result.discarded += batch.length;
     this.emit({ type: 'discard', shardId: shard.shardId, lane: lane.index, condition, record });

@@ -2,7 +2,13 @@ export type { CheckpointData, ShardCheckpoint } from './checkpoint.js';
 export { CheckpointStore } from './checkpoint.js';
 export type { Clock } from './clock.js';
 export { ManualClock, systemClock } from './clock.js';
-export type { FailureCondition, FailureDestination, StreamInvocationRecord } from './destinations.js';
+export type {
+  FailureCondition,
+  FailureDestination,
+  S3FailureDestinationOptions,
+  S3InvocationRecord,
+  StreamInvocationRecord,
+} from './destinations.js';
 export { MemoryFailureDestination, S3FailureDestination, SqsFailureDestination } from './destinations.js';
 export type { DynamoDbLocal, DynamoDbLocalOptions } from './dynamodb-local.js';
 export { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from './dynamodb-local.js';

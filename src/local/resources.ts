@@ -17,6 +17,7 @@ import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import yaml from 'js-yaml';
 import { LOCAL_REGION } from './dynamodb-local.js';
+import { literalSource, strToBool } from './variables.js';
 
 /**
  * The local runtime's table, bucket and queues come from the same infra/*.yml that serverless.yml
@@ -219,19 +220,20 @@ function variableLookup(
   context: { stage: string; service: string; env: InfraOptions['env']; settings?: InfraSettings },
 ) {
   return (source: string): Scalar => {
-    const bool = /^strToBool\((.*)\)$/.exec(source);
+    const bool = /^strToBool\((.*)\)$/s.exec(source);
     if (bool) {
-      const raw = (bool[1] ?? '').trim().replace(/^'(.*)'$/, '$1');
-      if (raw === 'true' || raw === '1') return true;
-      if (raw === 'false' || raw === '0') return false;
-      throw new InfraDefinitionError(where, `strToBool(${raw}): expected true, false, 1 or 0`);
+      const value = strToBool(bool[1] ?? '');
+      if (value === undefined)
+        throw new InfraDefinitionError(
+          where,
+          `strToBool(${(bool[1] ?? '').trim()}): expected true, false, 1 or 0`,
+        );
+      return value;
     }
     const candidates = source.split(',').map((part) => part.trim());
     for (const candidate of candidates) {
-      const literal = /^'(.*)'$/.exec(candidate);
-      if (literal) return literal[1] ?? '';
-      if (/^-?\d+(\.\d+)?$/.test(candidate)) return Number(candidate);
-      if (candidate === 'true' || candidate === 'false') return candidate === 'true';
+      const literal = literalSource(candidate);
+      if (literal) return literal.value;
       if (candidate === 'sls:stage') return context.stage;
       if (candidate === 'self:service') return context.service;
       if (candidate.startsWith('env:')) {

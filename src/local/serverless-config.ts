@@ -7,6 +7,7 @@ import type { FilterPattern } from '../filters/index.js';
 import { assertOptions } from '../records/options.js';
 import type { EventSourceMappingOptions } from './emulator.js';
 import { ServerlessConfigError } from './errors.js';
+import { literalSource, strToBool } from './variables.js';
 
 export interface ServerlessConfigOptions {
   /** Path to serverless.yml; default `serverless.yml` in the working directory. */
@@ -382,10 +383,8 @@ export class ServerlessConfig {
   }
 
   private async resolveSource(source: string, context: string): Promise<unknown> {
-    const quoted = /^(['"])(.*)\1$/s.exec(source);
-    if (quoted) return quoted[2];
-    if (/^-?\d+(\.\d+)?$/.test(source)) return Number(source);
-    if (source === 'true' || source === 'false') return source === 'true';
+    const literal = literalSource(source);
+    if (literal) return literal.value;
     if (source === 'null') return null;
     if (source.startsWith('self:')) return this.get(source.slice(5));
     if (source.startsWith('opt:')) return this.cliOptions[source.slice(4)];
@@ -399,7 +398,15 @@ export class ServerlessConfig {
     if (fn) {
       const [, name, argument = '', address] = fn;
       if (name === 'file') return this.fromFile(argument.trim(), address?.trim());
-      if (name === 'strToBool') return toBool(argument.trim().replace(/^(['"])(.*)\1$/s, '$2'));
+      if (name === 'strToBool') {
+        const value = strToBool(argument);
+        if (value === undefined)
+          throw new ServerlessConfigError(
+            this.file,
+            `strToBool(${argument.trim()}) in ${JSON.stringify(context)}: expected true, false, 1 or 0`,
+          );
+        return value;
+      }
       throw new ServerlessConfigError(
         this.file,
         `unsupported variable function ${name}() in ${JSON.stringify(context)}`,

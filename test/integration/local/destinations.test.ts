@@ -17,7 +17,9 @@ describe('S3FailureDestination', () => {
     const records = [builder.insert({ pk: 'a' }), builder.insert({ pk: 'b' })];
     const emulator = new EventSourceMappingEmulator({
       maximumRetryAttempts: 0,
-      onFailure: new S3FailureDestination(s3, bucket),
+      onFailure: new S3FailureDestination(s3, bucket, {
+        eventSourceMappingUuid: 'a1b2c3d4-0000-4000-8000-000000000001',
+      }),
       handler: async () => {
         throw new Error('always');
       },
@@ -26,7 +28,12 @@ describe('S3FailureDestination', () => {
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
     expect(listed.Contents).toHaveLength(1);
     const key = listed.Contents?.[0]?.Key as string;
-    expect(key).toMatch(/^aws\/lambda\/esm-failures\/\d{4}\/\d{2}\/\d{2}\/shardId-9-/);
+    // aws/lambda/<ESM-UUID>/<shardID>/YYYY/MM/DD/YYYY-MM-DDTHH.MM.SS-<random UUID>, as Lambda names it.
+    const match = key.match(
+      /^aws\/lambda\/a1b2c3d4-0000-4000-8000-000000000001\/shardId-9\/(\d{4})\/(\d{2})\/(\d{2})\/(\d{4})-(\d{2})-(\d{2})T\d{2}\.\d{2}\.\d{2}-[0-9a-f-]{36}$/,
+    );
+    expect(match).not.toBeNull();
+    expect(match?.slice(1, 4)).toEqual(match?.slice(4, 7));
     const body = JSON.parse(
       (await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body?.transformToString()) ??
         '',
@@ -42,6 +49,11 @@ describe('S3FailureDestination', () => {
       endSequenceNumber: records[1]?.dynamodb.SequenceNumber,
       streamArn: builder.streamArn,
     });
+    expect(key.slice(key.indexOf('shardId-9/') + 10, key.indexOf('shardId-9/') + 20)).toBe(
+      body.timestamp.slice(0, 10).replaceAll('-', '/'),
+    );
+    // Unlike SQS and SNS, an S3 destination holds the discarded records themselves.
+    expect(body.payload.Records).toEqual(JSON.parse(JSON.stringify(records)));
   });
 });
 

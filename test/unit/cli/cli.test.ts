@@ -40,6 +40,8 @@ describe('tidewater CLI', () => {
     expect(await main(['replay'])).toBe(EXIT.usage);
     expect(err.join('')).toMatch(/missing required argument/);
     expect(await main(['no-such-command'])).toBe(EXIT.usage);
+    expect(await main(['capture', '--table', 't', '-o', 'out.jsonl', '--empty-pages', '0'])).toBe(EXIT.usage);
+    expect(err.join('')).toMatch(/--empty-pages.*expected at least 1, got 0/);
   });
 
   it('replay runs serverless.yml settings over a file and exits 0 when nothing is discarded', async () => {
