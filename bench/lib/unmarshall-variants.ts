@@ -69,8 +69,8 @@ export const variants: Variant[] = [
     },
   },
   {
-    name: 'tidewater parse + classify + validate (pipeline default)',
-    note: 'createRecordParser({ validate: true }) per record and kind: keys and images checked structurally as unmarshall would (same errors), not unmarshalled — what the pipeline pays per record before a sink reads anything',
+    name: 'tidewater parse + classify + validate (opt-in)',
+    note: 'createRecordParser({ validate: true }) per record and kind: keys and images checked structurally as unmarshall would (same errors), not unmarshalled — what the pipeline pays per record with `parse: { validate: true }`',
     run(records) {
       const parse = createRecordParser({ validate: true });
       let acc = 0;

@@ -97,7 +97,7 @@ export default {
         true,
         ratio,
       ),
-      `- tidewater parse + classify + structural validation (the pipeline's default) vs util-dynamodb: ${ratio(validateSpeedup)} (reported; no goal)`,
+      `- tidewater parse + classify + structural validation (\`validate: true\`, opt-in) vs util-dynamodb: ${ratio(validateSpeedup)} (reported; no goal)`,
       ...(speedup < TARGET_RATIO ? ['', whyMissed('unmarshall')] : []),
       '',
       ...variants.map((v) => `- **${v.name}**: ${v.note}.`),

@@ -93,9 +93,11 @@ export interface PipelineConfig {
   /** Records no route or handler takes. Default `'count'`. */
   onUnrouted?: UnroutedPolicy;
   /**
-   * Record parsing. Default `{ validate: true }`: bad attribute values surface as malformed
-   * records at parse time (dead-lettered), while valid images stay lazy until a sink reads them.
-   * `eager: true` unmarshals every image during parsing instead.
+   * Record parsing. Default: each record's envelope is checked at parse time, its keys and images
+   * only when first read — a route that never reads an image (an archive of the raw DynamoDB JSON)
+   * never pays for them. A record whose keys or image prove malformed when a predicate, handler or
+   * sink reads them is dead-lettered (`malformed`) and the sink's other records are written.
+   * `validate: true` checks keys and images up front instead; `eager: true` unmarshals them.
    */
   parse?: Pick<ParseOptions, 'numbers' | 'ttlHeuristic' | 'eager' | 'validate'>;
   /** Epoch milliseconds; for tests. Default Date.now. */
@@ -414,7 +416,7 @@ export function compileConfig(config: PipelineConfig): CompiledConfig {
     logger,
     metrics: compileMetrics(config.metrics),
     onUnrouted,
-    parse: createRecordParser({ validate: true, ...parseOptions }),
+    parse: createRecordParser(parseOptions),
     clock,
   };
 }

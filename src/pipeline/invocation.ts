@@ -181,9 +181,7 @@ export class Invocation {
         record = config.parse(this.raws[i]);
       } catch (error) {
         if (!(error instanceof MalformedRecordError)) throw error;
-        metrics.malformed++;
-        this.logger.warn({ err: error, sequenceNumber: this.seqs[i] }, 'malformed stream record');
-        this.giveUp(i, 'malformed', error, 0, undefined);
+        this.#malformed(i, error, undefined);
         continue;
       }
       this.records[i] = record;
@@ -208,6 +206,10 @@ export class Invocation {
             mask |= route.sinkMask;
         }
       } catch (error) {
+        if (this.#isPoison(error, i)) {
+          this.#malformed(i, error, undefined);
+          continue;
+        }
         // A throwing predicate is a bug in the config: retrying may help (a fixed deploy), dropping would lose data.
         this.logger.error({ err: error, sequenceNumber: record.sequenceNumber }, 'route predicate threw');
         this.fail(i, error);
@@ -260,6 +262,10 @@ export class Invocation {
         try {
           await handler(record, this.context);
         } catch (error) {
+          if (this.#isPoison(error, i)) {
+            this.#malformed(i, error, `handler:${record.kind}`);
+            continue;
+          }
           await this.#retry(`handler:${record.kind}`, new Map([[i, error]]), async () => {
             try {
               await handler(record, this.context);
@@ -324,10 +330,21 @@ export class Invocation {
     batch: readonly ClassifiedRecord[],
   ): Promise<Failures | undefined> {
     let failed: readonly { sequenceNumber: string; error: unknown }[] | undefined;
-    try {
-      failed = (await sink.write(batch, this.context))?.failed;
-    } catch (error) {
-      return new Map(indices.map((i) => [i, error]));
+    for (;;) {
+      try {
+        failed = (await sink.write(batch, this.context))?.failed;
+        break;
+      } catch (error) {
+        // Images are checked when first read: a sink that hits a malformed one throws for that
+        // record alone. It is poison, not a sink outage: dead-letter it and give the sink the
+        // rest again at once (sinks are idempotent), without spending a retry attempt on them.
+        const at = this.#poisonAt(error, indices);
+        if (at < 0) return new Map(indices.map((i) => [i, error]));
+        this.#malformed(indices[at]!, error as MalformedRecordError, sink.name);
+        indices = indices.filter((_, k) => k !== at);
+        batch = batch.filter((_, k) => k !== at);
+        if (indices.length === 0) return undefined;
+      }
     }
     if (failed === undefined || failed.length === 0) return undefined;
     const given = new Set(indices);
@@ -406,6 +423,10 @@ export class Invocation {
     const pending: number[] = [];
     const now = config.clock();
     for (const [i, error] of failures) {
+      if (this.#isPoison(error, i)) {
+        this.#malformed(i, error, label, attempt);
+        continue;
+      }
       lastError.set(i, error);
       this.logger.debug({ err: error, sequenceNumber: this.seqs[i], attempt, sink: label }, 'record failed');
       if (config.retryable !== undefined && !config.retryable(error)) {
@@ -420,6 +441,32 @@ export class Invocation {
       pending.push(i);
     }
     return pending.sort((a, b) => a - b);
+  }
+
+  /** Whether `error` says record `index` itself is malformed (thrown by its getters on first read). */
+  #isPoison(error: unknown, index: number): error is MalformedRecordError {
+    return error instanceof MalformedRecordError && error.sequenceNumber === this.seqs[index];
+  }
+
+  /** The position in `indices` of the record a MalformedRecordError names, or -1. */
+  #poisonAt(error: unknown, indices: readonly number[]): number {
+    if (!(error instanceof MalformedRecordError)) return -1;
+    for (let k = 0; k < indices.length; k++) if (this.#isPoison(error, indices[k]!)) return k;
+    return -1;
+  }
+
+  /**
+   * A malformed record: counted, logged and dead-lettered at once (retrying cannot fix it), and
+   * routed nowhere else, so no later sink trips over it again.
+   */
+  #malformed(index: number, error: MalformedRecordError, where: string | undefined, attempts = 1): void {
+    this.metrics.malformed++;
+    this.masks[index] = 0;
+    this.logger.warn(
+      { err: error, sequenceNumber: this.seqs[index], ...(where === undefined ? {} : { sink: where }) },
+      'malformed stream record',
+    );
+    this.giveUp(index, 'malformed', error, where === undefined ? 0 : attempts, where);
   }
 
   /** Dead-letters a record (sent at the end, if still before the cutoff), or fails it when there is nowhere to send it. */

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { processBatch } from '../../../src/pipeline/index.js';
+import { MalformedRecordError } from '../../../src/records/errors.js';
+import type { ClassifiedRecord } from '../../../src/records/types.js';
 import { batch, quiet, RecordingDeadLetter, RecordingSink, seq, streamRecord } from './fixtures.js';
+
+/** An insert whose new image holds an N that is not a number: valid envelope, malformed inside. */
+function badImage(i: number) {
+  const record = streamRecord(i);
+  (record.dynamodb.NewImage as Record<string, unknown>).n = { N: 'twelve' };
+  return record;
+}
 
 describe('poison records', () => {
   it('dead-letters a malformed record with its raw form and goes on with the batch', async () => {
@@ -25,16 +34,168 @@ describe('poison records', () => {
     });
   });
 
-  it('dead-letters a record whose attribute values are invalid (eager parse)', async () => {
+  it('with validate: true, dead-letters a record whose attribute values are invalid before any sink', async () => {
+    const sink = new RecordingSink('s');
     const dlq = new RecordingDeadLetter();
-    const bad = streamRecord(0);
-    (bad.dynamodb.NewImage as Record<string, unknown>).n = { N: 'twelve' };
     const response = await processBatch(
-      { Records: [bad] },
-      { ...quiet, deadLetter: dlq, routes: [{ when: 'insert', to: new RecordingSink('s') }] },
+      { Records: [streamRecord(0), badImage(1), streamRecord(2)] },
+      { ...quiet, parse: { validate: true }, deadLetter: dlq, routes: [{ when: 'insert', to: sink }] },
     );
     expect(response.batchItemFailures).toEqual([]);
-    expect(dlq.entries.map((e) => e.reason)).toEqual(['malformed']);
+    expect(sink.calls).toEqual([[seq(0), seq(2)]]);
+    expect(dlq.entries.map((e) => [e.sequenceNumber, e.reason, e.attempts])).toEqual([
+      [seq(1), 'malformed', 0],
+    ]);
+  });
+
+  it('by default leaves images unchecked for a sink that never reads them (the raw record is archived)', async () => {
+    const sink = new RecordingSink('raw-archive');
+    const dlq = new RecordingDeadLetter();
+    const response = await processBatch(
+      { Records: [streamRecord(0), badImage(1)] },
+      { ...quiet, deadLetter: dlq, routes: [{ when: 'insert', to: sink }] },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(sink.written).toEqual([seq(0), seq(1)]);
+    expect(dlq.entries).toEqual([]);
+  });
+
+  it('dead-letters a record whose image a sink finds malformed, writes the rest at once, and routes it nowhere else', async () => {
+    const reads = new RecordingSink(
+      'reads-images',
+      () => false,
+      (records) => {
+        for (const r of records) void r.newImage;
+      },
+    );
+    const after = new RecordingSink('after');
+    const dlq = new RecordingDeadLetter();
+    const metrics: string[] = [];
+    const response = await processBatch(
+      { Records: [streamRecord(0), badImage(1), streamRecord(2)] },
+      {
+        ...quiet,
+        metrics: { writer: { write: (line: string) => metrics.push(line) } },
+        retry: { attempts: 3, baseDelayMs: 60_000, maxDelayMs: 60_000 }, // a backoff would time the test out
+        deadLetter: dlq,
+        routes: [{ when: 'insert', to: [reads, after] }],
+      },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(reads.calls).toEqual([
+      [seq(0), seq(1), seq(2)],
+      [seq(0), seq(2)],
+    ]);
+    expect(reads.written).toEqual([seq(0), seq(2)]);
+    expect(after.calls).toEqual([[seq(0), seq(2)]]);
+    expect(dlq.entries).toMatchObject([
+      {
+        reason: 'malformed',
+        sequenceNumber: seq(1),
+        sinkName: 'reads-images',
+        attempts: 1,
+        record: badImage(1),
+        error: { name: 'MalformedRecordError' },
+      },
+    ]);
+    const emf = JSON.parse(metrics[0]!);
+    expect([emf.Malformed, emf.DeadLettered, emf.Retries]).toEqual([1, 1, 0]);
+  });
+
+  it('dead-letters at once a malformed record a sink reports in `failed`, without retrying it', async () => {
+    const calls: string[][] = [];
+    const sink = {
+      name: 'per-record',
+      write(records: readonly ClassifiedRecord[]) {
+        calls.push(records.map((r) => r.sequenceNumber));
+        const failed = [];
+        for (const r of records) {
+          try {
+            void r.newImage;
+          } catch (error) {
+            failed.push({ sequenceNumber: r.sequenceNumber, error });
+          }
+        }
+        return { failed };
+      },
+    };
+    const dlq = new RecordingDeadLetter();
+    const response = await processBatch(
+      { Records: [streamRecord(0), badImage(1)] },
+      { ...quiet, deadLetter: dlq, routes: [{ when: 'insert', to: sink }] },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(calls).toEqual([[seq(0), seq(1)]]);
+    expect(dlq.entries.map((e) => [e.sequenceNumber, e.reason, e.sinkName])).toEqual([
+      [seq(1), 'malformed', 'per-record'],
+    ]);
+  });
+
+  it('dead-letters a record whose image a kind handler or a route predicate finds malformed', async () => {
+    const sink = new RecordingSink('s');
+    const handled: string[] = [];
+    const dlq = new RecordingDeadLetter();
+    const response = await processBatch(
+      { Records: [streamRecord(0), badImage(1), streamRecord(2)] },
+      {
+        ...quiet,
+        deadLetter: dlq,
+        handlers: {
+          insert: (record) => {
+            void record.newImage;
+            handled.push(record.sequenceNumber);
+          },
+        },
+        routes: [{ when: 'insert', to: sink }],
+      },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(handled).toEqual([seq(0), seq(2)]);
+    expect(sink.calls).toEqual([[seq(0), seq(2)]]);
+    expect(dlq.entries.map((e) => [e.sequenceNumber, e.reason, e.sinkName])).toEqual([
+      [seq(1), 'malformed', 'handler:insert'],
+    ]);
+
+    const routed = new RecordingSink('big');
+    const byPredicate = new RecordingDeadLetter();
+    const second = await processBatch(
+      { Records: [streamRecord(0), badImage(1)] },
+      {
+        ...quiet,
+        deadLetter: byPredicate,
+        routes: [{ when: (r) => r.newImage?.n !== undefined, to: routed }],
+      },
+    );
+    expect(second.batchItemFailures).toEqual([]);
+    expect(routed.calls).toEqual([[seq(0)]]);
+    expect(byPredicate.entries.map((e) => [e.sequenceNumber, e.reason])).toEqual([[seq(1), 'malformed']]);
+  });
+
+  it('treats a MalformedRecordError about a record outside the batch as an ordinary sink failure', async () => {
+    const sink = {
+      name: 'confused',
+      write: () => {
+        throw new MalformedRecordError('invalid-number', 'not ours', { sequenceNumber: 'elsewhere' });
+      },
+    };
+    const response = await processBatch(batch(2), { ...quiet, routes: [{ when: 'insert', to: sink }] });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(0) }]);
+  });
+
+  it('never drops a lazily found malformed record: without a dead-letter sink it is reported failed', async () => {
+    const reads = new RecordingSink(
+      'reads-images',
+      () => false,
+      (records) => {
+        for (const r of records) void r.newImage;
+      },
+    );
+    const response = await processBatch(
+      { Records: [streamRecord(0), badImage(1), streamRecord(2)] },
+      { ...quiet, routes: [{ when: 'insert', to: reads }] },
+    );
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(1) }]);
+    expect(reads.written).toContain(seq(0));
   });
 
   it('dead-letters a record that keeps failing after exactly the configured attempts, then counts it done', async () => {
