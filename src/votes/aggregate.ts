@@ -63,7 +63,9 @@ export async function aggregateVotes(options: AggregateVotesOptions): Promise<Ag
   // Summing with another shard count than the writers' would publish an undercount, silently.
   const layout = await readPollLayout(ctx);
   if (layout !== undefined) checkPollLayout(ctx, layout, 'aggregateVotes');
-  const contestants = await listContestants(ctx, stats);
+  // One limiter for the whole run: the registry Queries count against `concurrency` too.
+  const limit = pLimit(concurrency);
+  const contestants = await listContestants(ctx, stats, {}, limit);
   const shards = ctx.shards;
   const plan = planBatches(contestants.length, shards);
   const C = contestants.length;
@@ -172,7 +174,6 @@ export async function aggregateVotes(options: AggregateVotesOptions): Promise<Ag
     for (const index of completed) await publish(index);
   };
 
-  const limit = pLimit(concurrency);
   await Promise.all(Array.from({ length: plan.batches }, (_, batch) => limit(() => runBatch(batch))));
 
   const summary: AggregationSummary = {

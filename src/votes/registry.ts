@@ -1,5 +1,5 @@
 import { type AttributeValue, BatchWriteItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { InvalidVoteOptionsError } from './errors.js';
 import { ATTR, checkId } from './keys.js';
 import type { PollContext } from './options.js';
@@ -83,10 +83,15 @@ export class ContestantRegistry {
   }
 }
 
+/**
+ * `limit` is the caller's request limiter (the aggregator's `concurrency`): without it all
+ * `registryPartitions` (up to 100) Queries would be in flight at once, whatever the caller allows.
+ */
 export async function listContestants(
   ctx: PollContext,
   stats: RequestStats,
   options: ListContestantsOptions = {},
+  limit: LimitFunction = pLimit(ctx.registryPartitions),
 ): Promise<string[]> {
   for (const key of Object.keys(options)) {
     if (key !== 'pageSize')
@@ -95,15 +100,17 @@ export async function listContestants(
   const perPartition = await Promise.all(
     ctx.keys.registryPartitionKeys().map(async (pk) => {
       const found: string[] = [];
-      await queryPartition(
-        ctx,
-        pk,
-        stats,
-        { consistentRead: true, pageSize: options.pageSize },
-        (item: Record<string, AttributeValue>) => {
-          const contestant = item[ATTR.contestant]?.S;
-          if (contestant !== undefined) found.push(contestant);
-        },
+      await limit(() =>
+        queryPartition(
+          ctx,
+          pk,
+          stats,
+          { consistentRead: true, pageSize: options.pageSize },
+          (item: Record<string, AttributeValue>) => {
+            const contestant = item[ATTR.contestant]?.S;
+            if (contestant !== undefined) found.push(contestant);
+          },
+        ),
       );
       return found;
     }),

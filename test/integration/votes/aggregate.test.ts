@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AggregationIncompleteError, aggregateVotes, VoteCounter } from '../../../src/votes/index.js';
-import { countRequests, createVotesTable, holdBatchReads, injectFaults, newClient } from './support.js';
+import {
+  captureInputs,
+  countRequests,
+  createVotesTable,
+  holdBatchReads,
+  injectFaults,
+  newClient,
+  trackInFlight,
+} from './support.js';
 
 describe('aggregateVotes against DynamoDB Local', () => {
   let table: Awaited<ReturnType<typeof createVotesTable>>;
@@ -18,11 +26,37 @@ describe('aggregateVotes against DynamoDB Local', () => {
 
     const dynamodb = newClient();
     const requests = countRequests(dynamodb);
+    const sent = captureInputs(dynamodb);
     const options = { tableName: table.tableName, poll, shards: 6, dynamodb };
     const first = await aggregateVotes(options);
     expect(first).toMatchObject({ contestants: 30, shardsRead: 180, totalsWritten: 30, totalsUnchanged: 0 });
     expect(first.requests.batchGetItem).toBe(Math.ceil((30 * 7) / 100));
     expect(requests.get('UpdateItemCommand')).toBe(30);
+    expect(first.consumedReadCapacityUnits).toBeGreaterThan(0);
+    expect(first.consumedWriteCapacityUnits).toBeGreaterThan(0);
+
+    // DynamoDB Local is always consistent, so the request shape is what shows strong reads: every
+    // shard key and every total key once, at most 100 per call, ConsistentRead on each, no Scan.
+    type BatchGet = {
+      RequestItems: Record<string, { Keys: Array<Record<string, { S: string }>>; ConsistentRead?: boolean }>;
+    };
+    const batchGets = sent.filter((s) => s.command === 'BatchGetItemCommand').map((s) => s.input as BatchGet);
+    const requested: string[] = [];
+    for (const input of batchGets) {
+      const request = input.RequestItems[table.tableName]!;
+      expect(request.ConsistentRead).toBe(true);
+      expect(request.Keys.length).toBeLessThanOrEqual(100);
+      for (const key of request.Keys) requested.push(`${key.pk!.S}|${key.sk!.S}`);
+    }
+    expect(new Set(requested).size).toBe(requested.length);
+    expect(requested.filter((k) => k.includes('#VOTE#'))).toHaveLength(180);
+    expect(requested.filter((k) => k.includes('#TOTALS#'))).toHaveLength(30);
+    const queries = sent.filter((s) => s.command === 'QueryCommand');
+    expect(queries.length).toBeGreaterThan(0);
+    expect(queries.every((q) => (q.input as { ConsistentRead?: boolean }).ConsistentRead === true)).toBe(
+      true,
+    );
+    expect(requests.get('ScanCommand')).toBeUndefined();
 
     requests.clear();
     const second = await aggregateVotes(options);
@@ -64,6 +98,26 @@ describe('aggregateVotes against DynamoDB Local', () => {
     const late = await slow;
     expect(late).toMatchObject({ totalsWritten: 0, totalsSuperseded: 1 });
     expect(await writer.getTotal('x', { consistentRead: true })).toBe(15n);
+  });
+
+  it('keeps at most `concurrency` requests in flight, the registry Queries included', async () => {
+    const poll = 'bounded';
+    const base = { tableName: table.tableName, poll, shards: 3, registryPartitions: 12 };
+    const writer = new VoteCounter({ ...base, dynamodb: newClient() });
+    const contestants = Array.from({ length: 120 }, (_, i) => `c${i}`);
+    await writer.registry.register(contestants);
+    for (const contestant of contestants.slice(0, 40)) await writer.castVote(contestant, 2);
+
+    const dynamodb = newClient();
+    const inFlight = trackInFlight(dynamodb);
+    const summary = await aggregateVotes({ ...base, concurrency: 2, dynamodb });
+    expect(summary).toMatchObject({ contestants: 120, totalsWritten: 120, failedContestants: 0 });
+    expect(summary.requests.query).toBeGreaterThanOrEqual(12);
+    expect(summary.requests.batchGetItem).toBe(Math.ceil((120 * 4) / 100));
+    expect(inFlight.peak.get('QueryCommand')).toBeLessThanOrEqual(2);
+    expect(inFlight.peakAll()).toBeLessThanOrEqual(2);
+    // Bounded, not serialised: the limit is used.
+    expect(inFlight.peakAll()).toBe(2);
   });
 
   it('throws AggregationIncompleteError when reads keep failing, and publishes nothing wrong', async () => {
@@ -125,7 +179,6 @@ describe('aggregateVotes against DynamoDB Local', () => {
       }
     });
 
-    const seen = new Map<string, bigint>();
     let decreases = 0;
     const aggregatorRuns: Array<Awaited<ReturnType<typeof aggregateVotes>>> = [];
     const aggregatorFaults: Array<ReturnType<typeof injectFaults>> = [];
@@ -135,6 +188,10 @@ describe('aggregateVotes against DynamoDB Local', () => {
         injectFaults(dynamodb, { throttleRate: 0.15, unprocessedRate: 0.4, seed: 7 + a }),
       );
       const reader = new VoteCounter({ ...base, dynamodb: newClient() });
+      // Per reader: its reads are sequential, so a lower total than its previous read is a real
+      // decrease. Shared across readers, one reader's older answer processed after another's
+      // newer one would look like a decrease that never happened.
+      const seen = new Map<string, bigint>();
       while (!writersDone) {
         aggregatorRuns.push(await aggregateVotes({ ...base, dynamodb, maxAttempts: 30, concurrency: 4 }));
         for (const { contestant, total } of await reader.getTotals({ consistentRead: true })) {
@@ -150,8 +207,20 @@ describe('aggregateVotes against DynamoDB Local', () => {
     writersDone = true;
     await Promise.all(aggregators);
 
-    const final = await aggregateVotes({ ...base, dynamodb: newClient() });
-    expect(final.failedContestants).toBe(0);
+    // One more vote for every contestant, then the final run through the same injected throttles
+    // and UnprocessedKeys: it must rewrite every total, so a run that lost part of a partial
+    // BatchGetItem answer would publish an undercount here (a clean final run would hide it).
+    const lastVotes = new VoteCounter({ ...base, dynamodb: newClient() });
+    for (const contestant of contestants) {
+      await lastVotes.castVote(contestant);
+      expected.set(contestant, expected.get(contestant)! + 1n);
+    }
+    const finalClient = newClient();
+    const finalFaults = injectFaults(finalClient, { throttleRate: 0.15, unprocessedRate: 0.5, seed: 99 });
+    const final = await aggregateVotes({ ...base, dynamodb: finalClient, maxAttempts: 30, concurrency: 4 });
+    expect(final).toMatchObject({ failedContestants: 0, totalsWritten: 50, totalsSuperseded: 0 });
+    expect(final.unprocessedRetries).toBeGreaterThan(0);
+    expect(finalFaults.stripped).toBeGreaterThan(0);
     const reader = new VoteCounter({ ...base, dynamodb: newClient() });
     const totals = await reader.getTotals({ consistentRead: true });
     expect(new Map(totals.map((t) => [t.contestant, t.total]))).toEqual(expected);

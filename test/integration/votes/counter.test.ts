@@ -2,7 +2,7 @@ import { GetItemCommand, TransactionCanceledException } from '@aws-sdk/client-dy
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aggregateVotes, VoteCounter, VoteRequestFailedError } from '../../../src/votes/index.js';
 import { PollKeys } from '../../../src/votes/keys.js';
-import { createVotesTable, loseNextResponse, newClient } from './support.js';
+import { createVotesTable, foreignSdkErrors, loseNextResponse, newClient } from './support.js';
 
 describe('VoteCounter against DynamoDB Local', () => {
   let table: Awaited<ReturnType<typeof createVotesTable>>;
@@ -66,14 +66,39 @@ describe('VoteCounter against DynamoDB Local', () => {
     expect(marker.Item?.contestant?.S).toBe('bob');
   });
 
+  it('exactly-once mode reads the cancellation reasons of a client from another copy of the SDK', async () => {
+    const dynamodb = newClient();
+    const foreign = foreignSdkErrors(dynamodb);
+    const options = { tableName: table.tableName, poll: 'foreign', shards: 4, dynamodb };
+    const counter = new VoteCounter(options);
+    await counter.registry.register(['gail']);
+
+    // Already voted: DynamoDB cancels with ConditionalCheckFailed on the marker; not an error.
+    const sequential = [];
+    for (let i = 0; i < 3; i++) sequential.push(await counter.castVote('gail', 1, { voterId: 'v-1' }));
+    expect(sequential.map((r) => r.status)).toEqual(['counted', 'duplicate', 'duplicate']);
+    // Concurrent copies of one request: the cancellations they get are retried, one counts.
+    const concurrent = await Promise.all(
+      Array.from({ length: 6 }, () => counter.castVote('gail', 1, { voterId: 'v-2' })),
+    );
+    expect(concurrent.filter((r) => r.status === 'counted')).toHaveLength(1);
+    expect(foreign.rethrown.length).toBeGreaterThanOrEqual(2 + 5);
+    expect(new Set(foreign.rethrown)).toEqual(new Set(['TransactionCanceledException']));
+
+    await aggregateVotes(options);
+    expect(await counter.getTotal('gail', { consistentRead: true })).toBe(2n);
+  });
+
   it('exactly-once mode retries a lost response without counting twice', async () => {
     const dynamodb = newClient();
     const lost = loseNextResponse(dynamodb, 'TransactWriteItemsCommand');
     const options = { tableName: table.tableName, poll: 'lost', shards: 3, dynamodb };
     const counter = new VoteCounter(options);
     await counter.registry.register(['carol']);
-    await counter.castVote('carol', 1, { voterId: 'v' });
+    const result = await counter.castVote('carol', 1, { voterId: 'v' });
     expect(lost.lost).toBe(1);
+    // The retry carries the committed attempt's ClientRequestToken: answered as that success.
+    expect(result.status).toBe('counted');
     await aggregateVotes(options);
     expect(await counter.getTotal('carol', { consistentRead: true })).toBe(1n);
   });

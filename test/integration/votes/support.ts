@@ -58,6 +58,43 @@ export function countRequests(client: DynamoDBClient): Map<string, number> {
   return counts;
 }
 
+/** Every request's input as it leaves the client, with its command name (request shape checks). */
+export function captureInputs(client: DynamoDBClient): Array<{ command: string; input: unknown }> {
+  const sent: Array<{ command: string; input: unknown }> = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push({ command: context.commandName ?? 'unknown', input: structuredClone(args.input) });
+      return next(args);
+    },
+    { step: 'initialize', name: 'captureInputs' },
+  );
+  return sent;
+}
+
+/** The most requests this client had in flight at once, by command name. */
+export function trackInFlight(client: DynamoDBClient): { peak: Map<string, number>; peakAll: () => number } {
+  const current = new Map<string, number>();
+  const peak = new Map<string, number>();
+  let all = 0;
+  let peakAll = 0;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = context.commandName ?? 'unknown';
+      current.set(name, (current.get(name) ?? 0) + 1);
+      peak.set(name, Math.max(peak.get(name) ?? 0, current.get(name)!));
+      peakAll = Math.max(peakAll, ++all);
+      try {
+        return await next(args);
+      } finally {
+        current.set(name, current.get(name)! - 1);
+        all--;
+      }
+    },
+    { step: 'initialize', name: 'trackInFlight' },
+  );
+  return { peak, peakAll: () => peakAll };
+}
+
 export interface FaultPlan {
   /** Share of requests rejected with a throttle before they reach DynamoDB Local. */
   throttleRate: number;
@@ -160,4 +197,30 @@ export function holdBatchReads(client: DynamoDBClient) {
     { step: 'initialize', name: 'holdBatchReads' },
   );
   return { release, firstHeld };
+}
+
+/**
+ * Rethrows every error the client gets as what another copy of @aws-sdk/client-dynamodb would
+ * throw (an application's own version, nested in its node_modules): the same name and fields,
+ * DynamoDB Local's real answer underneath, but not built from the classes tidewater imports.
+ * The votes code's `instanceof` checks hold only because the SDK's ServiceException matches such
+ * errors by name and `$fault` / `$metadata` (Symbol.hasInstance); this keeps that assumption tested.
+ */
+export function foreignSdkErrors(client: DynamoDBClient): { rethrown: string[] } {
+  const state = { rethrown: [] as string[] };
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        const original = error as Error;
+        state.rethrown.push(original.name);
+        const foreign = Object.assign(new Error(original.message), original);
+        foreign.name = original.name;
+        throw foreign;
+      }
+    },
+    { step: 'initialize', name: 'foreignSdkErrors' },
+  );
+  return state;
 }
