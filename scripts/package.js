@@ -94,15 +94,19 @@ export function bundleSizes(dir = packageDir) {
 // Same rule as src/votes/options.ts (POLL_ID_PATTERN): the aggregator's IAM condition is
 // dynamodb:LeadingKeys StringLike POLL#<poll>#*, where `*` and `?` in the poll id are wildcards.
 const POLL_ID_PATTERN = /^[A-Za-z0-9._-]+$/;
+// archivePrefix / deadLetterPrefix end the IAM resource `<bucket>/<prefix>*` and the lifecycle
+// rule's prefix: a `*` or `?` would widen the grant, a leading `/` would grant a path the sinks
+// never write (they strip it), and a missing trailing `/` would also grant `<prefix>-other/...`.
+const KEY_PREFIX_PATTERN = /^(?:[A-Za-z0-9._=-]+\/)*$/;
+// EventBridge's rate(): a singular unit for 1, plural above (`rate(1 minutes)` fails the deploy).
+const RATE_PATTERN = /^rate\((?:1 (?:minute|hour|day)|(?:[2-9]|[1-9][0-9]+) (?:minutes|hours|days))\)$/;
 
-/**
- * Settings problems that serverless cannot see but that would deploy a wrong stack: returns one
- * message per problem found in the packaged CloudFormation template (empty when fine).
- */
-export function templateProblems(template) {
-  const problems = [];
-  const env = template?.Resources?.AggregateVotesLambdaFunction?.Properties?.Environment?.Variables;
+const isWholeNumber = (value, min) => Number.isInteger(value) && value >= min;
+
+function aggregatorProblems(resources) {
+  const env = resources.AggregateVotesLambdaFunction?.Properties?.Environment?.Variables;
   if (env === undefined) return ['AggregateVotesLambdaFunction has no environment'];
+  const problems = [];
   if (typeof env.POLL !== 'string' || !POLL_ID_PATTERN.test(env.POLL)) {
     problems.push(
       `poll (TIDEWATER_POLL) is ${JSON.stringify(env.POLL)}; it must match ${POLL_ID_PATTERN.source}, ` +
@@ -110,13 +114,76 @@ export function templateProblems(template) {
     );
   }
   for (const name of ['SHARDS', 'REGISTRY_PARTITIONS']) {
-    if (!Number.isInteger(Number(env[name])) || Number(env[name]) < 1) {
+    if (!isWholeNumber(Number(env[name]), 1)) {
       problems.push(
         `${name} is ${JSON.stringify(env[name])}; voteShards / registryPartitions must be positive integers`,
       );
     }
   }
+  const schedules = Object.values(resources).filter((r) => r?.Type === 'AWS::Events::Rule');
+  for (const rule of schedules) {
+    const expression = rule.Properties?.ScheduleExpression;
+    if (typeof expression !== 'string' || !RATE_PATTERN.test(expression)) {
+      problems.push(
+        `aggregateRate (TIDEWATER_AGGREGATE_RATE) gives ${JSON.stringify(expression)}; ` +
+          'EventBridge expects e.g. rate(1 minute) or rate(5 minutes)',
+      );
+    }
+  }
   return problems;
+}
+
+function archiveProblems(resources) {
+  const env = resources.ArchiveTtlLambdaFunction?.Properties?.Environment?.Variables;
+  if (env === undefined) return ['ArchiveTtlLambdaFunction has no environment'];
+  const problems = [];
+  const prefixes = { archivePrefix: env.ARCHIVE_PREFIX, deadLetterPrefix: env.DEAD_LETTER_OVERFLOW_PREFIX };
+  for (const [name, value] of Object.entries(prefixes)) {
+    if (typeof value !== 'string' || !KEY_PREFIX_PATTERN.test(value)) {
+      problems.push(
+        `${name} is ${JSON.stringify(value)}; it must be empty or segments of letters, digits, ` +
+          '`.`, `_`, `=`, `-`, each ending in `/` (it ends the IAM resource <bucket>/<prefix>*)',
+      );
+    }
+  }
+  const { archivePrefix, deadLetterPrefix } = prefixes;
+  if (archivePrefix && typeof deadLetterPrefix === 'string' && deadLetterPrefix.startsWith(archivePrefix)) {
+    problems.push(
+      `deadLetterPrefix ${JSON.stringify(deadLetterPrefix)} is inside archivePrefix ${JSON.stringify(archivePrefix)}; ` +
+        'the archive lifecycle would move dead letters to Glacier, out of reach of a redrive',
+    );
+  }
+  const rules = resources.ArchiveBucket?.Properties?.LifecycleConfiguration?.Rules ?? [];
+  const rule = rules.find((r) => r?.Id === 'archive-to-glacier');
+  if (rule === undefined) return [...problems, 'ArchiveBucket has no archive-to-glacier lifecycle rule'];
+  const days = (list, storageClass) => list?.find((t) => t?.StorageClass === storageClass)?.TransitionInDays;
+  const glacier = days(rule.Transitions, 'GLACIER');
+  const deepArchive = days(rule.Transitions, 'DEEP_ARCHIVE');
+  const noncurrentGlacier = days(rule.NoncurrentVersionTransitions, 'GLACIER');
+  const noncurrentExpire = rule.NoncurrentVersionExpiration?.NoncurrentDays;
+  if (!isWholeNumber(glacier, 0) || !isWholeNumber(deepArchive, 0) || !(deepArchive > glacier)) {
+    problems.push(
+      `glacierAfterDays ${JSON.stringify(glacier)} and deepArchiveAfterDays ${JSON.stringify(deepArchive)} ` +
+        'must be whole days with DEEP_ARCHIVE after GLACIER (S3 refuses transitions out of order)',
+    );
+  }
+  if (!isWholeNumber(noncurrentExpire, 1) || !(noncurrentExpire > noncurrentGlacier)) {
+    problems.push(
+      `noncurrentExpireAfterDays ${JSON.stringify(noncurrentExpire)} must be a whole number of days after ` +
+        `the noncurrent GLACIER transition (${JSON.stringify(noncurrentGlacier)})`,
+    );
+  }
+  return problems;
+}
+
+/**
+ * Settings problems that serverless cannot see but that would deploy a wrong stack, or a wider
+ * grant than meant: one message per problem found in the packaged CloudFormation template (empty
+ * when fine).
+ */
+export function templateProblems(template) {
+  const resources = template?.Resources ?? {};
+  return [...aggregatorProblems(resources), ...archiveProblems(resources)];
 }
 
 /** The folder `serverless package` writes to: `--package <dir>` / `-p <dir>`, else .serverless. */

@@ -1,11 +1,11 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { createLogger } from '../logging/index.js';
 import { createStreamHandler, type RouteConfig, route } from '../pipeline/index.js';
 import {
   ARCHIVE_STORAGE_CLASSES,
   type ArchiveStorageClass,
   S3ArchiveSink,
+  S3DeadLetterSink,
   SqsDeadLetterSink,
 } from '../sinks/index.js';
 
@@ -29,6 +29,8 @@ export interface ArchiveHandlerConfig {
   ttlAttribute: string;
   routes: (typeof ARCHIVE_ROUTES)[number];
   deadLetterQueueUrl: string;
+  /** Key prefix in the archive bucket for dead-letter entries too large for an SQS message. */
+  deadLetterOverflowPrefix: string;
   maxRecordAgeSeconds: number | undefined;
 }
 
@@ -79,13 +81,15 @@ export function readArchiveConfig(env: Env): ArchiveHandlerConfig {
     ttlAttribute: required(env, 'TTL_ATTRIBUTE'),
     routes: oneOf(env, 'ARCHIVE_ROUTES', ARCHIVE_ROUTES, 'ttl-deletes'),
     deadLetterQueueUrl,
+    deadLetterOverflowPrefix: env.DEAD_LETTER_OVERFLOW_PREFIX ?? 'dead-letter/',
     maxRecordAgeSeconds: optionalSeconds(env, 'MAX_RECORD_AGE_SECONDS'),
   };
 }
 
 /**
  * TTL deletes (and, with `all-deletes`, user deletes under `<prefix>user-deletes/`) to S3; poison
- * records to the SQS dead-letter queue. Anything else reaching the function means the deployed
+ * records to the SQS dead-letter queue, or to the bucket under `deadLetterOverflowPrefix` when too
+ * large for a message. Anything else reaching the function means the deployed
  * filter and these routes disagree, so it is dead-lettered rather than counted and dropped.
  */
 export function createArchiveHandler(
@@ -121,8 +125,18 @@ export function createArchiveHandler(
     ttlAttribute: config.ttlAttribute,
     onUnrouted: 'dead-letter',
     ...(config.maxRecordAgeSeconds === undefined ? {} : { maxRecordAgeSeconds: config.maxRecordAgeSeconds }),
-    deadLetter: new SqsDeadLetterSink({ client: clients.sqs, queueUrl: config.deadLetterQueueUrl }),
-    logger: createLogger(),
+    deadLetter: new SqsDeadLetterSink({
+      client: clients.sqs,
+      queueUrl: config.deadLetterQueueUrl,
+      // An item image alone may be 400 KB, and its DynamoDB JSON more: past the SQS message limit
+      // the send would fail on every retry until Lambda discards the record and keeps only its
+      // position. Such entries go to the bucket instead, and the message points at them.
+      overflow: new S3DeadLetterSink({
+        client: clients.s3,
+        bucket: config.bucket,
+        prefix: config.deadLetterOverflowPrefix,
+      }),
+    }),
   });
 }
 

@@ -5,6 +5,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-loc
 import { streamEvents } from '../../../src/local/events.js';
 import { createLambdaContext } from '../../../src/local/lambda-context.js';
 import { createLocalResources } from '../../../src/local/resources.js';
+import { startSqsServer } from '../../../src/local/sqs-server.js';
 import { localClients, uniqueName } from '../../support/aws.js';
 
 // The deployed entry point, composed exactly as in Lambda (module-level config from the
@@ -89,6 +90,53 @@ describe('archiveTtl handler', () => {
   });
 });
 
+describe('archiveTtl dead letters', () => {
+  it('keeps a poison record too large for an SQS message: stored in the bucket, pointed at from the queue', async () => {
+    const { dynamodb, s3 } = localClients();
+    const server = await startSqsServer();
+    try {
+      const sqs = new SQSClient({
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+        endpoint: server.endpoint,
+      });
+      const stage = uniqueName('dl');
+      const resources = await createLocalResources({ dynamodb, s3, sqs, stage, env: {} });
+      const queue = resources.queues?.DeadLetterQueue;
+      expect(queue).toBeDefined();
+      const config = archiveModule.readArchiveConfig({
+        ARCHIVE_BUCKET: resources.bucket.name,
+        ARCHIVE_PREFIX: resources.bucket.archivePrefix,
+        TTL_ATTRIBUTE: resources.settings.ttlAttribute,
+        DEAD_LETTER_QUEUE_URL: queue!.url,
+        DEAD_LETTER_OVERFLOW_PREFIX: (resources.settings as unknown as { deadLetterPrefix: string })
+          .deadLetterPrefix,
+      });
+      const handler = archiveModule.createArchiveHandler(config, { s3, sqs });
+
+      // An INSERT reaches the function only if the filter and the routes disagree; the handler then
+      // dead-letters it. Its image (a near-400 KB item) makes the entry larger than an SQS message.
+      const events = streamEvents({ tableName: resources.table.name, keyAttributes: ['pk', 'sk'] });
+      const big = events.insert({ pk: 'order#9', sk: 'v1', blob: 'x'.repeat(300_000) });
+      const small = events.insert({ pk: 'order#10', sk: 'v1' });
+      const response = await invoke(handler, events.event(big, small));
+      expect(response).toEqual({ batchItemFailures: [] });
+
+      const keys = await archiveKeys(resources.bucket.name);
+      expect(keys).toHaveLength(1);
+      expect(keys[0]).toMatch(/^dead-letter\/reason=[^/]+\/[^/]+\.json$/);
+      const bodies = server.messages(queue!.name).map((m) => JSON.parse(m.body) as Record<string, unknown>);
+      expect(bodies).toHaveLength(2);
+      const pointer = bodies.find((b) => b.type === 'tidewater.dead-letter.pointer');
+      expect(pointer).toMatchObject({ bucket: resources.bucket.name, key: keys[0], eventID: big.eventID });
+      const inline = bodies.find((b) => b !== pointer) as { record?: { eventID?: string } };
+      expect(inline.record?.eventID).toBe(small.eventID);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe('readArchiveConfig', () => {
   const valid = {
     ARCHIVE_BUCKET: 'b',
@@ -104,6 +152,7 @@ describe('readArchiveConfig', () => {
       ttlAttribute: 'expiresAt',
       routes: 'ttl-deletes',
       deadLetterQueueUrl,
+      deadLetterOverflowPrefix: 'dead-letter/',
       maxRecordAgeSeconds: undefined,
     });
   });

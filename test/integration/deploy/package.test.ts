@@ -3,8 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFilterCriteria, ttlDeletes, userDeletes } from '../../../src/filters/index.js';
+import { PollKeys } from '../../../src/votes/keys.js';
 
 // Runs the real `npm run package` (serverless v3 + serverless-esbuild) with no AWS credentials and
 // checks the CloudFormation it writes: the settings that decide whether data is lost live there.
@@ -42,6 +44,27 @@ function runPackage(args: string[], env: Record<string, string> = {}): PackageRu
     readFileSync(path.join(dir, 'cloudformation-template-update-stack.json'), 'utf8'),
   ) as Template;
   return { output, template };
+}
+
+/** One stored or deflated entry of a zip, as text (reads the central directory, then the local header). */
+function zippedText(file: string, name: string): string {
+  const zip = readFileSync(file);
+  let eocd = zip.length - 22;
+  while (eocd >= 0 && zip.readUInt32LE(eocd) !== 0x06054b50) eocd--;
+  let offset = zip.readUInt32LE(eocd + 16);
+  for (let n = zip.readUInt16LE(eocd + 10); n > 0; n--) {
+    const nameLength = zip.readUInt16LE(offset + 28);
+    const entryName = zip.toString('utf8', offset + 46, offset + 46 + nameLength);
+    if (entryName === name) {
+      const local = zip.readUInt32LE(offset + 42);
+      const method = zip.readUInt16LE(local + 8);
+      const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+      const data = zip.subarray(start, start + zip.readUInt32LE(offset + 20));
+      return (method === 8 ? inflateRawSync(data) : data).toString('utf8');
+    }
+    offset += 46 + nameLength + zip.readUInt16LE(offset + 30) + zip.readUInt16LE(offset + 32);
+  }
+  throw new Error(`${name} is not in ${file}`);
 }
 
 function resourcesOfType(template: Template, type: string) {
@@ -159,6 +182,8 @@ describe('serverless package (offline)', () => {
       TTL_ATTRIBUTE: 'expiresAt',
       ARCHIVE_ROUTES: 'ttl-deletes',
       DEAD_LETTER_QUEUE_URL: { Ref: 'DeadLetterQueue' },
+      // Where dead letters too large for SQS go; the role may write there (see below).
+      DEAD_LETTER_OVERFLOW_PREFIX: 'dead-letter/',
     });
     // The handler dead-letters a still-failing record (with its content) before Lambda gives up on it.
     expect(Number(env.MAX_RECORD_AGE_SECONDS)).toBeLessThan(p.MaximumRecordAgeInSeconds);
@@ -306,7 +331,7 @@ describe('serverless package (offline)', () => {
     }
   });
 
-  it('limits the archive role to its stream, its prefix, its queues and its logs', () => {
+  it('limits the archive role to its stream, its prefixes, its queues and its logs', () => {
     const role = ttlOnly.template.Resources.ArchiveTtlRole!;
     const granted = statements(ttlOnly.template, role.Properties.Policies[0].PolicyDocument);
     expect(
@@ -329,6 +354,10 @@ describe('serverless package (offline)', () => {
         Action: ['s3:PutObject'],
         Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': ['ArchiveBucket', 'Arn'] }, '/archive/*']] }],
       },
+      PutDeadLetterOverflow: {
+        Action: ['s3:PutObject'],
+        Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': ['ArchiveBucket', 'Arn'] }, '/dead-letter/*']] }],
+      },
       SendFailures: {
         Action: ['sqs:SendMessage'],
         Resource: [{ 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] }, { 'Fn::GetAtt': ['OnFailureQueue', 'Arn'] }],
@@ -336,21 +365,75 @@ describe('serverless package (offline)', () => {
     });
   });
 
-  it("limits the aggregator role to the poll's vote items", () => {
+  it("limits the aggregator role to reading the poll's counters and updating its totals", () => {
     const role = ttlOnly.template.Resources.AggregateVotesRole!;
-    const votes = statements(ttlOnly.template, role.Properties.Policies[0].PolicyDocument).find(
-      (s) => s.Sid === 'ReadAndUpdateVoteItems',
-    )!;
-    expect(votes.Action).toEqual([
-      'dynamodb:BatchGetItem',
-      'dynamodb:GetItem',
-      'dynamodb:Query',
-      'dynamodb:UpdateItem',
-    ]);
-    expect(votes.Resource).toEqual([{ 'Fn::GetAtt': ['RecordsTable', 'Arn'] }]);
-    expect(votes.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['POLL#default#*'] },
+    const granted = statements(ttlOnly.template, role.Properties.Policies[0].PolicyDocument);
+    expect(
+      Object.fromEntries(
+        granted.map((s) => [s.Sid, { Action: s.Action, Resource: s.Resource, Condition: s.Condition }]),
+      ),
+    ).toEqual({
+      WriteLogs: {
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: [{ 'Fn::GetAtt': ['AggregateVotesLogGroup', 'Arn'] }],
+        Condition: undefined,
+      },
+      // The layout item, the registry, the shards and the totals (BatchGetItem reads those back);
+      // not the voter markers (POLL#default#VOTER#...), and no other poll.
+      ReadVoteItems: {
+        Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+        Resource: [{ 'Fn::GetAtt': ['RecordsTable', 'Arn'] }],
+        Condition: {
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': [
+              'POLL#default#CONFIG',
+              'POLL#default#REGISTRY#*',
+              'POLL#default#VOTE#*',
+              'POLL#default#TOTALS#*',
+            ],
+          },
+        },
+      },
+      UpdateVoteTotals: {
+        Action: ['dynamodb:UpdateItem'],
+        Resource: [{ 'Fn::GetAtt': ['RecordsTable', 'Arn'] }],
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['POLL#default#TOTALS#*'] } },
+      },
     });
+
+    // The patterns against the keys src/votes really uses, with IAM StringLike's wildcards.
+    const like = (patterns: string[]) => {
+      const regexes = patterns.map(
+        (p) =>
+          new RegExp(
+            `^${p
+              .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+              .replace(/\*/g, '.*')
+              .replace(/\?/g, '.')}$`,
+          ),
+      );
+      return (pk: string) => regexes.some((r) => r.test(pk));
+    };
+    const byCondition = (sid: string) =>
+      like(granted.find((s) => s.Sid === sid)!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']);
+    const [readable, updatable] = [byCondition('ReadVoteItems'), byCondition('UpdateVoteTotals')];
+    const keys = new PollKeys('default', 4);
+    const contestant = 'team#1*';
+    const read = [
+      keys.config(),
+      keys.registry(contestant),
+      keys.shard(contestant, 7),
+      keys.total(contestant),
+    ];
+    for (const key of read) expect(readable(key.pk.S), key.pk.S).toBe(true);
+    expect(updatable(keys.total(contestant).pk.S)).toBe(true);
+    for (const key of [keys.shard(contestant, 0), keys.registry(contestant), keys.config()])
+      expect(updatable(key.pk.S), key.pk.S).toBe(false);
+    const marker = keys.marker('voter-1').pk.S;
+    expect([readable(marker), updatable(marker)]).toEqual([false, false]);
+    const otherPoll = new PollKeys('default2', 4);
+    expect(readable(otherPoll.total(contestant).pk.S)).toBe(false);
+
     const env = ttlOnly.template.Resources.AggregateVotesLambdaFunction!.Properties.Environment.Variables;
     // The writers' layout (infra/settings.yml voteShards / registryPartitions, VoteCounter's defaults):
     // without SHARDS the aggregator would sum its own default whatever the writers use.
@@ -378,5 +461,15 @@ describe('serverless package (offline)', () => {
       // @aws-sdk/client-s3 alone bundles to more than this; staying under it shows the SDK is external.
       expect(size.codeBytes).toBeLessThan(600_000);
     }
+  });
+
+  it('leaves pino out of the archive bundle: the pipeline logger writes its lines without it', () => {
+    // The second packaging (into its own folder) is the one whose zips are still on disk.
+    const code = zippedText(path.join(allDeletesDir, 'archiveTtl.zip'), 'src/handlers/archive-ttl.mjs');
+    // Booleans, so a failure does not print the whole bundle.
+    expect(code.includes('tidewater.dead-letter.pointer'), 'the handler code was read').toBe(true);
+    // pino's internal symbols; present whenever pino's module is bundled.
+    expect(code.includes('pino.serializers'), 'pino.serializers in the bundle').toBe(false);
+    expect(code.includes('pino.levelComp'), 'pino.levelComp in the bundle').toBe(false);
   });
 });

@@ -2,32 +2,150 @@ import { describe, expect, it } from 'vitest';
 // @ts-expect-error scripts/package.js is plain JavaScript without declarations
 import { templateProblems } from '../../../scripts/package.js';
 
-const templateWith = (variables: Record<string, unknown>) => ({
-  Resources: { AggregateVotesLambdaFunction: { Properties: { Environment: { Variables: variables } } } },
-});
-const good = { TABLE_NAME: { Ref: 'RecordsTable' }, POLL: 'final-2026', SHARDS: 10, REGISTRY_PARTITIONS: 4 };
+type Variables = Record<string, unknown>;
+interface Parts {
+  aggregator?: Variables;
+  archive?: Variables;
+  rate?: string;
+  lifecycle?: {
+    glacier?: unknown;
+    deepArchive?: unknown;
+    noncurrentGlacier?: unknown;
+    noncurrentExpire?: unknown;
+  };
+}
+
+const goodAggregator = {
+  TABLE_NAME: { Ref: 'RecordsTable' },
+  POLL: 'final-2026',
+  SHARDS: 10,
+  REGISTRY_PARTITIONS: 4,
+};
+const goodArchive = {
+  ARCHIVE_BUCKET: { Ref: 'ArchiveBucket' },
+  ARCHIVE_PREFIX: 'archive/',
+  DEAD_LETTER_OVERFLOW_PREFIX: 'dead-letter/',
+};
+
+/** The parts of a packaged template that templateProblems reads, shaped as serverless writes them. */
+function template(parts: Parts = {}) {
+  const days = {
+    glacier: 30,
+    deepArchive: 180,
+    noncurrentGlacier: 30,
+    noncurrentExpire: 365,
+    ...parts.lifecycle,
+  };
+  return {
+    Resources: {
+      AggregateVotesLambdaFunction: {
+        Properties: { Environment: { Variables: { ...goodAggregator, ...parts.aggregator } } },
+      },
+      AggregateVotesEventsRuleSchedule1: {
+        Type: 'AWS::Events::Rule',
+        Properties: { ScheduleExpression: parts.rate ?? 'rate(1 minute)' },
+      },
+      ArchiveTtlLambdaFunction: {
+        Properties: { Environment: { Variables: { ...goodArchive, ...parts.archive } } },
+      },
+      ArchiveBucket: {
+        Properties: {
+          LifecycleConfiguration: {
+            Rules: [
+              {
+                Id: 'archive-to-glacier',
+                Transitions: [
+                  { StorageClass: 'GLACIER', TransitionInDays: days.glacier },
+                  { StorageClass: 'DEEP_ARCHIVE', TransitionInDays: days.deepArchive },
+                ],
+                NoncurrentVersionTransitions: [
+                  { StorageClass: 'GLACIER', TransitionInDays: days.noncurrentGlacier },
+                ],
+                NoncurrentVersionExpiration: { NoncurrentDays: days.noncurrentExpire },
+              },
+              { Id: 'abort-incomplete-uploads' },
+            ],
+          },
+        },
+      },
+    },
+  };
+}
 
 describe('npm run package: settings checks on the packaged template', () => {
-  it('accepts a poll id of letters, digits, `.`, `_`, `-` and positive layout numbers', () => {
-    expect(templateProblems(templateWith(good))).toEqual([]);
-    expect(templateProblems(templateWith({ ...good, SHARDS: '25' }))).toEqual([]);
+  it('accepts the defaults, a poll id of letters, digits, `.`, `_`, `-` and positive layout numbers', () => {
+    expect(templateProblems(template())).toEqual([]);
+    expect(templateProblems(template({ aggregator: { SHARDS: '25' } }))).toEqual([]);
   });
 
   it('refuses a poll id with an IAM wildcard or a key separator', () => {
     for (const poll of ['*', 'final?', 'a#b', '']) {
-      const problems: string[] = templateProblems(templateWith({ ...good, POLL: poll }));
+      const problems: string[] = templateProblems(template({ aggregator: { POLL: poll } }));
       expect(problems, poll).toHaveLength(1);
       expect(problems[0]).toMatch(/TIDEWATER_POLL/);
     }
   });
 
   it('refuses a missing or non-positive layout', () => {
-    expect(templateProblems(templateWith({ ...good, SHARDS: undefined }))).toEqual([
+    expect(templateProblems(template({ aggregator: { SHARDS: undefined } }))).toEqual([
       expect.stringMatching(/^SHARDS/),
     ]);
-    expect(templateProblems(templateWith({ ...good, REGISTRY_PARTITIONS: 0 }))).toEqual([
+    expect(templateProblems(template({ aggregator: { REGISTRY_PARTITIONS: 0 } }))).toEqual([
       expect.stringMatching(/^REGISTRY_PARTITIONS/),
     ]);
-    expect(templateProblems({ Resources: {} })).toHaveLength(1);
+    expect(templateProblems({ Resources: {} })).toEqual([
+      'AggregateVotesLambdaFunction has no environment',
+      'ArchiveTtlLambdaFunction has no environment',
+    ]);
+  });
+
+  it('accepts rate() in EventBridge grammar and refuses the rest before a deploy does', () => {
+    for (const rate of [
+      'rate(1 minute)',
+      'rate(5 minutes)',
+      'rate(1 hour)',
+      'rate(12 hours)',
+      'rate(2 days)',
+    ]) {
+      expect(templateProblems(template({ rate })), rate).toEqual([]);
+    }
+    for (const rate of ['rate(1 minutes)', 'rate(5 minute)', 'rate(0 minutes)', 'rate(1 min)', 'rate()']) {
+      expect(templateProblems(template({ rate })), rate).toEqual([expect.stringMatching(/^aggregateRate/)]);
+    }
+  });
+
+  it('accepts key prefixes that are empty or end in `/`', () => {
+    for (const prefix of ['', 'archive/', 'ttl/v1/', 'env=prod/archive/']) {
+      expect(templateProblems(template({ archive: { ARCHIVE_PREFIX: prefix } })), prefix).toEqual([]);
+    }
+    expect(templateProblems(template({ archive: { DEAD_LETTER_OVERFLOW_PREFIX: 'poison/' } }))).toEqual([]);
+  });
+
+  it('refuses a key prefix that would widen or miss the IAM resource <bucket>/<prefix>*', () => {
+    // `*` / `?` are IAM wildcards; `/archive/` grants a key the sinks never write (they strip the
+    // leading `/`); `archive` grants `archive-other/...` too; a missing variable grants nothing.
+    for (const prefix of ['*', 'arch?ve/', '/archive/', 'archive', 'a//b/', undefined]) {
+      const problems: string[] = templateProblems(template({ archive: { ARCHIVE_PREFIX: prefix } }));
+      expect(problems, String(prefix)).toEqual([expect.stringMatching(/^archivePrefix is /)]);
+    }
+    expect(templateProblems(template({ archive: { DEAD_LETTER_OVERFLOW_PREFIX: '*' } }))).toEqual([
+      expect.stringMatching(/^deadLetterPrefix is /),
+    ]);
+  });
+
+  it('refuses dead letters under the archive prefix, where the lifecycle would move them to Glacier', () => {
+    expect(
+      templateProblems(template({ archive: { DEAD_LETTER_OVERFLOW_PREFIX: 'archive/dead-letter/' } })),
+    ).toEqual([expect.stringMatching(/inside archivePrefix/)]);
+  });
+
+  it('refuses lifecycle days S3 would reject', () => {
+    expect(templateProblems(template({ lifecycle: { glacier: 180, deepArchive: 180 } }))).toEqual([
+      expect.stringMatching(/^glacierAfterDays 180 and deepArchiveAfterDays 180/),
+    ]);
+    expect(templateProblems(template({ lifecycle: { glacier: 30, deepArchive: '180' } }))).toHaveLength(1);
+    expect(
+      templateProblems(template({ lifecycle: { noncurrentGlacier: 30, noncurrentExpire: 30 } })),
+    ).toEqual([expect.stringMatching(/^noncurrentExpireAfterDays 30/)]);
   });
 });
