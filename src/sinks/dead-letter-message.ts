@@ -14,9 +14,22 @@ function jsonSafe(_key: string, value: unknown): unknown {
   return value;
 }
 
+/**
+ * SQS accepts only #x9 #xA #xD #x20-#xD7FF #xE000-#xFFFD #x10000-#x10FFFF in a body; anything
+ * else gets the message refused (InvalidMessageContents) or, per newer documentation, replaced
+ * by U+FFFD — a lost send or a corrupted copy of the record either way. JSON.stringify already
+ * escapes control characters and lone surrogates but leaves the noncharacters U+FFFE and U+FFFF
+ * raw, and a DynamoDB string may hold them: escaped, the JSON means exactly the same.
+ */
+const SQS_REFUSED = /[\uFFFE\uFFFF]/g;
+
+function sqsSafe(json: string): string {
+  return json.replace(SQS_REFUSED, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
 /** The JSON document a dead-letter entry is stored as (SQS body or S3 object). */
 export function serializeDeadLetterEntry(entry: DeadLetterEntry): string {
-  return JSON.stringify({ type: DEAD_LETTER_TYPE, version: 1, ...entry }, jsonSafe);
+  return sqsSafe(JSON.stringify({ type: DEAD_LETTER_TYPE, version: 1, ...entry }, jsonSafe));
 }
 
 /** What an SQS message says in place of an entry too large for SQS: where the full entry is. */
@@ -27,9 +40,8 @@ export function serializeDeadLetterPointer(
   bytes: number,
 ): string {
   const { record: _record, ...rest } = entry;
-  return JSON.stringify(
-    { type: DEAD_LETTER_POINTER_TYPE, version: 1, ...rest, bucket, key, bytes },
-    jsonSafe,
+  return sqsSafe(
+    JSON.stringify({ type: DEAD_LETTER_POINTER_TYPE, version: 1, ...rest, bucket, key, bytes }, jsonSafe),
   );
 }
 

@@ -290,6 +290,8 @@ async function putAbsent(
   const outcome = new Map<string, Promise<boolean | undefined> | boolean | undefined>();
   const inFlight = new Set<Promise<unknown>>();
   let failure: { item: Restorable; cause: unknown } | undefined;
+  /** Set by a failed write or a failed input: queued puts then return without writing. */
+  let stopped = false;
 
   const put = async (item: Restorable, conditional: boolean): Promise<boolean> => {
     result.calls++;
@@ -319,36 +321,46 @@ async function putAbsent(
 
   const restore = async (item: Restorable, before: Promise<boolean | undefined> | boolean | undefined) => {
     const earlier = before === undefined ? undefined : await before;
-    if (failure !== undefined) return undefined;
+    if (stopped) return undefined;
     if (earlier === false) {
       result.skipped++;
       w.onSkipped?.(item.keys);
       return false;
     }
     try {
-      return await limit(() => (failure === undefined ? put(item, earlier !== true) : undefined));
+      return await limit(() => (stopped ? undefined : put(item, earlier !== true)));
     } catch (error) {
       failure ??= { item, cause: error };
+      stopped = true;
       return undefined;
     }
   };
 
-  for await (const item of items) {
-    if (failure !== undefined) break;
-    const id = keyText(item.keys);
-    const task = restore(item, outcome.get(id));
-    outcome.set(id, task);
-    // Keep the settled value, not the promise, so the map holds one boolean per key.
-    const tracked = task.then((done) => {
-      if (outcome.get(id) === task) outcome.set(id, done);
-      inFlight.delete(tracked);
-    });
-    inFlight.add(tracked);
-    // Bounded read-ahead: a restore of millions of images never queues them all.
-    if (inFlight.size >= w.concurrency * 2) await Promise.race(inFlight);
+  let inputError: { error: unknown } | undefined;
+  try {
+    for await (const item of items) {
+      if (stopped) break;
+      const id = keyText(item.keys);
+      const task = restore(item, outcome.get(id));
+      outcome.set(id, task);
+      // Keep the settled value, not the promise, so the map holds one boolean per key.
+      const tracked = task.then((done) => {
+        if (outcome.get(id) === task) outcome.set(id, done);
+        inFlight.delete(tracked);
+      });
+      inFlight.add(tracked);
+      // Bounded read-ahead: a restore of millions of images never queues them all.
+      if (inFlight.size >= w.concurrency * 2) await Promise.race(inFlight);
+    }
+  } catch (error) {
+    // A record without an image, or a failed archive read: stop, but do not return while puts
+    // already sent are still running — the caller must see the table as the restore left it.
+    inputError = { error };
+    stopped = true;
   }
-  // Queued puts see the failure and return without writing; let in-flight ones settle so the counts are final.
+  // Queued puts see `stopped` and return without writing; let in-flight ones settle so the counts are final.
   await Promise.all(inFlight);
+  if (inputError !== undefined) throw inputError.error;
   if (failure !== undefined) {
     throw new RestoreWriteError(tableName, failure.item, result, { cause: failure.cause });
   }

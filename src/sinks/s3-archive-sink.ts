@@ -61,7 +61,10 @@ export interface S3ArchiveSinkOptions {
   maxObjectBytes?: number;
   /** The TTL attribute whose value each row carries as `ttl`. Default `ttl`. */
   ttlAttribute?: string;
-  /** Send `If-None-Match: *` so an existing object is never rewritten; 412 counts as written. Default true. */
+  /**
+   * Send `If-None-Match: *` so an existing object is never rewritten; 412 counts as written.
+   * A server that answers 501 NotImplemented gets plain PUTs from then on. Default true.
+   */
   conditionalCreate?: boolean;
   /** Table name for records whose source carried no eventSourceARN (GetRecords without streamArn). */
   table?: string;
@@ -93,6 +96,15 @@ function isAlreadyExists(error: unknown): boolean {
   return e?.name === 'PreconditionFailed' || e?.$metadata?.httpStatusCode === 412;
 }
 
+/**
+ * 501 NotImplemented: the server does not know conditional PUTs (S3 before August 2024 and
+ * several S3-compatible stores answer `If-None-Match` this way). Retrying cannot help.
+ */
+function isConditionalUnsupported(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return e?.name === 'NotImplemented' || e?.$metadata?.httpStatusCode === 501;
+}
+
 /** 409 ConditionalRequestConflict: a concurrent conditional write of the same key is in flight. */
 function isConflict(error: unknown): boolean {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
@@ -118,7 +130,11 @@ export class S3ArchiveSink implements Sink {
   readonly #bucket: string;
   readonly #layout: ArchiveLayout;
   readonly #baseParams: Partial<PutObjectCommandInput>;
-  readonly #conditional: boolean;
+  /**
+   * Cleared when the server answers a conditional PUT with 501: the key is a function of the
+   * records, so a plain PUT rewrites the same bytes and stays idempotent. Per instance, never shared.
+   */
+  #conditional: boolean;
   readonly #concurrency: number;
 
   constructor(options: S3ArchiveSinkOptions) {
@@ -177,7 +193,7 @@ export class S3ArchiveSink implements Sink {
   }
 
   async #put(object: PlannedObject, context: SinkContext | undefined): Promise<SinkFailure[] | undefined> {
-    const input: PutObjectCommandInput = {
+    const base: PutObjectCommandInput = {
       ...this.#baseParams,
       Bucket: this.#bucket,
       Key: object.key,
@@ -192,9 +208,11 @@ export class S3ArchiveSink implements Sink {
         'last-sequence-number': object.last,
         sha256: object.sha256,
       },
-      ...(this.#conditional ? { IfNoneMatch: '*' } : {}),
     };
-    for (let attempt = 1; ; attempt++) {
+    let conflicts = 0;
+    for (;;) {
+      const conditional = this.#conditional;
+      const input: PutObjectCommandInput = conditional ? { ...base, IfNoneMatch: '*' } : base;
       try {
         await this.#client.send(new PutObjectCommand(input), { abortSignal: context?.signal });
         context?.logger?.debug(
@@ -204,9 +222,19 @@ export class S3ArchiveSink implements Sink {
         return undefined;
       } catch (error) {
         // The key is a function of the records: an existing object holds these same rows.
-        if (isAlreadyExists(error)) return undefined;
-        if (isConflict(error) && attempt < CONFLICT_ATTEMPTS) {
-          const waited = await sleep(conflictDelay(attempt), undefined, { signal: context?.signal }).then(
+        if (conditional && isAlreadyExists(error)) return undefined;
+        if (conditional && isConditionalUnsupported(error)) {
+          if (this.#conditional) {
+            this.#conditional = false;
+            context?.logger?.warn(
+              { sink: this.name, bucket: this.#bucket },
+              'the server does not implement If-None-Match on PUT; writing archive objects unconditionally',
+            );
+          }
+          continue;
+        }
+        if (isConflict(error) && ++conflicts < CONFLICT_ATTEMPTS) {
+          const waited = await sleep(conflictDelay(conflicts), undefined, { signal: context?.signal }).then(
             () => true,
             () => false,
           );

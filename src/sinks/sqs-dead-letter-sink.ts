@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import pRetry from 'p-retry';
 import { InvalidOptionsError } from '../records/errors.js';
@@ -29,7 +30,10 @@ export interface SqsDeadLetterSinkOptions {
    * (`type: 'tidewater.dead-letter.pointer'`, bucket, key). Without it such an entry makes `send` throw.
    */
   overflow?: S3DeadLetterSink;
-  /** FIFO queues only: the message group; default the record's eventSourceARN (one group per stream). */
+  /**
+   * FIFO queues only: the message group (1-128 characters); default the record's eventSourceARN,
+   * or its SHA-256 when the ARN is longer than SQS allows (one group per stream either way).
+   */
   messageGroupId?: string;
   /** Resends of entries SQS failed with a server fault, after the client's own retries. Default 3. */
   entryRetries?: number;
@@ -48,6 +52,19 @@ const OPTIONS = [
 ] as const;
 const WHERE = 'SqsDeadLetterSink';
 const SQS_MAX_BYTES = 1_048_576;
+/** SQS's rule for a MessageGroupId: 1 to 128 characters, alphanumerics and punctuation. */
+const GROUP_ID = /^[!-~]{1,128}$/;
+
+/**
+ * The FIFO group of an entry: its stream, so one stream's dead letters stay in order. A stream
+ * ARN passes 128 characters once the table name passes ~50 (names may have 255), and SQS refuses
+ * such an id, so a long ARN is replaced by its SHA-256 — still one group per stream.
+ */
+export function streamGroupId(eventSourceARN: string | undefined): string {
+  if (eventSourceARN === undefined) return 'tidewater-dead-letter';
+  if (GROUP_ID.test(eventSourceARN)) return eventSourceARN;
+  return `stream-sha256-${createHash('sha256').update(eventSourceARN).digest('hex')}`;
+}
 
 /** An entry of a SendMessageBatch answer's `Failed` list. */
 class SqsEntryFailure extends Error {
@@ -90,6 +107,11 @@ export class SqsDeadLetterSink implements DeadLetterSink {
     this.#overflow = options.overflow;
     this.#fifo = this.#queueUrl.endsWith('.fifo');
     this.#groupId = optionalString(options, 'messageGroupId', WHERE);
+    if (this.#groupId !== undefined && !GROUP_ID.test(this.#groupId)) {
+      throw new InvalidOptionsError(
+        `${WHERE}: messageGroupId must be 1 to 128 characters, letters, digits and punctuation`,
+      );
+    }
     if (this.#groupId !== undefined && !this.#fifo) {
       throw new InvalidOptionsError(
         `${WHERE}: messageGroupId applies to FIFO queues (a queueUrl ending in .fifo)`,
@@ -115,7 +137,18 @@ export class SqsDeadLetterSink implements DeadLetterSink {
             [entryLabel(entry)],
           );
         }
-        const key = await this.#overflow.put(entry, context, body);
+        let key: string;
+        try {
+          key = await this.#overflow.put(entry, context, body);
+        } catch (error) {
+          // Nothing of this send has gone to SQS yet: every entry is unsent, not only this one.
+          const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+          throw new DeadLetterSendError(
+            `storing an entry of ${bytes} bytes in s3://${this.#overflow.bucket} failed (${reason})`,
+            entries.map(entryLabel),
+            { cause: error },
+          );
+        }
         body = serializeDeadLetterPointer(entry, this.#overflow.bucket, key, bytes);
         bytes = Buffer.byteLength(body);
       }
@@ -127,7 +160,7 @@ export class SqsDeadLetterSink implements DeadLetterSink {
   #requestEntry(message: SqsMessagePlan, id: string): SendMessageBatchRequestEntry {
     const request: SendMessageBatchRequestEntry = { Id: id, MessageBody: message.body };
     if (this.#fifo) {
-      request.MessageGroupId = this.#groupId ?? message.entry.eventSourceARN ?? 'tidewater-dead-letter';
+      request.MessageGroupId = this.#groupId ?? streamGroupId(message.entry.eventSourceARN);
       request.MessageDeduplicationId = deduplicationId(message.entry, message.body);
     }
     return request;

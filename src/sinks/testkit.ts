@@ -33,6 +33,19 @@ async function write(sink: Sink, batch: readonly ClassifiedRecord[]): Promise<Si
   return result ?? {};
 }
 
+/**
+ * A delivery as Lambda sees it: a `write` that throws fails every record of the batch (the
+ * contract allows it), so Lambda redelivers all of them. Assertion errors are the kit's own.
+ */
+async function deliver(sink: Sink, batch: readonly ClassifiedRecord[]): Promise<SinkResult> {
+  try {
+    return await write(sink, batch);
+  } catch (error) {
+    if ((error as { name?: string } | undefined)?.name === 'AssertionError') throw error;
+    return { failed: batch.map((r) => ({ sequenceNumber: r.sequenceNumber, error })) };
+  }
+}
+
 function failedSequenceNumbers(result: SinkResult): string[] {
   return (result.failed ?? []).map((f) => f.sequenceNumber);
 }
@@ -109,15 +122,19 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
     return lowest < 0 ? [] : batch.slice(lowest);
   }
 
-  /** Writes until nothing fails (a sink may fail transiently), as Lambda would by retrying. */
+  /** Writes until nothing fails (a sink may fail transiently, or throw), as Lambda would by retrying. */
   async function writeAll(sink: S, batch: readonly ClassifiedRecord[]): Promise<void> {
     let pending = batch;
+    let lastError: unknown;
     for (let attempt = 0; attempt < 5 && pending.length > 0; attempt++) {
-      pending = redelivery(pending, checkReport(pending, await write(sink, pending)));
+      const result = await deliver(sink, pending);
+      lastError = result.failed?.[0]?.error ?? lastError;
+      pending = redelivery(pending, checkReport(pending, result));
     }
+    const reason = lastError instanceof Error ? ` (last error: ${lastError.name}: ${lastError.message})` : '';
     expect(
       pending.map((r) => r.sequenceNumber),
-      'records still failing after 5 deliveries',
+      `records still failing after 5 deliveries${reason}`,
     ).toEqual([]);
   }
 
@@ -176,7 +193,7 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
       run: () =>
         withSink(async (sink) => {
           const batch = sampleTtlDeletes(25, { start: 3_000 });
-          const failed = checkReport(batch, await write(sink, batch));
+          const failed = checkReport(batch, await deliver(sink, batch));
           await sink.flush?.({});
           const heldSet = new Set(await stored(sink));
           for (const record of batch) {
@@ -207,18 +224,11 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
           const batch = sampleTtlDeletes(30, { start: 20_000 });
           const chosen = new Set([batch[4], batch[11], batch[29]].map((r) => r?.sequenceNumber as string));
           await injectFailures(sink, chosen);
-          let pending: readonly ClassifiedRecord[];
-          try {
-            const failed = checkReport(batch, await write(sink, batch));
-            for (const seq of chosen)
-              expect(failed.has(seq), `injected failure of ${seq} was not reported`).toBe(true);
-            pending = redelivery(batch, failed);
-          } catch (error) {
-            // Throwing fails the whole batch, which is also allowed; Lambda redelivers all of it.
-            if ((error as { name?: string } | undefined)?.name === 'AssertionError') throw error;
-            pending = batch;
-          }
-          await writeAll(sink, pending);
+          // A throw counts as every record failed, which reports the injected ones too.
+          const failed = checkReport(batch, await deliver(sink, batch));
+          for (const seq of chosen)
+            expect(failed.has(seq), `injected failure of ${seq} was not reported`).toBe(true);
+          await writeAll(sink, redelivery(batch, failed));
           await sink.flush?.({});
           const held = await stored(sink);
           expect(new Set(held).size, 'duplicates after redelivery').toBe(held.length);

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
+import { type SqsServer, startSqsServer } from '../../../src/local/sqs-server.js';
 import { InvalidOptionsError } from '../../../src/records/index.js';
 import {
   DEAD_LETTER_POINTER_TYPE,
@@ -147,6 +148,42 @@ describe('SqsDeadLetterSink over HTTP with the real SDK client', () => {
     expect(b?.MessageDeduplicationId).toBe(a?.MessageDeduplicationId);
   });
 
+  it('keeps the FIFO group id within 128 characters for a stream of a long table name', async () => {
+    const start = sqs.calls.length;
+    const sink = new SqsDeadLetterSink({
+      client: sqsClient(sqs.endpoint),
+      queueUrl: `${sqs.endpoint}/123456789012/dlq.fifo`,
+    });
+    // Table names may have 255 characters; SQS refuses a MessageGroupId over 128.
+    const arn = `arn:aws:dynamodb:us-east-1:123456789012:table/${'x'.repeat(200)}/stream/2026-01-01T00:00:00.000`;
+    await sink.send([entry(1, { eventSourceARN: arn }), entry(2, { eventSourceARN: arn })], {});
+    const [a, b] = sqs.calls.slice(start).flatMap((c) => c.body.Entries);
+    expect(a?.MessageGroupId).toMatch(/^[!-~]{1,128}$/);
+    expect(b?.MessageGroupId).toBe(a?.MessageGroupId);
+    expect(
+      () => new SqsDeadLetterSink({ queueUrl: 'https://x/1/q.fifo', messageGroupId: 'g'.repeat(129) }),
+    ).toThrow(/messageGroupId/);
+    expect(() => new SqsDeadLetterSink({ queueUrl: 'https://x/1/q.fifo', messageGroupId: 'a b' })).toThrow(
+      /messageGroupId/,
+    );
+  });
+
+  it('throws a DeadLetterSendError naming every entry when the overflow PUT fails, and sends nothing', async () => {
+    const overflow = new S3DeadLetterSink({ client: s3, bucket: 'no-such-bucket-tidewater' });
+    const sink = new SqsDeadLetterSink({
+      client: sqsClient(sqs.endpoint),
+      queueUrl: `${sqs.endpoint}/1/dlq`,
+      overflow,
+    });
+    const start = sqs.calls.length;
+    const big = entry(9, { record: { eventID: 'ev-9', blob: 'x'.repeat(300_000) } });
+    const error = await sink.send([entry(8), big], {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeadLetterSendError);
+    expect((error as DeadLetterSendError).sequenceNumbers).toEqual(['1008', '1009']);
+    expect(((error as DeadLetterSendError).cause as Error).name).toBe('NoSuchBucket');
+    expect(sqs.calls.length).toBe(start);
+  });
+
   it('puts an entry over the size limit in S3 and sends a pointer', async () => {
     const bucket = await createTestBucket(s3);
     const overflow = new S3DeadLetterSink({ client: s3, bucket });
@@ -205,6 +242,61 @@ describe('SqsDeadLetterSink over HTTP with the real SDK client', () => {
     expect(() => new SqsDeadLetterSink({ queueUrl: 'https://x/1/q', maxMessageBytes: 2_000_000 })).toThrow(
       /maxMessageBytes/,
     );
+  });
+});
+
+describe('SqsDeadLetterSink against the local SQS server (SQS size limits enforced)', () => {
+  const { s3 } = localClients();
+  let server: SqsServer;
+  let client: SQSClient;
+  let queueUrl: string;
+  beforeAll(async () => {
+    server = await startSqsServer();
+    client = new SQSClient({
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+      endpoint: server.endpoint,
+    });
+    queueUrl = (await client.send(new CreateQueueCommand({ QueueName: 'dlq-limits' }))).QueueUrl as string;
+  });
+  afterAll(async () => {
+    client.destroy();
+    await server.stop();
+  });
+
+  it('cuts SendMessageBatch calls by total size, so ten entries of 40 KB all arrive in order', async () => {
+    // 10 x ~40 KB is over the 256 KiB a batch may carry: sent as one call, SQS refuses it.
+    const entries = Array.from({ length: 10 }, (_, i) =>
+      entry(100 + i, { record: { eventID: `ev-${100 + i}`, blob: 'b'.repeat(40_000) } }),
+    );
+    const sink = new SqsDeadLetterSink({ client, queueUrl });
+    await sink.send(entries, {});
+    const bodies = server.messages('dlq-limits').map((m) => JSON.parse(m.body));
+    expect(bodies.map((b) => b.sequenceNumber)).toEqual(entries.map((e) => e.sequenceNumber));
+    expect(bodies.every((b) => b.record.blob.length === 40_000)).toBe(true);
+    await client.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
+  });
+
+  it('sends an entry over 256 KiB as a pointer to its S3 copy', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new SqsDeadLetterSink({
+      client,
+      queueUrl,
+      overflow: new S3DeadLetterSink({ client: s3, bucket }),
+    });
+    const big = entry(200, { record: { eventID: 'ev-200', blob: 'z'.repeat(262_144) } });
+    await sink.send([entry(199), big], {});
+    const bodies = server.messages('dlq-limits').map((m) => JSON.parse(m.body));
+    expect(bodies.map((b) => [b.type, b.sequenceNumber])).toEqual([
+      [DEAD_LETTER_TYPE, '1199'],
+      [DEAD_LETTER_POINTER_TYPE, '1200'],
+    ]);
+    const stored = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: bodies[1].key }));
+    const full = JSON.parse(
+      await (stored.Body as { transformToString(): Promise<string> }).transformToString(),
+    );
+    expect(full.record.blob).toHaveLength(262_144);
+    await client.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
   });
 });
 

@@ -281,6 +281,50 @@ describe('restoreItems', () => {
     }
   });
 
+  it('lets puts already sent finish before it rejects for a record it cannot restore', async () => {
+    // An endpoint that answers each PutItem only after a pause: a restore that rejects while
+    // puts are in flight would leave the caller looking at a table still being written.
+    let received = 0;
+    let answered = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        received++;
+        setTimeout(() => {
+          answered++;
+          res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
+          res.end('{}');
+        }, 50);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const client = new DynamoDBClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint });
+      const records = sampleTtlDeletes(4);
+      const last = records[3] as NonNullable<(typeof records)[0]>;
+      records[3] = parseStreamRecord({
+        ...last.raw,
+        dynamodb: { ...last.raw.dynamodb, OldImage: undefined, StreamViewType: 'KEYS_ONLY' },
+      });
+      async function* slowly() {
+        for (const record of records) {
+          yield record;
+          // Give each put time to reach the endpoint before the next record is read.
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      }
+      const error = await restoreItems({ client, tableName: 't', records: slowly() }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(RestoreError);
+      expect(received).toBe(3);
+      expect(answered).toBe(received);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('validates options', async () => {
     const records = sampleTtlDeletes(1);
     const base = { client: dynamodb, tableName: 'x', records };

@@ -249,6 +249,46 @@ describe('S3ArchiveSink against s3rver', () => {
       );
     });
 
+    it('falls back to plain PUTs when the server answers If-None-Match with 501 NotImplemented', async () => {
+      const client = s3ClientFor(server.endpoint, { maxAttempts: 1 });
+      const bucket = await createTestBucket(client);
+      // One PUT at a time, so the order of conditional and plain PUTs is fixed.
+      const sink = new S3ArchiveSink({ client, bucket, concurrency: 1 });
+      // S3 before conditional writes (and some S3-compatible stores) refuse the header this way.
+      faultPlan = (req) =>
+        req.method === 'PUT' && req.headers['if-none-match'] !== undefined
+          ? { status: 501, code: 'NotImplemented' }
+          : undefined;
+      const warnings: string[] = [];
+      const logger = {
+        debug: () => undefined,
+        info: () => undefined,
+        warn: (_obj: object, msg?: string) => warnings.push(msg ?? ''),
+        error: () => undefined,
+      };
+      // Two hours: two objects, so the second PUT shows the fallback is remembered.
+      const batch = sampleTtlDeletes(6, { spacingSeconds: 1200 });
+      try {
+        expect(await sink.write(batch, { logger })).toEqual({});
+        expect(await sink.write(batch, { logger })).toEqual({});
+      } finally {
+        faultPlan = undefined;
+      }
+      const sent = puts(bucket);
+      expect(sent.map((r) => r.headers['if-none-match'] !== undefined)).toEqual([
+        true,
+        false,
+        false,
+        false,
+        false,
+      ]);
+      expect(warnings).toHaveLength(1);
+      expect(await listKeys(client, bucket)).toHaveLength(2);
+      expect((await readAll(client, bucket)).map((r) => r.sequenceNumber)).toEqual(
+        batch.map((r) => r.sequenceNumber),
+      );
+    });
+
     it('retries 409 ConditionalRequestConflict itself, after a pause, and writes the object', async () => {
       // maxAttempts 1: no SDK retry, so every PUT after the first is the sink's own.
       const client = s3ClientFor(server.endpoint, { maxAttempts: 1 });

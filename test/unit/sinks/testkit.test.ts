@@ -33,6 +33,25 @@ class AppendingSink implements Sink {
   }
 }
 
+/** Throws on every other call (a lost connection, say), as the contract allows: a throw fails the batch. */
+class FlakyThrowingSink implements Sink {
+  readonly name = 'flaky-throwing';
+  readonly held = new MemorySink();
+  #calls = 0;
+  write(records: readonly ClassifiedRecord[]): SinkResult {
+    if (records.length > 0 && this.#calls++ % 2 === 0) throw new Error('connection reset');
+    return this.held.write(records);
+  }
+}
+
+/** Never stores anything and says so by throwing. */
+class AlwaysThrowingSink implements Sink {
+  readonly name = 'always-throwing';
+  write(): SinkResult {
+    throw new Error('store is down');
+  }
+}
+
 describe('runSinkTestKit', () => {
   it('requires read, at runtime too', () => {
     const options = { name: 'no read', create: () => new MemorySink() };
@@ -94,6 +113,34 @@ describe('runSinkTestKit', () => {
       'is idempotent when the same batch is delivered twice',
       'is idempotent when a redelivery is cut at a different point',
     ]);
+  });
+
+  it('passes a sink that throws transiently, redelivering the whole batch as Lambda does', async () => {
+    const failed = await failingCases({
+      name: 'flaky',
+      create: () => new FlakyThrowingSink(),
+      read: (sink) => sink.held.records,
+      largeBatch: 100,
+    });
+    expect(failed).toEqual([]);
+  });
+
+  it('fails a sink that keeps throwing, naming its last error', async () => {
+    const messages: string[] = [];
+    for (const c of sinkTestKitCases({
+      name: 'down',
+      create: () => new AlwaysThrowingSink(),
+      read: () => [],
+      largeBatch: 100,
+    })) {
+      await c.run().catch((error: Error) => messages.push(error.message));
+    }
+    // A throw on an empty batch is not a delivery failure Lambda retries: that case fails on it as is.
+    expect(messages[0]).toBe('store is down');
+    // "Reports failures" passes: a throw reports every record failed. The rest name the cause.
+    expect(messages.slice(1)).toHaveLength(4);
+    for (const message of messages.slice(1))
+      expect(message).toMatch(/still failing after 5 deliveries.*store is down/);
   });
 
   it('fails a sink that ignores the failures injected into it', async () => {
