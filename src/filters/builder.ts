@@ -1,8 +1,8 @@
 import type { StreamEventName } from '../records/types.js';
-import { compilePattern } from './compile.js';
+import { compilePattern, findOverriddenPath } from './compile.js';
 import { InvalidPatternError } from './errors.js';
 import { compileConditionList } from './leaf.js';
-import { childPath, ROOT_PATH } from './path.js';
+import { childPath, indexPath, ROOT_PATH } from './path.js';
 import type { FilterCondition, FilterPattern } from './types.js';
 
 /**
@@ -22,15 +22,28 @@ export function filterPattern(...fragments: readonly Fragment[]): FilterPattern 
   let merged: Record<string, unknown> = {};
   for (const fragment of fragments)
     merged = mergeInto(merged, fragment as Record<string, unknown>, ROOT_PATH);
-  compilePattern(merged as FilterPattern);
-  return merged as FilterPattern;
+  return checkedPattern(merged as FilterPattern);
 }
 
 /** `$or` of two or more alternatives. event-ruler supports it; Lambda's docs do not list it (see docs/filters.md). */
 export function anyOfPatterns(...alternatives: readonly Fragment[]): FilterPattern {
-  const result: FilterPattern = { $or: alternatives.map((a) => ({ ...a })) };
-  compilePattern(result);
-  return result;
+  return checkedPattern({ $or: alternatives.map((a) => ({ ...a })) });
+}
+
+/** Validates a built pattern and refuses a `$or` branch that names a path its siblings also name. */
+function checkedPattern(pattern: FilterPattern): FilterPattern {
+  compilePattern(pattern);
+  const overridden = findOverriddenPath(pattern);
+  if (overridden !== undefined) {
+    throw new InvalidPatternError(
+      'conflicting-conditions',
+      overridden,
+      'a $or branch and a field outside it set conditions on the same path; event-ruler does not AND them ' +
+        'but keeps only the condition list written last, so the filter would select other records than it reads. ' +
+        'Put the condition in every $or branch instead, or OR the values in one list with .anyOf(...)',
+    );
+  }
+  return pattern;
 }
 
 /** Records whose eventName is one of `names`. */
@@ -73,7 +86,22 @@ export function fieldPattern(path: readonly string[], conditions: readonly Filte
   if (path.length === 0)
     throw new InvalidPatternError('empty-object', ROOT_PATH, 'fieldPattern() needs a non-empty path');
   compileConditionList(conditions, pathText(path));
+  if (isStringTypedAttributePath(path)) refuseNonStringConditions(conditions, path);
   return nest(path, [...conditions]);
+}
+
+const IMAGE_KEYS = new Set(['Keys', 'NewImage', 'OldImage']);
+/** Type keys whose value Lambda delivers as a JSON string, or an array of strings (sets). */
+const STRING_TYPE_KEYS = new Set(['S', 'N', 'B', 'SS', 'NS', 'BS']);
+
+/** `dynamodb.<Keys|NewImage|OldImage>.<attribute>…<S|N|B|SS|NS|BS>`: a DynamoDB value that is text in the event. */
+function isStringTypedAttributePath(path: readonly string[]): boolean {
+  return (
+    path.length >= 4 &&
+    path[0] === 'dynamodb' &&
+    IMAGE_KEYS.has(path[1] as string) &&
+    STRING_TYPE_KEYS.has(path[path.length - 1] as string)
+  );
 }
 
 /** A key attribute: `dynamodb.Keys.<name>`. */
@@ -106,7 +134,7 @@ export interface StringTypeFilter {
   exists(): FilterPattern;
   /** The attribute is absent, or present with another type. */
   notExists(): FilterPattern;
-  /** A raw condition list (any of them), validated. */
+  /** A raw condition list (any of them), validated; conditions that can never match text are refused. */
   anyOf(...conditions: readonly FilterCondition[]): FilterPattern;
 }
 
@@ -230,9 +258,54 @@ function stringFilter(path: readonly string[]): StringTypeFilter {
     ...presence(path),
     anyOf: (...conditions) => {
       compileConditionList(conditions, pathText(path));
+      refuseNonStringConditions(conditions, path);
       return nest(path, [...conditions]);
     },
   };
+}
+
+/**
+ * S, N, B and the sets reach the filter as JSON strings, so a number, boolean or null literal and a
+ * `numeric` condition can never match them, and a numeric `anything-but` excludes nothing. Each
+ * would silently drop (or keep) every record; refuse them with the reason.
+ */
+function refuseNonStringConditions(conditions: readonly FilterCondition[], path: readonly string[]): void {
+  const type = path[path.length - 1] as string;
+  conditions.forEach((condition, i) => {
+    const at = indexPath(pathText(path), i);
+    if (condition === null || typeof condition === 'number' || typeof condition === 'boolean') {
+      throw new InvalidPatternError(
+        'not-supported-by-dynamodb',
+        at,
+        `${JSON.stringify(condition)} never matches a DynamoDB ${type} value: Lambda delivers it as a JSON string ` +
+          `(e.g. {"N": "42"}) and event-ruler does not compare across JSON types. Give the value as text, e.g. "42"`,
+      );
+    }
+    if (typeof condition !== 'object') return;
+    if ('numeric' in condition) throw numericOnString(type, at);
+    const operand = (condition as { 'anything-but'?: unknown })['anything-but'];
+    if (
+      typeof operand === 'number' ||
+      (Array.isArray(operand) && operand.some((v) => typeof v === 'number'))
+    ) {
+      throw new InvalidPatternError(
+        'not-supported-by-dynamodb',
+        at,
+        `a numeric anything-but excludes nothing from a DynamoDB ${type} value, which Lambda delivers as a JSON ` +
+          'string, so every record would pass. List the excluded values as text, e.g. {"anything-but": ["42"]}',
+      );
+    }
+  });
+}
+
+function numericOnString(type: string, at: string): InvalidPatternError {
+  return new InvalidPatternError(
+    'not-supported-by-dynamodb',
+    at,
+    `numeric never matches a DynamoDB ${type} value: Lambda delivers it as a JSON string ({"${type}": "42"}) and ` +
+      'event-ruler applies numeric only to JSON numbers, so the filter would silently drop every record. ' +
+      'Match the exact text with N.equals(...) / N.prefix(...), or filter in the handler.',
+  );
 }
 
 function numberFilter(path: readonly string[]): NumberTypeFilter {
@@ -242,13 +315,7 @@ function numberFilter(path: readonly string[]): NumberTypeFilter {
     equals: (...values) => base.equals(...values.map((v) => numberText(v, path))),
     anythingBut: (...values) => base.anythingBut(...values.map((v) => numberText(v, path))),
     numeric: () => {
-      throw new InvalidPatternError(
-        'not-supported-by-dynamodb',
-        pathText(path),
-        'numeric never matches a DynamoDB N attribute: Lambda delivers it as a JSON string ({"N": "42"}) and ' +
-          'event-ruler applies numeric only to JSON numbers, so the filter would silently drop every record. ' +
-          'Match the exact text with N.equals(...) / N.prefix(...), or filter in the handler.',
-      );
+      throw numericOnString('N', pathText(path));
     },
   };
 }

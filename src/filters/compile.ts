@@ -16,6 +16,12 @@ import type { EventMatcher, FilterPattern } from './types.js';
  *   sub-pattern under an array must be satisfied by one element (fields in different elements of
  *   the same array never combine). A sub-pattern made only of `exists: false` conditions holds
  *   when no element has a leaf at those paths.
+ * - `$or` is expanded the way event-ruler's JsonRuleCompiler does it, into one sub-rule per
+ *   combination of branches, each a plain AND of full paths; the pattern matches when any sub-rule
+ *   does. Evaluating `$or` in place would differ under event arrays (an alternative made only of
+ *   `exists: false` must hold for every element, and a branch field shares its array element with
+ *   the sibling fields it is merged with) and where a branch names a path its siblings also name
+ *   (the field written last replaces the earlier one, as in event-ruler).
  */
 interface ObjectNode {
   // Leaves and nested nodes are kept in separate arrays so the hot loop never tests a child's kind.
@@ -26,18 +32,72 @@ interface ObjectNode {
   /** Per key in leafKeys / nodeKeys: the name shadows an Object.prototype member, so read it with hasOwn. */
   readonly leafGuarded: readonly boolean[];
   readonly nodeGuarded: readonly boolean[];
-  readonly ors: readonly (readonly ObjectNode[])[];
   /** Has a condition other than `exists: false`, so it can bind one array element. */
   readonly positive: boolean;
 }
 
+/** A validated pattern object, in document order: condition lists, nested objects and `$or`s. */
+type Step =
+  | { readonly kind: 'leaf'; readonly key: string; readonly leaf: LeafMatcher }
+  | { readonly kind: 'object'; readonly key: string; readonly steps: readonly Step[] }
+  | { readonly kind: 'or'; readonly path: string; readonly branches: readonly (readonly Step[])[] };
+
+/** One expanded sub-rule: full field path (JSON of its segments) → the path and its condition list. */
+type SubRule = Map<string, { readonly segments: readonly string[]; readonly leaf: LeafMatcher }>;
+
 const OR_KEY = '$or';
-const RESERVED_IN_OR = new Set<string>([...OPERATORS, 'html', '=', '<', '<=', '>', '>=']);
+/** Names event-ruler refuses as fields inside `$or` (its RESERVED_FIELD_NAMES_IN_OR_RELATIONSHIP). */
+const RESERVED_IN_OR = new Set<string>([
+  ...OPERATORS,
+  'html',
+  '=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  // Reserved by event-ruler for operators it may add; refused today all the same.
+  'regex',
+  'not-wildcard',
+  'not-equals-ignore-case',
+  'date-after',
+  'date-on-or-after',
+  'date-before',
+  'date-on-or-before',
+  'in-date-range',
+  'ip-address-in-range',
+  'ip-address-not-in-range',
+]);
+/**
+ * Sub-rules one pattern may expand into. event-ruler materializes every combination too; a pattern
+ * past this bound (nested `$or`s multiply) is refused rather than left to exhaust memory.
+ */
+export const MAX_OR_COMBINATIONS = 1024;
 
 /** Validates `pattern` (an object or its JSON text) and returns a fast matcher. Throws InvalidPatternError. */
 export function compilePattern(pattern: FilterPattern | string): EventMatcher {
-  const root = compileObject(parsePattern(pattern), ROOT_PATH, false);
-  return (event: unknown) => matchNode(root, event);
+  const steps = compileObject(parsePattern(pattern), ROOT_PATH, false);
+  const roots = expand(steps, [], [new Map()], undefined).map(toNode);
+  if (roots.length === 1) {
+    const root = roots[0] as ObjectNode;
+    return (event: unknown) => matchNode(root, event);
+  }
+  return (event: unknown) => {
+    for (let i = 0; i < roots.length; i++) if (matchNode(roots[i] as ObjectNode, event)) return true;
+    return false;
+  };
+}
+
+/**
+ * The first path (`$.eventName`) whose condition list a `$or` branch and a sibling field both set,
+ * or undefined. event-ruler keeps only the one written last, silently widening or narrowing the
+ * pattern; the builder refuses such a pattern. Validates like compilePattern.
+ */
+export function findOverriddenPath(pattern: FilterPattern): string | undefined {
+  let found: string | undefined;
+  expand(compileObject(parsePattern(pattern), ROOT_PATH, false), [], [new Map()], (segments) => {
+    found ??= segments.reduce(childPath, ROOT_PATH);
+  });
+  return found;
 }
 
 /** compilePattern + evaluate, for one-off checks. Nothing is cached: hot paths should compile once. */
@@ -71,13 +131,8 @@ export function parsePattern(pattern: unknown): Record<string, unknown> {
   return value;
 }
 
-function compileObject(pattern: Record<string, unknown>, path: string, insideOr: boolean): ObjectNode {
-  const leafKeys: string[] = [];
-  const leaves: LeafMatcher[] = [];
-  const nodeKeys: string[] = [];
-  const nodes: ObjectNode[] = [];
-  const ors: ObjectNode[][] = [];
-  let positive = false;
+function compileObject(pattern: Record<string, unknown>, path: string, insideOr: boolean): Step[] {
+  const steps: Step[] = [];
   const fields = Object.keys(pattern);
   if (fields.length === 0)
     throw new InvalidPatternError('empty-object', path, 'empty objects are not allowed');
@@ -85,9 +140,7 @@ function compileObject(pattern: Record<string, unknown>, path: string, insideOr:
     const value = pattern[key];
     const at = childPath(path, key);
     if (key === OR_KEY) {
-      const branches = compileOr(value, at);
-      ors.push(branches);
-      positive ||= branches.some((b) => b.positive);
+      steps.push({ kind: 'or', path: at, branches: compileOr(value, at) });
       continue;
     }
     if (insideOr && RESERVED_IN_OR.has(key)) {
@@ -98,15 +151,9 @@ function compileObject(pattern: Record<string, unknown>, path: string, insideOr:
       );
     }
     if (Array.isArray(value)) {
-      const leaf = compileConditionList(value, at);
-      leafKeys.push(key);
-      leaves.push(leaf);
-      positive ||= leaf.positive;
+      steps.push({ kind: 'leaf', key, leaf: compileConditionList(value, at) });
     } else if (isObject(value)) {
-      const node = compileObject(value, at, insideOr);
-      nodeKeys.push(key);
-      nodes.push(node);
-      positive ||= node.positive;
+      steps.push({ kind: 'object', key, steps: compileObject(value, at, insideOr) });
     } else {
       throw new InvalidPatternError(
         'not-an-array',
@@ -115,20 +162,10 @@ function compileObject(pattern: Record<string, unknown>, path: string, insideOr:
       );
     }
   }
-  const guarded = (k: string) => k in Object.prototype;
-  return {
-    leafKeys,
-    leaves,
-    nodeKeys,
-    nodes,
-    leafGuarded: leafKeys.map(guarded),
-    nodeGuarded: nodeKeys.map(guarded),
-    ors,
-    positive,
-  };
+  return steps;
 }
 
-function compileOr(value: unknown, path: string): ObjectNode[] {
+function compileOr(value: unknown, path: string): Step[][] {
   if (!Array.isArray(value))
     throw new InvalidPatternError('invalid-or', path, '$or must be an array of at least two objects');
   if (value.length < 2)
@@ -145,6 +182,94 @@ function compileOr(value: unknown, path: string): ObjectNode[] {
   });
 }
 
+/**
+ * Writes `steps` into every sub-rule in `rules`, forking them at each `$or` — JsonRuleCompiler's
+ * walk. A path written twice keeps the later condition list, as event-ruler's rule map does.
+ */
+function expand(
+  steps: readonly Step[],
+  prefix: readonly string[],
+  rules: SubRule[],
+  onOverride: ((segments: readonly string[]) => void) | undefined,
+): SubRule[] {
+  let current = rules;
+  for (const step of steps) {
+    if (step.kind === 'leaf') {
+      const segments = [...prefix, step.key];
+      const id = JSON.stringify(segments);
+      for (const rule of current) {
+        if (onOverride !== undefined && rule.has(id)) onOverride(segments);
+        rule.set(id, { segments, leaf: step.leaf });
+      }
+    } else if (step.kind === 'object') {
+      current = expand(step.steps, [...prefix, step.key], current, onOverride);
+    } else {
+      const forked: SubRule[] = [];
+      for (const branch of step.branches) {
+        forked.push(
+          ...expand(
+            branch,
+            prefix,
+            current.map((rule) => new Map(rule)),
+            onOverride,
+          ),
+        );
+        if (forked.length > MAX_OR_COMBINATIONS) {
+          throw new InvalidPatternError(
+            'invalid-or',
+            step.path,
+            `the pattern expands into more than ${MAX_OR_COMBINATIONS} combinations of $or branches ` +
+              '(each $or multiplies the alternatives of every other); split it into separate filters',
+          );
+        }
+      }
+      current = forked;
+    }
+  }
+  return current;
+}
+
+interface NodeDraft {
+  readonly leaves: Map<string, LeafMatcher>;
+  readonly children: Map<string, NodeDraft>;
+}
+
+/** Turns one sub-rule's flat paths back into a tree, so array consistency follows the event's shape. */
+function toNode(rule: SubRule): ObjectNode {
+  const root: NodeDraft = { leaves: new Map(), children: new Map() };
+  for (const { segments, leaf } of rule.values()) {
+    let draft = root;
+    for (let i = 0; i < segments.length - 1; i++) {
+      const key = segments[i] as string;
+      let child = draft.children.get(key);
+      if (child === undefined) {
+        child = { leaves: new Map(), children: new Map() };
+        draft.children.set(key, child);
+      }
+      draft = child;
+    }
+    draft.leaves.set(segments[segments.length - 1] as string, leaf);
+  }
+  return freeze(root);
+}
+
+function freeze(draft: NodeDraft): ObjectNode {
+  const leafKeys = [...draft.leaves.keys()];
+  const leaves = [...draft.leaves.values()];
+  const nodeKeys = [...draft.children.keys()];
+  const nodes = [...draft.children.values()].map(freeze);
+  const guarded = (k: string) => k in Object.prototype;
+  return {
+    leafKeys,
+    leaves,
+    nodeKeys,
+    nodes,
+    leafGuarded: leafKeys.map(guarded),
+    nodeGuarded: nodeKeys.map(guarded),
+    positive: leaves.some((l) => l.positive) || nodes.some((n) => n.positive),
+  };
+}
+
 function matchNode(node: ObjectNode, value: unknown): boolean {
   if (Array.isArray(value)) {
     // A node with something to match binds one element; a node of pure absences must hold for all.
@@ -156,7 +281,7 @@ function matchNode(node: ObjectNode, value: unknown): boolean {
     return true;
   }
   const object = isObject(value) ? value : undefined;
-  const { leafKeys, leaves, leafGuarded, nodeKeys, nodes, nodeGuarded, ors } = node;
+  const { leafKeys, leaves, leafGuarded, nodeKeys, nodes, nodeGuarded } = node;
   for (let i = 0; i < leafKeys.length; i++) {
     const fieldValue = read(object, leafKeys[i] as string, leafGuarded[i] as boolean);
     if (!matchLeaf(leaves[i] as LeafMatcher, fieldValue)) return false;
@@ -164,12 +289,6 @@ function matchNode(node: ObjectNode, value: unknown): boolean {
   for (let i = 0; i < nodeKeys.length; i++) {
     const fieldValue = read(object, nodeKeys[i] as string, nodeGuarded[i] as boolean);
     if (!matchNode(nodes[i] as ObjectNode, fieldValue)) return false;
-  }
-  for (let i = 0; i < ors.length; i++) {
-    const branches = ors[i] as readonly ObjectNode[];
-    let any = false;
-    for (let j = 0; j < branches.length && !any; j++) any = matchNode(branches[j] as ObjectNode, value);
-    if (!any) return false;
   }
   return true;
 }

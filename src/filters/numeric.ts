@@ -12,9 +12,16 @@ const SCALE = 1e6;
 /** `n` in micro-units, or NaN when event-ruler could not represent it. */
 export function toMicros(n: number): number {
   if (!Number.isFinite(n) || n < -NUMERIC_LIMIT || n > NUMERIC_LIMIT) return Number.NaN;
-  const micros = Math.round(n * SCALE);
+  // Above 2^32 the product n × 10^6 is itself rounded (to halves), so Math.round can land one
+  // micro-unit off and a value with six decimals would look like it had more. The true micro-unit
+  // count is within one of the estimate; the one whose quotient is exactly n is it (in this range
+  // consecutive micro-units map to distinct doubles, so at most one can).
+  const estimate = Math.round(n * SCALE);
+  if (estimate / SCALE === n) return estimate;
+  if ((estimate - 1) / SCALE === n) return estimate - 1;
+  if ((estimate + 1) / SCALE === n) return estimate + 1;
   // More than six decimals: event-ruler refuses the conversion, so the value matches nothing.
-  return micros / SCALE === n ? micros : Number.NaN;
+  return Number.NaN;
 }
 
 export function operandMicros(value: unknown, path: string, what: string): number {

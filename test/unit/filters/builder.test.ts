@@ -100,6 +100,64 @@ describe('attribute helpers', () => {
     expect(error.message).toMatch(/only to JSON numbers/);
   });
 
+  it('refuses conditions that can never match a string-typed value, wherever they come in', () => {
+    const refusals: [() => unknown, string, RegExp][] = [
+      [
+        () => newImageAttribute('price').N.anyOf({ numeric: ['>', 0] }),
+        '$.dynamodb.NewImage.price.N[0]',
+        /only to JSON numbers/,
+      ],
+      [
+        () => newImageAttribute('price').N.anyOf('1', 42),
+        '$.dynamodb.NewImage.price.N[1]',
+        /Give the value as text/,
+      ],
+      [() => keyAttribute('pk').S.anyOf(true), '$.dynamodb.Keys.pk.S[0]', /JSON string/],
+      [() => newImageAttribute('s').S.anyOf(null), '$.dynamodb.NewImage.s.S[0]', /JSON string/],
+      [
+        () => newImageAttribute('tags').NS.anyOf({ numeric: ['=', 1] }),
+        '$.dynamodb.NewImage.tags.NS[0]',
+        /numeric/,
+      ],
+      [
+        () => oldImageAttribute('price').N.anyOf({ 'anything-but': [5] }),
+        '$.dynamodb.OldImage.price.N[0]',
+        /excludes nothing/,
+      ],
+      [
+        () => fieldPattern(['dynamodb', 'NewImage', 'price', 'N'], [{ numeric: ['>', 0] }]),
+        '$.dynamodb.NewImage.price.N[0]',
+        /only to JSON numbers/,
+      ],
+      [
+        () => fieldPattern(['dynamodb', 'Keys', 'pk', 'S'], [{ 'anything-but': 3 }]),
+        '$.dynamodb.Keys.pk.S[0]',
+        /excludes nothing/,
+      ],
+    ];
+    for (const [fn, path, message] of refusals) {
+      const error = thrown(fn) as InvalidPatternError;
+      expect(error).toBeInstanceOf(InvalidPatternError);
+      expect({ path: error.path, reason: error.reason }).toEqual({
+        path,
+        reason: 'not-supported-by-dynamodb',
+      });
+      expect(error.message).toMatch(message);
+    }
+  });
+
+  it('still accepts text conditions on string types and JSON values where the record has them', () => {
+    expect(newImageAttribute('price').N.anyOf('42', { prefix: '4' }, { 'anything-but': ['0'] })).toEqual({
+      dynamodb: { NewImage: { price: { N: ['42', { prefix: '4' }, { 'anything-but': ['0'] }] } } },
+    });
+    expect(fieldPattern(['dynamodb', 'NewImage', 'flag', 'BOOL'], [true])).toEqual({
+      dynamodb: { NewImage: { flag: { BOOL: [true] } } },
+    });
+    expect(fieldPattern(['dynamodb', 'SizeBytes'], [{ numeric: ['<', 400_000] }, 7])).toEqual({
+      dynamodb: { SizeBytes: [{ numeric: ['<', 400_000] }, 7] },
+    });
+  });
+
   it('refuses exists on a map or list (not a leaf) and says why', () => {
     for (const fn of [
       () => newImageAttribute('address').M.exists(),
@@ -181,6 +239,33 @@ describe('filterPattern / eventNames / userIdentityPattern / anyOfPatterns / fie
     expect(fieldPattern(['dynamodb', 'SizeBytes'], [{ numeric: ['>', 1000] }])).toEqual({
       dynamodb: { SizeBytes: [{ numeric: ['>', 1000] }] },
     });
+  });
+
+  it('refuses a $or branch naming a path a sibling fragment also names (event-ruler keeps only the last)', () => {
+    // Read as INSERT AND (MODIFY OR pk prefix) — but event-ruler would deliver every MODIFY.
+    const error = thrown(() =>
+      filterPattern(eventNames('INSERT'), anyOfPatterns(modifies(), keyAttribute('pk').S.prefix('A'))),
+    ) as InvalidPatternError;
+    expect(error).toBeInstanceOf(InvalidPatternError);
+    expect(error.reason).toBe('conflicting-conditions');
+    expect(error.path).toBe('$.eventName');
+    expect(error.message).toMatch(/written last/);
+  });
+
+  it('$or fragments merge with other fragments (AND) when their paths differ', () => {
+    const p = filterPattern(
+      keyAttribute('pk').S.prefix('ORDER#'),
+      anyOfPatterns(inserts(), newImageAttribute('status').S.equals('shipped')),
+    );
+    const m = compilePattern(p);
+    const record = (eventName: string, pk: string, status: string) => ({
+      eventName,
+      dynamodb: { Keys: { pk: { S: pk } }, NewImage: { status: { S: status } } },
+    });
+    expect(m(record('INSERT', 'ORDER#1', 'new'))).toBe(true);
+    expect(m(record('MODIFY', 'ORDER#1', 'shipped'))).toBe(true);
+    expect(m(record('MODIFY', 'ORDER#1', 'new'))).toBe(false);
+    expect(m(record('INSERT', 'USER#1', 'shipped'))).toBe(false);
   });
 
   it('anyOfPatterns builds $or', () => {

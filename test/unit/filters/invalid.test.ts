@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   compilePattern,
+  type FilterPattern,
   InvalidPatternError,
   type InvalidPatternReason,
 } from '../../../src/filters/index.js';
@@ -83,6 +84,25 @@ const cases: [string, unknown, InvalidPatternReason, string][] = [
   ['cidr prefix too long for IPv6', { ip: [{ cidr: '::/129' }] }, 'invalid-cidr', '$.ip[0].cidr'],
   ['cidr with text prefix', { ip: [{ cidr: '10.0.0.0/x' }] }, 'invalid-cidr', '$.ip[0].cidr'],
   ['cidr not a string', { ip: [{ cidr: 24 }] }, 'invalid-cidr', '$.ip[0].cidr'],
+  [
+    'cidr IPv4 /32 (event-ruler: mask bits < 32)',
+    { ip: [{ cidr: '10.0.0.1/32' }] },
+    'invalid-cidr',
+    '$.ip[0].cidr',
+  ],
+  [
+    'cidr IPv6 /128 (event-ruler: mask bits < 128)',
+    { ip: [{ cidr: '::1/128' }] },
+    'invalid-cidr',
+    '$.ip[0].cidr',
+  ],
+  [
+    'cidr IPv6 with a dotted IPv4 tail',
+    { ip: [{ cidr: '::ffff:10.0.0.0/104' }] },
+    'invalid-cidr',
+    '$.ip[0].cidr',
+  ],
+  ['cidr IPv6 with a zone', { ip: [{ cidr: 'fe80::%eth0/64' }] }, 'invalid-cidr', '$.ip[0].cidr'],
   ['wildcard with consecutive stars', { a: [{ wildcard: 'a**b' }] }, 'invalid-wildcard', '$.a[0].wildcard'],
   ['wildcard with a bad escape', { a: [{ wildcard: 'a\\b' }] }, 'invalid-wildcard', '$.a[0].wildcard'],
   ['wildcard with a trailing backslash', { a: [{ wildcard: 'a\\' }] }, 'invalid-wildcard', '$.a[0].wildcard'],
@@ -128,6 +148,26 @@ const cases: [string, unknown, InvalidPatternReason, string][] = [
     'invalid-or',
     '$.$or[0].numeric',
   ],
+  [
+    '$or branch using a name event-ruler reserves for future operators',
+    { $or: [{ a: ['x'] }, { detail: { 'date-after': ['x'] } }] },
+    'invalid-or',
+    '$.$or[1].detail.date-after',
+  ],
+  [
+    '$or branch using "regex" as a field',
+    { $or: [{ regex: ['x'] }, { a: ['y'] }] },
+    'invalid-or',
+    '$.$or[0].regex',
+  ],
+  [
+    '$or combinations past the bound',
+    Object.fromEntries(
+      Array.from({ length: 11 }, (_, i) => [`f${i}`, { $or: [{ a: ['1'] }, { b: ['1'] }] }]),
+    ),
+    'invalid-or',
+    '$.f10.$or',
+  ],
   ['non-finite number', { a: [Number.NaN] }, 'invalid-value', '$.a[0]'],
 ];
 
@@ -143,6 +183,23 @@ describe('invalid patterns give InvalidPatternError with the reason and the path
 
   it('operator names are ordinary field names outside $or', () => {
     expect(compilePattern({ prefix: ['x'] })({ prefix: 'x' })).toBe(true);
+  });
+
+  it('ten parallel $or pairs (1,024 combinations) are still accepted', () => {
+    const ten: FilterPattern = Object.fromEntries(
+      Array.from({ length: 10 }, (_, i): [string, FilterPattern] => [
+        `f${i}`,
+        { $or: [{ a: ['1'] }, { b: ['1'] }] },
+      ]),
+    );
+    const matcher = compilePattern(ten);
+    const both = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}`, { a: '1' }]));
+    expect(matcher(both)).toBe(true);
+    expect(matcher({ ...both, f9: { c: '1' } })).toBe(false);
+  });
+
+  it('a /32 block explains how to match one address', () => {
+    expect(refusal({ ip: [{ cidr: '10.0.0.1/32' }] }).message).toMatch(/match the address exactly/);
   });
 
   it('the numeric message explains the supported range', () => {

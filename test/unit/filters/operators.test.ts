@@ -276,6 +276,23 @@ describe('numeric', () => {
     ]);
   });
 
+  it('six-decimal values above 2^32 are exact too (n × 10^6 rounds there, the micro-units must not)', () => {
+    check({ a: [{ numeric: ['=', 4490151031.67757] }] }, [
+      [{ a: 4490151031.67757 }, true],
+      [{ a: 4490151031.677571 }, false],
+    ]);
+    check({ a: [{ numeric: ['>', -4423711616.586633, '<=', 4445243834.74116] }] }, [
+      [{ a: -4423711616.586633 }, false],
+      [{ a: -4423711616.586632 }, true],
+      [{ a: 4445243834.74116 }, true],
+      [{ a: 4445243834.741161 }, false],
+    ]);
+    check({ a: [{ 'anything-but': [4462870850.75518] }] }, [
+      [{ a: 4462870850.75518 }, false],
+      [{ a: 4462870850.755181 }, true],
+    ]);
+  });
+
   it('matches element-wise in arrays', () => {
     check({ a: [{ numeric: ['>', 10] }] }, [
       [{ a: [1, 2, 30] }, true],
@@ -407,6 +424,37 @@ describe('cidr', () => {
     ]);
   });
 
+  it('the widest prefix event-ruler accepts is /31 (IPv4) and /127 (IPv6)', () => {
+    check({ ip: [{ cidr: '10.0.0.2/31' }] }, [
+      [{ ip: '10.0.0.2' }, true],
+      [{ ip: '10.0.0.3' }, true],
+      [{ ip: '10.0.0.4' }, false],
+    ]);
+    check({ ip: [{ cidr: '2001:db8::/127' }] }, [
+      [{ ip: '2001:db8::1' }, true],
+      [{ ip: '2001:db8::2' }, false],
+    ]);
+  });
+
+  it('host bits in the block are masked off, /0 takes every address of its family', () => {
+    check({ ip: [{ cidr: '10.0.0.77/24' }] }, [
+      [{ ip: '10.0.0.1' }, true],
+      [{ ip: '10.0.1.1' }, false],
+    ]);
+    check({ ip: [{ cidr: '0.0.0.0/0' }] }, [
+      [{ ip: '255.255.255.255' }, true],
+      [{ ip: '::1' }, false],
+    ]);
+  });
+
+  it('an IPv6 value with a dotted IPv4 tail or a zone is not an address to event-ruler', () => {
+    check({ ip: [{ cidr: '::/0' }] }, [
+      [{ ip: '::1' }, true],
+      [{ ip: '::ffff:10.0.0.1' }, false],
+      [{ ip: 'fe80::1%eth0' }, false],
+    ]);
+  });
+
   it('element-wise on arrays', () => {
     check({ ip: [{ cidr: '192.168.0.0/16' }] }, [
       [{ ip: ['10.0.0.1', '192.168.4.4'] }, true],
@@ -436,7 +484,48 @@ describe('$or', () => {
   it('parallel $or groups at different levels all apply', () => {
     check({ $or: [{ a: ['1'] }, { b: ['1'] }], d: { $or: [{ c: ['1'] }, { e: ['1'] }] } }, [
       [{ a: '1', d: { e: '1' } }, true],
+      [{ b: '1', d: { c: '1' } }, true],
       [{ a: '1', d: {} }, false],
+      [{ d: { c: '1' } }, false],
+    ]);
+  });
+
+  // event-ruler expands $or into one sub-rule per branch before matching, which matters under arrays.
+  it('an alternative made only of exists:false must hold for every element of an event array', () => {
+    const p: FilterPattern = { items: { $or: [{ sku: ['a'] }, { gift: [{ exists: false }] }] } };
+    check(p, [
+      [{ items: [{ gift: true }, { qty: 1 }] }, false],
+      [{ items: [{ qty: 2 }, { qty: 1 }] }, true],
+      [{ items: [{ gift: true }, { sku: 'a' }] }, true],
+      [{ items: [] }, true],
+    ]);
+    check({ items: { $or: [{ a: [{ exists: false }] }, { b: [{ exists: false }] }] } }, [
+      [{ items: [{ a: 1 }, { b: 1 }] }, false],
+      [{ items: [{ a: 1 }, { c: 1 }] }, true],
+    ]);
+  });
+
+  it('a branch field and a sibling field under the same event array must come from one element', () => {
+    const p: FilterPattern = { items: { sku: ['a'] }, $or: [{ items: { qty: [2] } }, { rush: [true] }] };
+    check(p, [
+      [{ items: [{ sku: 'a' }, { qty: 2 }] }, false],
+      [{ items: [{ sku: 'a', qty: 2 }] }, true],
+      [{ items: [{ sku: 'a' }, { qty: 2 }], rush: true }, true],
+    ]);
+  });
+
+  it('a path named both in a branch and beside the $or keeps the condition written last (event-ruler)', () => {
+    // The branch is written after eventName, so that sub-rule asks for MODIFY alone.
+    check({ eventName: ['INSERT'], $or: [{ eventName: ['MODIFY'] }, { b: ['1'] }] }, [
+      [{ eventName: 'MODIFY' }, true],
+      [{ eventName: 'INSERT', b: '1' }, true],
+      [{ eventName: 'INSERT' }, false],
+    ]);
+    // eventName is written after the $or, so it replaces the branch's condition.
+    check({ $or: [{ eventName: ['MODIFY'] }, { b: ['1'] }], eventName: ['INSERT'] }, [
+      [{ eventName: 'MODIFY' }, false],
+      [{ eventName: 'INSERT' }, true],
+      [{ eventName: 'INSERT', b: '1' }, true],
     ]);
   });
 });

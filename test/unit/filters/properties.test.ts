@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  anyOfPatterns,
   compileFilterCriteria,
   compilePattern,
   eventNames,
@@ -51,6 +52,15 @@ const image: fc.Arbitrary<AttributeMap> = fc
       ),
       tags: fc.uniqueArray(fc.constantFrom(...COLORS), { minLength: 1 }).map((SS) => ({ SS })),
       address: fc.constantFrom(...CITIES).map((city) => ({ M: { city: { S: city }, zip: { N: '75001' } } })),
+      items: fc
+        .array(
+          fc.oneof(
+            fc.constantFrom(...COLORS).map((S) => ({ S })),
+            fc.constant({ N: '1' }),
+          ),
+          { maxLength: 3 },
+        )
+        .map((L) => ({ L })),
     },
     { requiredKeys: [] },
   )
@@ -140,10 +150,42 @@ const spec: fc.Arbitrary<Spec> = fc.oneof(
       const [fragment, predicate] = table[op] as [FilterPattern, Predicate];
       return { slot: `${s}.status`, fragment, predicate };
     }),
+  fc
+    .tuple(side, fc.constantFrom('suffix', 'suffixIgnoringCase'), fc.constantFrom('ve', 'VE', 'ing', ''))
+    .map(([s, op, affix]) => {
+      const ignoreCase = op === 'suffixIgnoringCase';
+      return {
+        slot: `${s}.status`,
+        fragment: attributeOf(s, 'status').S.suffix(affix, { ignoreCase }),
+        predicate: (r: LambdaStreamRecord) => {
+          const v = sideOf(r, s)?.status?.S;
+          if (v === undefined) return false;
+          return ignoreCase ? v.toLowerCase().endsWith(affix.toLowerCase()) : v.endsWith(affix);
+        },
+      };
+    }),
+  side.map((s) => ({
+    slot: `${s}.status.NULL`,
+    fragment: attributeOf(s, 'status').NULL.exists(),
+    predicate: (r: LambdaStreamRecord) => sideOf(r, s)?.status?.NULL !== undefined,
+  })),
   fc.tuple(side, nonEmptySubset(PRICES)).map(([s, values]) => ({
     slot: `${s}.price`,
     fragment: attributeOf(s, 'price').N.equals(...values),
     predicate: (r: LambdaStreamRecord) => values.includes(sideOf(r, s)?.price?.N as never),
+  })),
+  fc.tuple(side, nonEmptySubset(PRICES)).map(([s, values]) => ({
+    slot: `${s}.price`,
+    fragment: attributeOf(s, 'price').N.anythingBut(...values),
+    predicate: (r: LambdaStreamRecord) => {
+      const n = sideOf(r, s)?.price?.N;
+      return n !== undefined && !values.includes(n as never);
+    },
+  })),
+  fc.tuple(side, fc.constantFrom(...COLORS)).map(([s, color]) => ({
+    slot: `${s}.items`,
+    fragment: attributeOf(s, 'items').L.element().S.equals(color),
+    predicate: (r: LambdaStreamRecord) => (sideOf(r, s)?.items?.L ?? []).some((e) => e.S === color),
   })),
   fc.tuple(side, fc.boolean()).map(([s, b]) => ({
     slot: `${s}.flag`,
@@ -181,6 +223,25 @@ describe('property: builder patterns select exactly what the equivalent predicat
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('$or (anyOfPatterns) ANDed with other fragments selects what (p && (q || r)) selects', () => {
+    const distinct = fc.uniqueArray(spec, { minLength: 3, maxLength: 5, selector: (s) => s.slot });
+    fc.assert(
+      fc.property(distinct, fc.array(streamRecord, { minLength: 1, maxLength: 20 }), (chosen, records) => {
+        const [q, r, ...rest] = chosen as [Spec, Spec, ...Spec[]];
+        const p = filterPattern(...rest.map((s) => s.fragment), anyOfPatterns(q.fragment, r.fragment));
+        const matcher = compilePattern(p);
+        const deployed = compileFilterCriteria(toFilterCriteria(p));
+        for (const record of records) {
+          const expected =
+            rest.every((s) => s.predicate(record)) && (q.predicate(record) || r.predicate(record));
+          expect(matcher(record)).toBe(expected);
+          expect(deployed(record)).toBe(expected);
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 
@@ -237,6 +298,29 @@ describe('property: operator semantics', () => {
         expect(matchesPattern({ a: [String(n)] }, event)).toBe(false);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('every value with up to six decimals in ±5e9 is representable, however JSON.parse rounds it', () => {
+    // Micro-unit integers over the whole supported range, written out as decimal text.
+    const micros = fc.integer({ min: -5_000_000_000_000_000, max: 5_000_000_000_000_000 });
+    const text = (m: number) => {
+      const a = Math.abs(m);
+      return `${m < 0 ? '-' : ''}${Math.floor(a / 1e6)}.${String(a % 1e6).padStart(6, '0')}`;
+    };
+    // A bound at either end would make `<` or `>=` an empty range, which is refused.
+    const inner = fc.integer({ min: -4_999_999_999_999_999, max: 4_999_999_999_999_999 });
+    fc.assert(
+      fc.property(micros, inner, (m, other) => {
+        const event = JSON.parse(`{"a": ${text(m)}}`);
+        const value = event.a as number;
+        expect(matchesPattern({ a: [{ numeric: ['=', value] }] }, event)).toBe(true);
+        expect(matchesPattern({ a: [{ 'anything-but': value }] }, event)).toBe(false);
+        const bound = Number(text(other));
+        expect(matchesPattern({ a: [{ numeric: ['<', bound] }] }, event)).toBe(m < other);
+        expect(matchesPattern({ a: [{ numeric: ['>=', bound] }] }, event)).toBe(m >= other);
+      }),
+      { numRuns: 1000 },
     );
   });
 
