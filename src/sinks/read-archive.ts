@@ -168,7 +168,7 @@ async function fetchRows(r: ResolvedRead, key: string): Promise<ArchiveRow[]> {
 /**
  * The archived rows of one table between `from` and `to` (deletion time), listing only the
  * dt/hour partitions in range. Rows come hour by hour, shard by shard, in sequence order, each
- * (shard, sequenceNumber) once even when a retried batch was cut differently and objects overlap.
+ * (shard, sequenceNumber, eventID) once even when a retried batch was cut differently and objects overlap.
  */
 export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenerator<ArchiveRow> {
   const r = resolve(options);
@@ -182,7 +182,10 @@ export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenera
       for (const row of await fetchRows(r, object.key)) {
         const ms = row.approximateCreationDateTime * 1000;
         if (ms < r.fromMs || ms >= r.toMs) continue;
-        const id = `${row.shard}/${row.sequenceNumber}`;
+        // Every copy of a row carries its record's eventID. Lambda gives no shard id, so all shards
+        // of a stream share the `stream-<label>` segment, and AWS documents sequence numbers as
+        // unique only within a shard: with the eventID, two shards' records never count as one.
+        const id = `${row.shard}/${row.sequenceNumber}/${row.eventID}`;
         if (seen.has(id)) continue;
         seen.add(id);
         yield row;

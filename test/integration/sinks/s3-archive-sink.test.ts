@@ -1,7 +1,7 @@
 import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { S3Server } from '../../../src/local/s3-server.js';
-import { InvalidOptionsError, NumberValue } from '../../../src/records/index.js';
+import { InvalidOptionsError, NumberValue, parseStreamRecord } from '../../../src/records/index.js';
 import { ArchiveWriteError } from '../../../src/sinks/errors.js';
 import {
   ARCHIVE_STORAGE_CLASSES,
@@ -153,6 +153,25 @@ describe('S3ArchiveSink against s3rver', () => {
     expect(await listKeys(s3, bucket)).toHaveLength(2);
     const back = await readAll(s3, bucket);
     expect(back.map((r) => r.sequenceNumber)).toEqual(all.map((r) => r.sequenceNumber));
+  });
+
+  it('keeps records of two shards that share a sequence number (Lambda: one stream-label segment)', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3ArchiveSink({ client: s3, bucket });
+    // Lambda batches carry no shard id, so both shards' objects sit under `stream-<label>`.
+    // Sequence numbers are documented unique only within a shard: 1 and 2 appear in both.
+    const shardA = sampleTtlDeletes(3, { start: 0 });
+    const shardB = sampleTtlDeletes(3, { start: 1 }).map((r) =>
+      parseStreamRecord({ ...r.raw, eventID: `other-shard-${r.eventID}` }),
+    );
+    expect(await sink.write(shardA, {})).toEqual({});
+    expect(await sink.write(shardB, {})).toEqual({});
+    expect(await listKeys(s3, bucket)).toHaveLength(2);
+    const back = await readAll(s3, bucket);
+    expect(back.map((r) => r.eventID).sort()).toEqual([...shardA, ...shardB].map((r) => r.eventID).sort());
+    // A true copy (same record redelivered) is still read once.
+    await sink.write(shardA.slice(1), {});
+    expect(await readAll(s3, bucket)).toHaveLength(6);
   });
 
   it('removes overlapping copies within each hour partition of a range spanning hours', async () => {
