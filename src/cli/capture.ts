@@ -1,6 +1,6 @@
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { capture } from '../local/index.js';
 import { EXIT } from './exit-codes.js';
 import { integer } from './parse.js';
@@ -21,7 +21,7 @@ interface CaptureFlags {
 }
 
 export function captureCommand(): Command {
-  return new Command('capture')
+  const command = new Command('capture')
     .description(
       'Write a live DynamoDB stream (AWS, or local via AWS_ENDPOINT_URL_DYNAMODB_STREAMS) to a JSONL file that ' +
         '`tidewater replay` reads.',
@@ -29,7 +29,11 @@ export function captureCommand(): Command {
     .option('--stream-arn <arn>', 'the stream to read')
     .option('--table <name>', "read this table's latest stream")
     .requiredOption('-o, --out <file>', 'JSONL file to write (replaced)')
-    .option('--from <position>', 'trim-horizon or latest', 'trim-horizon')
+    .addOption(
+      new Option('--from <position>', 'where to start in each shard')
+        .choices(['trim-horizon', 'latest'])
+        .default('trim-horizon'),
+    )
     .option('--follow', 'keep polling until Ctrl-C instead of stopping once caught up')
     .option(
       '--empty-pages <n>',
@@ -37,9 +41,9 @@ export function captureCommand(): Command {
       positiveInteger,
     )
     .action(async (flags: CaptureFlags) => {
-      if (!flags.streamArn === !flags.table) throw new Error('give exactly one of --stream-arn and --table');
-      if (flags.from !== 'trim-horizon' && flags.from !== 'latest')
-        throw new Error('--from is trim-horizon or latest');
+      // A wrong command line, so the usage exit code (command.error), not a failed capture.
+      if (!flags.streamArn === !flags.table)
+        command.error('error: give exactly one of --stream-arn and --table');
       let streamArn = flags.streamArn;
       if (!streamArn) {
         const dynamodb = new DynamoDBClient({});
@@ -49,19 +53,27 @@ export function captureCommand(): Command {
         if (!streamArn) throw new Error(`table ${flags.table} has no stream`);
       }
       const abort = new AbortController();
-      process.once('SIGINT', () => abort.abort());
+      const onInterrupt = () => abort.abort();
+      process.once('SIGINT', onInterrupt);
       const streams = new DynamoDBStreamsClient({});
-      const result = await capture({
-        streams,
-        streamArn,
-        file: flags.out,
-        startingPosition: flags.from === 'latest' ? 'LATEST' : 'TRIM_HORIZON',
-        stopWhenCaughtUp: !flags.follow,
-        ...(flags.emptyPages !== undefined ? { emptyPagesToStop: flags.emptyPages } : {}),
-        signal: abort.signal,
-      });
-      streams.destroy();
+      let result: Awaited<ReturnType<typeof capture>>;
+      try {
+        result = await capture({
+          streams,
+          streamArn,
+          file: flags.out,
+          startingPosition: flags.from === 'latest' ? 'LATEST' : 'TRIM_HORIZON',
+          stopWhenCaughtUp: !flags.follow,
+          ...(flags.emptyPages !== undefined ? { emptyPagesToStop: flags.emptyPages } : {}),
+          signal: abort.signal,
+        });
+      } finally {
+        // Ctrl-C ends the process again once the capture is over.
+        process.removeListener('SIGINT', onInterrupt);
+        streams.destroy();
+      }
       process.stdout.write(`${result.records} records from ${streamArn} written to ${result.file}\n`);
       process.exitCode = EXIT.ok;
     });
+  return command;
 }

@@ -338,7 +338,13 @@ export class EventSourceMappingEmulator {
 
   private async settle(shard: ShardState, lanes: Lane[]): Promise<void> {
     await Promise.all(lanes.map((lane) => lane.tail));
-    for (const lane of lanes) if (lane.failure !== undefined) throw lane.failure;
+    const failure = lanes.find((lane) => lane.failure !== undefined)?.failure;
+    // Records settled before the failure stay settled, as Lambda's checkpoint does: a restart
+    // from the checkpoint must not redeliver them.
+    if (failure !== undefined) {
+      await this.advanceCheckpoint(shard).catch(() => undefined);
+      throw failure;
+    }
     await this.advanceCheckpoint(shard);
   }
 
@@ -353,7 +359,9 @@ export class EventSourceMappingEmulator {
         if (shard.failed) return;
         if (this.stopped) throw new EmulatorStoppedError(batch[0]?.record.dynamodb.SequenceNumber);
         if (this.maxAgeMs >= 0) {
-          batch = await this.discardExpired(shard, lane, batch, invocations);
+          const kept = await this.discardExpired(shard, lane, batch, invocations);
+          if (kept.length !== batch.length) await this.advanceCheckpoint(shard);
+          batch = kept;
           if (batch.length === 0) break;
         }
         const attempt = await this.invoke(shard, lane, batch, retries + 1);
@@ -366,6 +374,9 @@ export class EventSourceMappingEmulator {
         if (attempt.outcome === 'partial-failure') {
           markDone(batch.slice(0, attempt.index));
           batch = batch.slice(attempt.index);
+          // Lambda checkpoints at the lowest failed record now, not when the retries end: a
+          // restart meanwhile redelivers from the failed record, never the records before it.
+          await this.advanceCheckpoint(shard);
         } else if (this.bisect && batch.length > 1) {
           // Halves are retried in order; splitting is how Lambda isolates the bad record, so it does
           // not use up a retry attempt (only a batch that can no longer be split does).
@@ -398,6 +409,10 @@ export class EventSourceMappingEmulator {
           size: batch.length,
         });
         if (this.retryDelayMs > 0) await this.clock.sleep(this.retryDelayMs);
+        // A handler that fails without I/O settles in microtasks only (and a ManualClock sleeps
+        // in none): without a turn of the event loop, endless retries would starve timers,
+        // abort signals and any server in this process, so stop() could never arrive.
+        await new Promise((resolve) => setImmediate(resolve));
       }
       await this.advanceCheckpoint(shard);
     }
@@ -630,9 +645,10 @@ function indexOfSequence(batch: Entry[], id: string): number {
   return -1;
 }
 
+/** Whole seconds, as in Lambda's invocation records (`2019-11-14T00:13:19Z`); the stream's clock has no more. */
 function arrival(record: LambdaStreamRecord): string {
   const created = record.dynamodb.ApproximateCreationDateTime;
-  return new Date((created ?? 0) * 1000).toISOString();
+  return new Date(Math.floor(created ?? 0) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** Records of one item (same key) always land in the same lane, so per-item order holds. */

@@ -119,7 +119,18 @@ export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobS
 
   log('starting DynamoDB Local, the S3 server and the SQS server');
   const checkpointDir = await mkdtemp(join(tmpdir(), 'tidewater-start-'));
-  const [aws, sqsServer] = await Promise.all([startLocalAws(), startSqsServer()]);
+  const servers = await Promise.allSettled([startLocalAws(), startSqsServer()]);
+  const [awsResult, sqsResult] = servers;
+  if (awsResult.status === 'rejected' || sqsResult.status === 'rejected') {
+    // A server left listening would keep the process alive after the error (e.g. no Java).
+    await Promise.all([
+      ...servers.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)),
+      rm(checkpointDir, { recursive: true, force: true }),
+    ]);
+    throw awsResult.status === 'rejected' ? awsResult.reason : (sqsResult as PromiseRejectedResult).reason;
+  }
+  const aws = awsResult.value;
+  const sqsServer = sqsResult.value;
   const sqs = new SQSClient({
     endpoint: sqsServer.endpoint,
     region: aws.region,

@@ -12,6 +12,7 @@ import { assertOptions } from '../records/options.js';
 import { CheckpointStore } from './checkpoint.js';
 import { type Clock, systemClock } from './clock.js';
 import type { EventSourceMappingEmulator, ShardResult } from './emulator.js';
+import { EmulatorStoppedError } from './errors.js';
 import { assertIntegerIn } from './options.js';
 
 export type StartingPosition =
@@ -76,6 +77,8 @@ export interface ShardStream {
   pages: AsyncIterable<LambdaStreamRecord[]>;
   /** Record that everything up to this sequence number is handled (written to the checkpoint). */
   commit(sequenceNumber: string): Promise<void>;
+  /** Aborts when the poller stops: the caller's signal, or another shard failed. */
+  stopped: AbortSignal;
 }
 
 export interface PollOptions {
@@ -154,18 +157,32 @@ export class StreamPoller {
     return this.store?.snapshot();
   }
 
-  /** Feeds every shard through an event source mapping emulator, checkpointing what it handled. */
+  /**
+   * Feeds every shard through an event source mapping emulator, checkpointing what it handled.
+   * Stopping (the signal, or another shard failing) also stops the emulator's retries: a batch
+   * still failing then stays after the checkpoint, for the next run, instead of holding the
+   * poller forever (Lambda's default is to retry until the record expires).
+   */
   async runEmulator(emulator: EventSourceMappingEmulator, options: PollOptions = {}): Promise<ShardResult[]> {
     const results: ShardResult[] = [];
     await this.run(async (shard) => {
-      results.push(
-        await emulator.runShard({
-          shardId: shard.shardId,
-          streamArn: shard.streamArn,
-          pages: shard.pages,
-          onCheckpoint: (sequenceNumber) => shard.commit(sequenceNumber),
-        }),
-      );
+      const stop = () => emulator.stop();
+      if (shard.stopped.aborted) stop();
+      shard.stopped.addEventListener('abort', stop, { once: true });
+      try {
+        results.push(
+          await emulator.runShard({
+            shardId: shard.shardId,
+            streamArn: shard.streamArn,
+            pages: shard.pages,
+            onCheckpoint: (sequenceNumber) => shard.commit(sequenceNumber),
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof EmulatorStoppedError && shard.stopped.aborted)) throw error;
+      } finally {
+        shard.stopped.removeEventListener('abort', stop);
+      }
     }, options);
     return results;
   }
@@ -179,40 +196,57 @@ export class StreamPoller {
     assertIntegerIn(options.emptyPagesToStop, 1, 10_000, 'emptyPagesToStop', 'StreamPoller.run');
     const store = await CheckpointStore.open(this.streamArn, this.checkpointFile);
     this.store = store;
-    const { signal } = options;
+    // The caller's signal, or the first shard failure: either way every shard stops reading, so
+    // a failure is reported instead of waiting behind shards that poll forever.
+    const stopping = new AbortController();
+    const onAbort = () => stopping.abort();
+    if (options.signal?.aborted) stopping.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const signal = stopping.signal;
     const stop = aborted(signal);
+    const shardOptions: PollOptions = { ...options, signal };
     const running = new Map<string, Promise<void>>();
     const ended = new Set<string>();
     let failure: unknown;
-    while (!signal?.aborted && failure === undefined) {
-      const shards = await this.describe();
-      const byId = new Map(shards.map((s) => [s.ShardId as string, s]));
-      for (const shard of shards) {
-        const shardId = shard.ShardId as string;
-        if (running.has(shardId) || ended.has(shardId) || store.get(shardId)?.finished) continue;
-        const parent = shard.ParentShardId;
-        // A parent no longer described has been trimmed away: its child is where the data is.
-        if (parent && byId.has(parent) && !store.get(parent)?.finished) continue;
-        // Only a parent this poller actually read hands its child over at TRIM_HORIZON; a skipped
-        // one (or one gone from the listing) leaves the starting position to the child.
-        const afterReadParent = !!parent && byId.has(parent) && !store.get(parent)?.skipped;
-        const task = this.readShard(shard, afterReadParent, store, consume, options, stop)
-          .then(
-            () => undefined,
-            (error: unknown) => {
-              failure ??= error;
-            },
-          )
-          .finally(() => {
-            running.delete(shardId);
-            ended.add(shardId);
-          });
-        running.set(shardId, task);
+    try {
+      while (!signal.aborted && failure === undefined) {
+        const shards = await this.describe();
+        const byId = new Map(shards.map((s) => [s.ShardId as string, s]));
+        for (const shard of shards) {
+          const shardId = shard.ShardId as string;
+          if (running.has(shardId) || ended.has(shardId) || store.get(shardId)?.finished) continue;
+          const parent = shard.ParentShardId;
+          const parentCheckpoint = parent ? store.get(parent) : undefined;
+          // A parent no longer described has been trimmed away: its child is where the data is.
+          if (parent && byId.has(parent) && !parentCheckpoint?.finished) continue;
+          // Only a parent this poller actually read hands its child over at TRIM_HORIZON — the
+          // checkpoint remembers that even after the parent has aged out of the listing; a skipped
+          // parent, or one this poller never saw, leaves the starting position to the child.
+          const afterReadParent = !!parentCheckpoint?.finished && !parentCheckpoint.skipped;
+          const task = this.readShard(shard, afterReadParent, store, consume, shardOptions, stop, signal)
+            .then(
+              () => undefined,
+              (error: unknown) => {
+                failure ??= error;
+                stopping.abort();
+              },
+            )
+            .finally(() => {
+              running.delete(shardId);
+              ended.add(shardId);
+            });
+          running.set(shardId, task);
+        }
+        if (running.size === 0 && options.stopWhenCaughtUp) break;
+        await Promise.race([...running.values(), this.clock.sleep(this.describeIntervalMs), stop]);
       }
-      if (running.size === 0 && options.stopWhenCaughtUp) break;
-      await Promise.race([...running.values(), this.clock.sleep(this.describeIntervalMs), stop]);
+    } catch (error) {
+      // DescribeStream failed: the shards already running must not go on polling unobserved.
+      failure ??= error;
+      stopping.abort();
     }
     await Promise.all(running.values());
+    options.signal?.removeEventListener('abort', onAbort);
     if (failure !== undefined) throw failure;
   }
 
@@ -262,6 +296,7 @@ export class StreamPoller {
     consume: (shard: ShardStream) => Promise<void>,
     options: PollOptions,
     stop: Promise<void>,
+    stopped: AbortSignal,
   ): Promise<void> {
     const shardId = shard.ShardId as string;
     const initial = this.initialPosition(shard, afterReadParent, store);
@@ -284,6 +319,7 @@ export class StreamPoller {
       streamArn: this.streamArn,
       pages: this.pages(shardId, initial, state, options, stop),
       commit: (sequenceNumber) => store.commit(shardId, sequenceNumber),
+      stopped,
     });
     if (state.closed) await store.finish(shardId);
     this.onEvent?.({ type: 'shard-end', shardId, finished: state.closed });

@@ -90,7 +90,7 @@ describe('SqsFailureDestination', () => {
       expect(body.DDBStreamBatchInfo).toMatchObject({
         shardId: 'shardId-3',
         batchSize: 1,
-        approximateArrivalOfFirstRecord: '1970-01-01T00:16:40.000Z',
+        approximateArrivalOfFirstRecord: '1970-01-01T00:16:40Z',
       });
     } finally {
       sqs.destroy();

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -220,7 +220,8 @@ describe('StreamPoller against DynamoDB Local', () => {
     expect(parent?.SequenceNumberRange?.EndingSequenceNumber).toBeDefined();
     const childId = 'shardId-00000000000000000002-child';
     // Listed child first and one shard per page, to exercise pagination and lineage ordering.
-    const listed = [{ ...child, ShardId: childId, ParentShardId: parent?.ShardId }, parent];
+    const childShard = { ...child, ShardId: childId, ParentShardId: parent?.ShardId };
+    let listed = [childShard, parent];
     const childIterators = new Set<string>();
     let hook = beforeChildRead;
     const lineage: StreamsApi = {
@@ -272,11 +273,16 @@ describe('StreamPoller against DynamoDB Local', () => {
       child,
       childId,
       lineage,
+      /** The parent ages out of DescribeStream (24 h after it closed, on AWS). */
+      hideParent: () => {
+        listed = [childShard];
+      },
       order,
       events,
       emulator,
       streamArn: parentTable.streamArn,
       childStreamArn: childTable.streamArn,
+      childTableName: childTable.tableName,
       starts: () => events.filter((e) => e.type === 'shard-start'),
       drop: () => Promise.all([parentTable.drop(), childTable.drop()]),
     };
@@ -375,5 +381,197 @@ describe('StreamPoller against DynamoDB Local', () => {
     expect(fx.order).toEqual(['p3', 'c1', 'c2']);
     expect(fx.starts().map((e) => e.iteratorType)).toEqual(['AFTER_SEQUENCE_NUMBER', 'TRIM_HORIZON']);
     await fx.drop();
+  });
+
+  it('resumes a lineage after a restart: the finished parent is not read again, the child continues', async () => {
+    const fx = await lineageFixture();
+    const file = join(dir, 'lineage-resume.json');
+    await new StreamPoller({
+      streams: fx.lineage,
+      streamArn: fx.streamArn,
+      checkpointFile: file,
+    }).runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    expect(fx.order).toEqual(['p1', 'p2', 'p3', 'c1', 'c2']);
+    await put(fx.childTableName, 'c3');
+    const second = collector();
+    const events: PollerEvent[] = [];
+    await new StreamPoller({
+      streams: fx.lineage,
+      streamArn: fx.streamArn,
+      checkpointFile: file,
+      onEvent: (e) => events.push(e),
+    }).runEmulator(second.emulator, { stopWhenCaughtUp: true });
+    expect(second.keys()).toEqual(['c3']);
+    const starts = events.filter((e) => e.type === 'shard-start');
+    expect(starts).toEqual([
+      expect.objectContaining({ shardId: fx.childId, iteratorType: 'AFTER_SEQUENCE_NUMBER' }),
+    ]);
+    await fx.drop();
+  });
+
+  it('starts the child at its beginning when the parent it read has since aged out of the listing', async () => {
+    const fx = await lineageFixture();
+    const file = join(dir, 'lineage-aged-out.json');
+    // A previous run read the parent to its end, then stopped before the child had a record.
+    await writeFile(
+      file,
+      JSON.stringify({
+        version: 1,
+        streamArn: fx.streamArn,
+        shards: {
+          [fx.parent?.ShardId as string]: {
+            sequenceNumber: fx.parent?.SequenceNumberRange?.EndingSequenceNumber,
+            finished: true,
+          },
+        },
+      }),
+    );
+    fx.hideParent();
+    await new StreamPoller({
+      streams: fx.lineage,
+      streamArn: fx.streamArn,
+      // LATEST applies to shards this poller never read into; this child follows a read parent.
+      startingPosition: 'LATEST',
+      checkpointFile: file,
+      onEvent: (e) => fx.events.push(e),
+    }).runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    expect(fx.order).toEqual(['c1', 'c2']);
+    expect(fx.starts().map((e) => e.iteratorType)).toEqual(['TRIM_HORIZON']);
+    await fx.drop();
+  });
+
+  it('restarts at TRIM_HORIZON when the iterator points at trimmed data', async () => {
+    const table = await createTestTable(dynamodb);
+    for (const pk of ['a', 'b']) await put(table.tableName, pk);
+    let trimmed = false;
+    const trimming: StreamsApi = {
+      send: ((command: unknown) => {
+        if (command instanceof GetRecordsCommand && !trimmed) {
+          trimmed = true;
+          return Promise.reject(
+            Object.assign(new Error('past the trim horizon'), { name: 'TrimmedDataAccessException' }),
+          );
+        }
+        return streams.send(command as never);
+      }) as StreamsApi['send'],
+    };
+    const events: PollerEvent[] = [];
+    const { keys, emulator } = collector();
+    await new StreamPoller({
+      streams: trimming,
+      streamArn: table.streamArn,
+      onEvent: (e) => events.push(e),
+    }).runEmulator(emulator, { stopWhenCaughtUp: true });
+    expect(keys()).toEqual(['a', 'b']);
+    expect(events.filter((e) => e.type === 'trimmed')).toHaveLength(1);
+    await table.drop();
+  });
+
+  it('an abort ends the run even while a batch is retried forever (MaximumRetryAttempts -1)', async () => {
+    const table = await createTestTable(dynamodb);
+    await put(table.tableName, 'poison');
+    const file = join(dir, 'abort-poison.json');
+    const controller = new AbortController();
+    let calls = 0;
+    const emulator = new EventSourceMappingEmulator({
+      handler: async () => {
+        if (++calls === 3) controller.abort();
+        throw new Error('poison');
+      },
+    });
+    const poller = new StreamPoller({ streams, streamArn: table.streamArn, checkpointFile: file });
+    const results = await poller.runEmulator(emulator, { signal: controller.signal });
+    expect(calls).toBe(3);
+    expect(results).toEqual([]);
+    // Nothing was handled: the record stays after the checkpoint for the next run.
+    expect(Object.values(poller.checkpoint()?.shards ?? {})).toEqual([]);
+    await table.drop();
+  });
+
+  it('a shard that fails stops the others and the run rejects, even with open shards and no signal', async () => {
+    const failing = await createTestTable(dynamodb);
+    const open = await createTestTable(dynamodb);
+    await put(failing.tableName, 'bad');
+    await put(open.tableName, 'fine');
+    const describeOne = async (streamArn: string) =>
+      (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription
+        ?.Shards?.[0];
+    const failingShard = await describeOne(failing.streamArn);
+    const openShard = await describeOne(open.streamArn);
+    const openId = 'shardId-00000000000000000009-sibling';
+    // One stream, two sibling shards: the second is another table's real (open) shard.
+    const siblings: StreamsApi = {
+      send: (async (command: { input: Record<string, unknown> }) => {
+        if (command instanceof DescribeStreamCommand) {
+          const out: Partial<DescribeStreamCommandOutput> = {
+            StreamDescription: {
+              StreamArn: failing.streamArn,
+              Shards: [failingShard as never, { ...openShard, ShardId: openId } as never],
+            },
+          };
+          return out;
+        }
+        if (command instanceof GetShardIteratorCommand && command.input.ShardId === openId) {
+          return streams.send(
+            new GetShardIteratorCommand({
+              ...command.input,
+              StreamArn: open.streamArn,
+              ShardId: openShard?.ShardId,
+            } as never),
+          );
+        }
+        return streams.send(command as never);
+      }) as StreamsApi['send'],
+    };
+    const emulator = new EventSourceMappingEmulator({
+      batchSize: 1,
+      maximumRetryAttempts: 0,
+      onFailure: {
+        send: async () => {
+          throw new Error('SQS down');
+        },
+      },
+      handler: async (event) => {
+        if (event.Records[0]?.dynamodb.Keys.pk?.S === 'bad') throw new Error('poison');
+      },
+    });
+    await expect(
+      new StreamPoller({ streams: siblings, streamArn: failing.streamArn, pollIntervalMs: 20 }).runEmulator(
+        emulator,
+      ),
+    ).rejects.toThrow('SQS down');
+    await Promise.all([failing.drop(), open.drop()]);
+  });
+
+  it('a failing DescribeStream ends the run with every shard it started stopped, none polling on unobserved', async () => {
+    const table = await createTestTable(dynamodb);
+    await put(table.tableName, 'a');
+    let describes = 0;
+    const flaky: StreamsApi = {
+      send: ((command: unknown) => {
+        if (command instanceof DescribeStreamCommand && ++describes === 2) {
+          return Promise.reject(
+            Object.assign(new Error('rate exceeded'), { name: 'LimitExceededException' }),
+          );
+        }
+        return streams.send(command as never);
+      }) as StreamsApi['send'],
+    };
+    let shardDone = false;
+    const run = new StreamPoller({
+      streams: flaky,
+      streamArn: table.streamArn,
+      pollIntervalMs: 20,
+      describeIntervalMs: 20,
+    }).run(async (shard) => {
+      try {
+        for await (const _page of shard.pages);
+      } finally {
+        shardDone = true;
+      }
+    });
+    await expect(run).rejects.toThrow('rate exceeded');
+    expect(shardDone).toBe(true);
+    await table.drop();
   });
 });

@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
 import { streamEvents } from '../../../src/local/events.js';
@@ -42,6 +43,39 @@ describe('tidewater CLI', () => {
     expect(await main(['no-such-command'])).toBe(EXIT.usage);
     expect(await main(['capture', '--table', 't', '-o', 'out.jsonl', '--empty-pages', '0'])).toBe(EXIT.usage);
     expect(err.join('')).toMatch(/--empty-pages.*expected at least 1, got 0/);
+  });
+
+  it('capture: a wrong command line is a usage error, named', async () => {
+    const { err } = captureOutput();
+    expect(await main(['capture', '-o', 'out.jsonl'])).toBe(EXIT.usage);
+    expect(err.join('')).toMatch(/exactly one of --stream-arn and --table/);
+    expect(await main(['capture', '--table', 't', '--stream-arn', 'arn', '-o', 'out.jsonl'])).toBe(
+      EXIT.usage,
+    );
+    expect(await main(['capture', '--table', 't', '-o', 'out.jsonl', '--from', 'yesterday'])).toBe(
+      EXIT.usage,
+    );
+    expect(err.join('')).toMatch(/--from.*yesterday.*trim-horizon, latest/s);
+  });
+
+  it('start without Java prints the fix and exits 1, leaving no server behind to hold the process', async () => {
+    // A real process: a server left listening would keep it alive, and this test would time out.
+    const emptyBin = await mkdtemp(join(tmpdir(), 'tidewater-no-java-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'start'], {
+      env: { ...process.env, PATH: emptyBin },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(stderr).toMatch(/JavaMissingError: DynamoDB Local needs Java 17 or newer/);
+    expect(stderr).toMatch(/apt-get install -y openjdk-17-jre-headless/);
+    expect(code).toBe(EXIT.error);
   });
 
   it('replay runs serverless.yml settings over a file and exits 0 when nothing is discarded', async () => {

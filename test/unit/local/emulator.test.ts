@@ -79,6 +79,80 @@ describe('EventSourceMappingEmulator', () => {
     expect(response).toMatchObject({ outcome: 'partial-failure', failedSequenceNumber: all[6] });
   });
 
+  it('ReportBatchItemFailures checkpoints before the failed record at once: a stop during its retries redelivers 7–10 only', async () => {
+    const input = records(10);
+    const all = input.map((r) => r.dynamodb.SequenceNumber);
+    const checkpoints: string[] = [];
+    let atRetry: string[] | undefined;
+    let calls = 0;
+    const emulator = new EventSourceMappingEmulator({
+      reportBatchItemFailures: true,
+      handler: async (): Promise<DynamoDBBatchResponse> => {
+        calls++;
+        if (calls === 1) return { batchItemFailures: [{ itemIdentifier: all[6] as string }] };
+        atRetry = [...checkpoints];
+        // Still failing: stopped meanwhile (Ctrl-C, the poller's signal), as a restart would be.
+        emulator.stop();
+        throw new Error('still down');
+      },
+    });
+    await expect(
+      emulator.runShard({
+        shardId: 's',
+        streamArn: input[0]?.eventSourceARN ?? '',
+        pages: [input],
+        onCheckpoint: (s) => {
+          checkpoints.push(s);
+        },
+      }),
+    ).rejects.toMatchObject({ name: 'EmulatorStoppedError', sequenceNumber: all[6] });
+    expect(atRetry).toEqual([all[5]]);
+    expect(checkpoints).toEqual([all[5]]);
+
+    // The restart: everything after the checkpoint, and only that, is delivered again.
+    const redelivered: string[] = [];
+    const restarted = new EventSourceMappingEmulator({
+      handler: async (event) => {
+        redelivered.push(...event.Records.map((r) => r.dynamodb.SequenceNumber));
+      },
+    });
+    const after = BigInt(checkpoints.at(-1) as string);
+    await restarted.runRecords(input.filter((r) => BigInt(r.dynamodb.SequenceNumber) > after));
+    expect(redelivered).toEqual(all.slice(6));
+  });
+
+  it('records discarded for their age are checkpointed before the rest of the batch is retried', async () => {
+    const start = Date.UTC(2026, 0, 1, 1, 0, 0);
+    const clock = new ManualClock(start);
+    const builder = new StreamEventBuilder({ now: () => 0 });
+    const old = [builder.insert({ pk: 'old-1' }), builder.insert({ pk: 'old-2' })];
+    for (const r of old) r.dynamodb.ApproximateCreationDateTime = start / 1000 - 120;
+    const fresh = builder.insert({ pk: 'new-1' });
+    fresh.dynamodb.ApproximateCreationDateTime = start / 1000 - 5;
+    const checkpoints: string[] = [];
+    let atRetry: string[] | undefined;
+    let calls = 0;
+    const emulator = new EventSourceMappingEmulator({
+      maximumRecordAgeInSeconds: 60,
+      maximumRetryAttempts: 1,
+      clock,
+      handler: async () => {
+        if (++calls === 2) atRetry = [...checkpoints];
+        throw new Error('down');
+      },
+    });
+    await emulator.runShard({
+      shardId: 's',
+      streamArn: builder.streamArn,
+      pages: [[...old, fresh]],
+      onCheckpoint: (s) => {
+        checkpoints.push(s);
+      },
+    });
+    expect(atRetry).toEqual([old[1]?.dynamodb.SequenceNumber]);
+    expect(checkpoints).toEqual([old[1]?.dynamodb.SequenceNumber, fresh.dynamodb.SequenceNumber]);
+  });
+
   it.each([
     ['an empty itemIdentifier', { batchItemFailures: [{ itemIdentifier: '' }] }],
     ['a null itemIdentifier', { batchItemFailures: [{ itemIdentifier: null }] }],
@@ -127,6 +201,23 @@ describe('EventSourceMappingEmulator', () => {
     expect(batches).toEqual([all, all, all]);
     expect(events(emulator.log, 'retry')).toHaveLength(2);
     expect(result.checkpoint).toBe(all[4]);
+  });
+
+  it('endless retries of a handler that fails without I/O leave the event loop free, so stop() arrives', async () => {
+    let calls = 0;
+    const emulator = new EventSourceMappingEmulator({
+      // Lambda's defaults: retried until the record expires; a ManualClock never lets it expire.
+      clock: new ManualClock(),
+      keepLog: false,
+      handler: () => {
+        calls++;
+        throw new Error('invalid input');
+      },
+    });
+    // A timer: it only runs if the retry loop yields to the event loop.
+    setTimeout(() => emulator.stop(), 0);
+    await expect(emulator.runRecords(records(1))).rejects.toMatchObject({ name: 'EmulatorStoppedError' });
+    expect(calls).toBeGreaterThan(0);
   });
 
   it('a timeout counts as a function error', async () => {
@@ -274,8 +365,9 @@ describe('EventSourceMappingEmulator', () => {
           shardId: 'shardId-1',
           startSequenceNumber: input[0]?.dynamodb.SequenceNumber,
           endSequenceNumber: input[1]?.dynamodb.SequenceNumber,
-          approximateArrivalOfFirstRecord: '2026-01-01T00:00:00.000Z',
-          approximateArrivalOfLastRecord: '2026-01-01T00:00:00.000Z',
+          // Whole seconds, as in AWS's example invocation record.
+          approximateArrivalOfFirstRecord: '2026-01-01T00:00:00Z',
+          approximateArrivalOfLastRecord: '2026-01-01T00:00:00Z',
           batchSize: 2,
           streamArn: builder.streamArn,
         },
