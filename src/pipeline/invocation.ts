@@ -45,6 +45,31 @@ function eventIdOf(raw: unknown): string | undefined {
 }
 
 /**
+ * What handlers and sinks receive as their context: the invocation's signal, logger and time left,
+ * each made on first use. A class rather than an object literal with getters: V8 builds such a
+ * literal on a slow path that allocates in the old generation, and one per invocation was enough
+ * to make full collections several times more frequent (bench: the archive pipeline at batch 100
+ * spent about a third of its time in GC).
+ */
+class InvocationContextView implements HandlerContext {
+  readonly #invocation: Invocation;
+  readonly remainingTimeMs: () => number;
+
+  constructor(invocation: Invocation) {
+    this.#invocation = invocation;
+    this.remainingTimeMs = () => invocation.timeLeft();
+  }
+
+  get signal(): AbortSignal {
+    return this.#invocation.signal;
+  }
+
+  get logger(): PipelineLogger {
+    return this.#invocation.logger;
+  }
+}
+
+/**
  * The state of one batch while it is processed. `cutoff` is the batch index of the first record
  * that is not done; every failure only ever lowers it, and no stage starts work at or beyond it,
  * so the response (the sequence number at `cutoff`) is always the lowest failed record.
@@ -88,16 +113,7 @@ export class Invocation {
     this.cutoff = this.n;
     this.#firstWritten = new Array<number>(config.sinks.length).fill(Number.POSITIVE_INFINITY);
     this.#lambda = lambda;
-    const self = this;
-    this.context = {
-      get signal() {
-        return self.#signal();
-      },
-      get logger() {
-        return self.logger;
-      },
-      remainingTimeMs: () => self.timeLeft(),
-    };
+    this.context = new InvocationContextView(this);
     const left = this.timeLeft();
     if (Number.isFinite(left)) {
       this.#timer = setTimeout(() => this.#abort(), Math.max(0, left));
@@ -118,6 +134,11 @@ export class Invocation {
       });
     }
     return this.#logger;
+  }
+
+  /** Aborted at the deadline margin; made on first use. */
+  get signal(): AbortSignal {
+    return this.#signal();
   }
 
   #signal(): AbortSignal {
