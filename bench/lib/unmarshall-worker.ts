@@ -14,13 +14,15 @@ const variant = variants[index as number];
 if (variant === undefined || !(count! > 0) || !(rounds! > 0)) {
   throw new Error('usage: unmarshall-worker.ts <variant index> <records> <rounds> <seed>');
 }
-const gc = (globalThis as { gc?: () => void }).gc;
 const records = generateRecords({ seed: seed as number, count: count as number });
 let checksum = 0;
 for (let i = 0; i < 2; i++) checksum += variant.run(records);
 const nsPerRecord: number[] = [];
+// No forced gc() between rounds: a full collection frees the previous round's output, and V8 then
+// discards optimized code that referenced its maps (--trace-deopt: "weak objects"), so each round
+// would be timed cold — tidewater's code far more than util-dynamodb's. The process is the
+// variant's alone, so the collections it does pay are its own.
 for (let round = 0; round < (rounds as number); round++) {
-  gc?.();
   const before = process.cpuUsage();
   checksum += variant.run(records);
   const cpu = process.cpuUsage(before);

@@ -24,7 +24,7 @@ function runWorker(
 ): { nsPerRecord: number[]; checksum: number } {
   const result = spawnSync(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', worker, String(index), String(count), String(rounds), String(SEED)],
+    ['--import', 'tsx', worker, String(index), String(count), String(rounds), String(SEED)],
     { encoding: 'utf8', env: process.env },
   );
   if (result.status !== 0)
