@@ -506,7 +506,7 @@ export function formatSummary(summary: MainJobSummary): string {
       .map(([k, n]) => `${n} ${k}`)
       .join(', ');
     lines.push(
-      `  ${object.key}  [${object.storageClass}, ${object.bytes} B gzip, ${object.rows} rows: ${kinds}]`,
+      `  ${object.key}  [${object.storageClass}, ${object.bytes} B gzip, ${object.rows} ${object.rows === 1 ? 'row' : 'rows'}: ${kinds}]`,
     );
   }
   lines.push('');
