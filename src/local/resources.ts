@@ -56,6 +56,8 @@ export interface InfraSettings {
   ttlAttribute: string;
   deletionProtection: boolean;
   archivePrefix: string;
+  /** Where dead-letter entries too large for an SQS message go in the archive bucket. */
+  deadLetterPrefix: string;
   storageClass: string;
   glacierAfterDays: number;
   deepArchiveAfterDays: number;
@@ -69,6 +71,9 @@ export interface InfraSettings {
   archiveTimeout: number;
   deadLetterAfterAgeSeconds: number;
   poll: string;
+  /** The poll's layout the aggregator expects (VoteCounter's shards and registry partitions). */
+  voteShards: number;
+  registryPartitions: number;
   aggregateRate: string;
   logRetentionDays: number;
 }

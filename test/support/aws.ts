@@ -15,8 +15,10 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/dynamodb-local.js';
+import { type SqsServer, startSqsServer } from '../../src/local/sqs-server.js';
 
 const clientConfig = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
 
@@ -37,6 +39,23 @@ export function localClients() {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     }),
+  };
+}
+
+/**
+ * A test's own local SQS server (not shared: tests inspect its queues) and a client for it.
+ * `stop()` destroys the client and stops the server.
+ */
+export async function startLocalSqs(): Promise<{ sqs: SQSClient; server: SqsServer; stop(): Promise<void> }> {
+  const server = await startSqsServer();
+  const sqs = new SQSClient({ ...clientConfig, endpoint: server.endpoint });
+  return {
+    sqs,
+    server,
+    async stop() {
+      sqs.destroy();
+      await server.stop();
+    },
   };
 }
 

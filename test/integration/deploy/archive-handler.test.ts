@@ -5,8 +5,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-loc
 import { streamEvents } from '../../../src/local/events.js';
 import { createLambdaContext } from '../../../src/local/lambda-context.js';
 import { createLocalResources } from '../../../src/local/resources.js';
-import { startSqsServer } from '../../../src/local/sqs-server.js';
-import { localClients, uniqueName } from '../../support/aws.js';
+import { localClients, startLocalSqs, uniqueName } from '../../support/aws.js';
 
 // The deployed entry point, composed exactly as in Lambda (module-level config from the
 // environment serverless.yml sets), against the bucket the local runtime made from infra/.
@@ -93,13 +92,8 @@ describe('archiveTtl handler', () => {
 describe('archiveTtl dead letters', () => {
   it('keeps a poison record too large for an SQS message: stored in the bucket, pointed at from the queue', async () => {
     const { dynamodb, s3 } = localClients();
-    const server = await startSqsServer();
+    const { sqs, server, stop } = await startLocalSqs();
     try {
-      const sqs = new SQSClient({
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-        endpoint: server.endpoint,
-      });
       const stage = uniqueName('dl');
       const resources = await createLocalResources({ dynamodb, s3, sqs, stage, env: {} });
       const queue = resources.queues?.DeadLetterQueue;
@@ -109,8 +103,7 @@ describe('archiveTtl dead letters', () => {
         ARCHIVE_PREFIX: resources.bucket.archivePrefix,
         TTL_ATTRIBUTE: resources.settings.ttlAttribute,
         DEAD_LETTER_QUEUE_URL: queue!.url,
-        DEAD_LETTER_OVERFLOW_PREFIX: (resources.settings as unknown as { deadLetterPrefix: string })
-          .deadLetterPrefix,
+        DEAD_LETTER_OVERFLOW_PREFIX: resources.settings.deadLetterPrefix,
       });
       const handler = archiveModule.createArchiveHandler(config, { s3, sqs });
 
@@ -132,7 +125,7 @@ describe('archiveTtl dead letters', () => {
       const inline = bodies.find((b) => b !== pointer) as { record?: { eventID?: string } };
       expect(inline.record?.eventID).toBe(small.eventID);
     } finally {
-      await server.stop();
+      await stop();
     }
   });
 });

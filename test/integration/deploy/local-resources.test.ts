@@ -1,15 +1,13 @@
 import { DescribeTableCommand, DescribeTimeToLiveCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
 import {
   createLocalResources,
   LocalResourceConflictError,
   planLocalResources,
 } from '../../../src/local/resources.js';
-import { startSqsServer } from '../../../src/local/sqs-server.js';
-import { localClients, readStreamUntil, uniqueName } from '../../support/aws.js';
+import { localClients, readStreamUntil, startLocalSqs, uniqueName } from '../../support/aws.js';
 
 // DynamoDB Local + s3rver from the test run's global setup; each test takes its own stage, so
 // names never collide.
@@ -86,13 +84,8 @@ describe('createLocalResources', () => {
 
   it('creates both queues with their encryption and retention when given an SQS client', async () => {
     const { dynamodb, s3 } = localClients();
-    const server = await startSqsServer();
+    const { sqs, server, stop } = await startLocalSqs();
     try {
-      const sqs = new SQSClient({
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-        endpoint: server.endpoint,
-      });
       const stage = uniqueName('q');
       // A relative infraDir is taken from the working directory (the repository root here).
       const resources = await createLocalResources({ dynamodb, s3, sqs, stage, env: {}, infraDir: 'infra' });
@@ -108,7 +101,7 @@ describe('createLocalResources', () => {
       );
       expect(Attributes).toMatchObject({ MessageRetentionPeriod: '1209600', SqsManagedSseEnabled: 'true' });
     } finally {
-      await server.stop();
+      await stop();
     }
   });
 });

@@ -1,12 +1,10 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { S3FailureDestination, SqsFailureDestination } from '../../../src/local/destinations.js';
-import { LOCAL_CREDENTIALS } from '../../../src/local/dynamodb-local.js';
 import { EventSourceMappingEmulator } from '../../../src/local/emulator.js';
 import { StreamEventBuilder } from '../../../src/local/events.js';
-import { startSqsServer } from '../../../src/local/sqs-server.js';
-import { createTestBucket, localClients } from '../../support/aws.js';
+import { createTestBucket, localClients, startLocalSqs } from '../../support/aws.js';
 
 const { s3 } = localClients();
 
@@ -59,12 +57,7 @@ describe('S3FailureDestination', () => {
 
 describe('SqsFailureDestination', () => {
   it('sends the invocation record of records that aged out to the queue', async () => {
-    const server = await startSqsServer();
-    const sqs = new SQSClient({
-      endpoint: server.endpoint,
-      region: 'us-east-1',
-      credentials: LOCAL_CREDENTIALS,
-    });
+    const { sqs, stop } = await startLocalSqs();
     try {
       const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'on-failure' }));
       const builder = new StreamEventBuilder({ now: 1_000 });
@@ -93,8 +86,7 @@ describe('SqsFailureDestination', () => {
         approximateArrivalOfFirstRecord: '1970-01-01T00:16:40Z',
       });
     } finally {
-      sqs.destroy();
-      await server.stop();
+      await stop();
     }
   });
 });

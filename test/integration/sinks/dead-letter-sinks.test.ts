@@ -5,7 +5,7 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
-import { type SqsServer, startSqsServer } from '../../../src/local/sqs-server.js';
+import type { SqsServer } from '../../../src/local/sqs-server.js';
 import { InvalidOptionsError } from '../../../src/records/index.js';
 import {
   DEAD_LETTER_POINTER_TYPE,
@@ -15,7 +15,7 @@ import {
   SqsDeadLetterSink,
 } from '../../../src/sinks/index.js';
 import type { DeadLetterEntry } from '../../../src/sinks/types.js';
-import { createTestBucket, localClients } from '../../support/aws.js';
+import { createTestBucket, localClients, startLocalSqs } from '../../support/aws.js';
 import { listKeys } from './s3-helpers.js';
 
 function entry(i: number, extra: Partial<DeadLetterEntry> = {}): DeadLetterEntry {
@@ -247,22 +247,16 @@ describe('SqsDeadLetterSink over HTTP with the real SDK client', () => {
 
 describe('SqsDeadLetterSink against the local SQS server (SQS size limits enforced)', () => {
   const { s3 } = localClients();
+  let local: Awaited<ReturnType<typeof startLocalSqs>>;
   let server: SqsServer;
   let client: SQSClient;
   let queueUrl: string;
   beforeAll(async () => {
-    server = await startSqsServer();
-    client = new SQSClient({
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-      endpoint: server.endpoint,
-    });
+    local = await startLocalSqs();
+    ({ server, sqs: client } = local);
     queueUrl = (await client.send(new CreateQueueCommand({ QueueName: 'dlq-limits' }))).QueueUrl as string;
   });
-  afterAll(async () => {
-    client.destroy();
-    await server.stop();
-  });
+  afterAll(() => local.stop());
 
   it('cuts SendMessageBatch calls by total size, so ten entries of 40 KB all arrive in order', async () => {
     // 10 x ~40 KB is over the 256 KiB a batch may carry: sent as one call, SQS refuses it.

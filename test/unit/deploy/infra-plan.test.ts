@@ -49,7 +49,7 @@ describe('planLocalResources', () => {
     expect(plan.settings.deletionProtection).toBe(true);
     expect(plan.settings.glacierAfterDays).toBe(30);
     // The aggregator's layout defaults are VoteCounter's, so writers that omit both agree with it.
-    const votes = plan.settings as unknown as Record<string, unknown>;
+    const votes = plan.settings;
     expect(votes.voteShards).toBe(new VoteCounter({ tableName: 't', poll: 'p' }).shards);
     expect(votes.voteShards).toBe(DEFAULT_SHARDS);
     expect(votes.registryPartitions).toBe(DEFAULT_REGISTRY_PARTITIONS);
