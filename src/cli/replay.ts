@@ -50,6 +50,16 @@ export function replayCommand(): Command {
       const handler = flags.handler
         ? await importHandler(flags.handler, root)
         : await loadHandler<StreamHandler>(handlerFile(fn), fn.handlerExport, { root });
+      const mapping = toEmulatorOptions(fn);
+      if (unbounded(mapping.maximumRetryAttempts) && unbounded(mapping.maximumRecordAgeInSeconds)) {
+        // Lambda retries such a batch until its records leave the stream (24 h). The replay's clock is
+        // the data's and does not advance while retrying, so that moment never comes.
+        process.stderr.write(
+          `warning: ${flags.function} has no maximumRetryAttempts and no maximumRecordAgeInSeconds (Lambda's ` +
+            'defaults: retry until the record expires from the stream after 24 h). A record that always fails is ' +
+            'retried until you stop the replay; set maximumRetryAttempts on the stream event to bound it.\n',
+        );
+      }
       const onFailure = new MemoryFailureDestination();
       const bar =
         flags.progress && process.stderr.isTTY
@@ -59,7 +69,7 @@ export function replayCommand(): Command {
       const result = await replay({
         files,
         mapping: {
-          ...toEmulatorOptions(fn),
+          ...mapping,
           handler,
           onFailure,
           keepLog: false,
@@ -87,6 +97,11 @@ export function replayCommand(): Command {
       );
       process.exitCode = onFailure.records.length > 0 ? EXIT.recordsDiscarded : EXIT.ok;
     });
+}
+
+/** Unset or -1: Lambda's "until the record expires". */
+function unbounded(limit: number | undefined): boolean {
+  return limit === undefined || limit < 0;
 }
 
 /** `--handler module#export`: the module is taken from the working directory, as typed. */

@@ -98,12 +98,54 @@ export async function handler(event) {
   return { batchItemFailures: [] };
 }`,
     );
-    const { out } = captureOutput();
+    const { out, err } = captureOutput();
     const code = await main(['replay', file, '--handler', `${handlerFile}#handler`, '--no-progress']);
     expect(code).toBe(EXIT.ok);
     // serverless.yml's archiveTtl filter lets only the TTL delete through.
     expect((await readFile(seenFile, 'utf8')).trim()).toBe('["REMOVE"]');
     expect(out.join('')).toMatch(/3 records replayed; 0 on-failure records/);
+    // It bounds retries, so no warning about a replay that could never end.
+    expect(err.join('')).not.toMatch(/warning/);
+  });
+
+  it("replay warns when the stream event keeps Lambda's unbounded retries (a failing record would never end it)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tidewater-cli-'));
+    await writeFile(
+      join(dir, 'serverless.yml'),
+      [
+        'service: unbounded',
+        'provider:',
+        '  name: aws',
+        'functions:',
+        '  archive:',
+        '    handler: handler.handler',
+        '    events:',
+        '      - stream: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
+        '',
+      ].join('\n'),
+    );
+    const handlerFile = join(dir, 'handler.mjs');
+    await writeFile(handlerFile, 'export async function handler() { return { batchItemFailures: [] }; }');
+    const file = join(dir, 'events.jsonl');
+    const build = streamEvents({ tableName: 't' });
+    await writeFile(file, `${JSON.stringify({ Records: [build.insert({ pk: 'a' })] })}\n`);
+    const { out, err } = captureOutput();
+    const code = await main([
+      'replay',
+      file,
+      '-c',
+      join(dir, 'serverless.yml'),
+      '-f',
+      'archive',
+      '--handler',
+      `${handlerFile}#handler`,
+      '--no-progress',
+    ]);
+    expect(code).toBe(EXIT.ok);
+    expect(err.join('')).toMatch(
+      /warning: archive has no maximumRetryAttempts and no maximumRecordAgeInSeconds.*set maximumRetryAttempts/s,
+    );
+    expect(out.join('')).toMatch(/1 records replayed; 0 on-failure records/);
   });
 
   it('replay exits with recordsDiscarded when Lambda would have discarded records', async () => {
