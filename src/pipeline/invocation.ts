@@ -110,6 +110,7 @@ export class Invocation {
     this.records = new Array(this.n);
     this.masks = new Array<number>(this.n).fill(0);
     this.metrics = new InvocationMetrics(config.sinks.length);
+    this.metrics.records = this.n;
     this.cutoff = this.n;
     this.#firstWritten = new Array<number>(config.sinks.length).fill(Number.POSITIVE_INFINITY);
     this.#lambda = lambda;
@@ -138,10 +139,6 @@ export class Invocation {
 
   /** Aborted at the deadline margin; made on first use. */
   get signal(): AbortSignal {
-    return this.#signal();
-  }
-
-  #signal(): AbortSignal {
     if (this.#controller === undefined) this.#controller = new AbortController();
     return this.#controller.signal;
   }
@@ -162,7 +159,7 @@ export class Invocation {
   }
 
   #abort(): void {
-    const signal = this.#signal();
+    const signal = this.signal;
     if (!signal.aborted) {
       this.#controller!.abort(new DeadlineReachedError(this.seqs[this.cutoff], this.config.deadlineMarginMs));
     }
@@ -206,7 +203,6 @@ export class Invocation {
         continue;
       }
       this.records[i] = record;
-      metrics.records++;
       const kind = record.kind;
       if (kind === 'insert') metrics.inserts++;
       else if (kind === 'modify') metrics.modifies++;
@@ -221,18 +217,23 @@ export class Invocation {
         this.#checkTtl(record, ttlOptions);
       const bit = KIND_BIT[kind];
       let mask = 0;
+      let r = 0;
       try {
-        for (const route of routes) {
+        for (; r < routes.length; r++) {
+          const route = routes[r]!;
           if (route.test === undefined ? (route.kindMask & bit) !== 0 : route.test(record))
             mask |= route.sinkMask;
         }
       } catch (error) {
         if (this.#isPoison(error, i)) {
-          this.#malformed(i, error, undefined);
+          this.#malformed(i, error, `route:${routes[r]!.name}`);
           continue;
         }
         // A throwing predicate is a bug in the config: retrying may help (a fixed deploy), dropping would lose data.
-        this.logger.error({ err: error, sequenceNumber: record.sequenceNumber }, 'route predicate threw');
+        this.logger.error(
+          { err: error, sequenceNumber: record.sequenceNumber, route: routes[r]!.name },
+          'route predicate threw',
+        );
         this.fail(i, error);
         continue;
       }
@@ -362,9 +363,17 @@ export class Invocation {
         const at = this.#poisonAt(error, indices);
         if (at < 0) return new Map(indices.map((i) => [i, error]));
         this.#malformed(indices[at]!, error as MalformedRecordError, sink.name);
-        indices = indices.filter((_, k) => k !== at);
-        batch = batch.filter((_, k) => k !== at);
+        // Without a dead-letter sink the record was failed instead, lowering the cutoff: nothing
+        // at or after it may start. And each rerun is a new sink call, so it minds the deadline.
+        const cutoff = this.cutoff;
+        const keep = indices.map((i, k) => (k !== at && i < cutoff ? k : -1)).filter((k) => k >= 0);
+        indices = keep.map((k) => indices[k]!);
+        batch = keep.map((k) => batch[k]!);
         if (indices.length === 0) return undefined;
+        if (this.outOfTime()) {
+          this.deadline(indices[0]!);
+          return undefined;
+        }
       }
     }
     if (failed === undefined || failed.length === 0) return undefined;

@@ -2,7 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { processBatch } from '../../../src/pipeline/index.js';
 import { MalformedRecordError } from '../../../src/records/errors.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
-import { batch, quiet, RecordingDeadLetter, RecordingSink, seq, streamRecord } from './fixtures.js';
+import {
+  batch,
+  fakeContext,
+  quiet,
+  RecordingDeadLetter,
+  RecordingSink,
+  seq,
+  streamRecord,
+} from './fixtures.js';
+
+/** A sink that reads every record's new image, so it trips over a malformed one. */
+function imageReader(name = 'reads-images'): RecordingSink {
+  return new RecordingSink(
+    name,
+    () => false,
+    (records) => {
+      for (const r of records) void r.newImage;
+    },
+  );
+}
 
 /** An insert whose new image holds an N that is not a number: valid envelope, malformed inside. */
 function badImage(i: number) {
@@ -61,13 +80,7 @@ describe('poison records', () => {
   });
 
   it('dead-letters a record whose image a sink finds malformed, writes the rest at once, and routes it nowhere else', async () => {
-    const reads = new RecordingSink(
-      'reads-images',
-      () => false,
-      (records) => {
-        for (const r of records) void r.newImage;
-      },
-    );
+    const reads = imageReader();
     const after = new RecordingSink('after');
     const dlq = new RecordingDeadLetter();
     const metrics: string[] = [];
@@ -163,12 +176,17 @@ describe('poison records', () => {
       {
         ...quiet,
         deadLetter: byPredicate,
-        routes: [{ when: (r) => r.newImage?.n !== undefined, to: routed }],
+        routes: [
+          { name: 'inserts', when: 'insert', to: new RecordingSink('kinds') },
+          { name: 'has-n', when: (r) => r.newImage?.n !== undefined, to: routed },
+        ],
       },
     );
     expect(second.batchItemFailures).toEqual([]);
     expect(routed.calls).toEqual([[seq(0)]]);
-    expect(byPredicate.entries.map((e) => [e.sequenceNumber, e.reason])).toEqual([[seq(1), 'malformed']]);
+    expect(byPredicate.entries.map((e) => [e.sequenceNumber, e.reason, e.sinkName])).toEqual([
+      [seq(1), 'malformed', 'route:has-n'],
+    ]);
   });
 
   it('treats a MalformedRecordError about a record outside the batch as an ordinary sink failure', async () => {
@@ -183,19 +201,79 @@ describe('poison records', () => {
   });
 
   it('never drops a lazily found malformed record: without a dead-letter sink it is reported failed', async () => {
-    const reads = new RecordingSink(
-      'reads-images',
-      () => false,
-      (records) => {
-        for (const r of records) void r.newImage;
-      },
-    );
+    const reads = imageReader();
     const response = await processBatch(
       { Records: [streamRecord(0), badImage(1), streamRecord(2)] },
       { ...quiet, routes: [{ when: 'insert', to: reads }] },
     );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(1) }]);
-    expect(reads.written).toContain(seq(0));
+    // The rerun takes only what lies before the reported record: Lambda redelivers the rest.
+    expect(reads.calls).toEqual([[seq(0), seq(1), seq(2)], [seq(0)]]);
+    expect(reads.written).toEqual([seq(0)]);
+  });
+
+  it('dead-letters every malformed record a sink finds, one rerun each, and counts them once', async () => {
+    const reads = imageReader();
+    const dlq = new RecordingDeadLetter();
+    const metrics: string[] = [];
+    const unparsable = { eventID: 'event-4', eventName: 'UPSERT', dynamodb: { SequenceNumber: seq(4) } };
+    const response = await processBatch(
+      { Records: [streamRecord(0), badImage(1), badImage(2), streamRecord(3), unparsable] },
+      {
+        ...quiet,
+        metrics: { writer: { write: (line: string) => metrics.push(line) } },
+        deadLetter: dlq,
+        routes: [{ when: 'insert', to: reads }],
+      },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(reads.calls).toEqual([
+      [seq(0), seq(1), seq(2), seq(3)],
+      [seq(0), seq(2), seq(3)],
+      [seq(0), seq(3)],
+    ]);
+    expect(dlq.entries.map((e) => [e.sequenceNumber, e.reason])).toEqual([
+      [seq(4), 'malformed'],
+      [seq(1), 'malformed'],
+      [seq(2), 'malformed'],
+    ]);
+    // Records is the whole batch; the kinds count what parsed; Malformed both kinds of finding.
+    const emf = JSON.parse(metrics[0]!);
+    expect([emf.Records, emf.Inserts, emf.Malformed, emf.DeadLettered]).toEqual([5, 4, 3, 3]);
+  });
+
+  it('starts no rerun past the deadline: the rest is reported for Lambda to redeliver', async () => {
+    const reads = imageReader();
+    const dlq = new RecordingDeadLetter();
+    // 5 s left, margin 1 s, each look at the clock costs 2 s: the sink call starts, its rerun may not.
+    const response = await processBatch(
+      { Records: [streamRecord(0), badImage(1), streamRecord(2)] },
+      { ...quiet, deadlineMarginMs: 1000, deadLetter: dlq, routes: [{ when: 'insert', to: reads }] },
+      fakeContext(5000, 2000),
+    );
+    expect(reads.calls).toEqual([[seq(0), seq(1), seq(2)]]);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(0) }]);
+    // Record 1 comes again with the redelivery, so it is not dead-lettered now.
+    expect(dlq.entries).toEqual([]);
+  });
+
+  it("in per-key mode, a malformed record found in one key's lane is dead-lettered and every lane goes on", async () => {
+    const reads = imageReader();
+    const dlq = new RecordingDeadLetter();
+    const bad = badImage(2);
+    bad.dynamodb.Keys = { pk: { S: 'item-0' } };
+    const response = await processBatch(
+      { Records: [streamRecord(0), streamRecord(1), bad, streamRecord(3)] },
+      {
+        ...quiet,
+        ordering: { mode: 'per-key', concurrency: 2 },
+        deadLetter: dlq,
+        routes: [{ when: 'insert', to: reads }],
+      },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect([...reads.written].sort()).toEqual([seq(0), seq(1), seq(3)]);
+    expect(dlq.entries.map((e) => [e.sequenceNumber, e.reason])).toEqual([[seq(2), 'malformed']]);
   });
 
   it('dead-letters a record that keeps failing after exactly the configured attempts, then counts it done', async () => {
