@@ -51,13 +51,14 @@ export function replayCommand(): Command {
         ? await importHandler(flags.handler, root)
         : await loadHandler<StreamHandler>(handlerFile(fn), fn.handlerExport, { root });
       const mapping = toEmulatorOptions(fn);
-      if (unbounded(mapping.maximumRetryAttempts) && unbounded(mapping.maximumRecordAgeInSeconds)) {
-        // Lambda retries such a batch until its records leave the stream (24 h). The replay's clock is
-        // the data's and does not advance while retrying, so that moment never comes.
+      if (unbounded(mapping.maximumRetryAttempts)) {
+        // Lambda retries such a batch until its records are too old or leave the stream (24 h). The
+        // replay's clock is the data's and does not advance while retrying, so neither moment comes.
         process.stderr.write(
-          `warning: ${flags.function} has no maximumRetryAttempts and no maximumRecordAgeInSeconds (Lambda's ` +
-            'defaults: retry until the record expires from the stream after 24 h). A record that always fails is ' +
-            'retried until you stop the replay; set maximumRetryAttempts on the stream event to bound it.\n',
+          `warning: ${flags.function} has no maximumRetryAttempts (Lambda's default: retry until the record is ` +
+            "older than maximumRecordAgeInSeconds or expires from the stream after 24 h; a replay's clock does " +
+            'not move while it retries). A record that always fails is retried until you stop the replay; set ' +
+            'maximumRetryAttempts on the stream event to bound it.\n',
         );
       }
       const onFailure = new MemoryFailureDestination();

@@ -6,9 +6,15 @@ import { compileCidr } from '../../../src/filters/cidr.js';
 /** Addresses in every textual form: compressed or not, upper/lower case, leading zeros in groups. */
 const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((o) => o.join('.'));
 const ipv6 = fc
-  .tuple(fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }), fc.nat(8), fc.nat(8), fc.boolean())
-  .map(([groups, from, length, upper]) => {
-    let hex = groups.map((g) => g.toString(16));
+  .tuple(
+    fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }),
+    fc.nat(8),
+    fc.nat(8),
+    fc.boolean(),
+    fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+  )
+  .map(([groups, from, length, upper, padded]) => {
+    let hex = groups.map((g, i) => (padded[i] ? g.toString(16).padStart(4, '0') : g.toString(16)));
     if (upper) hex = hex.map((g) => g.toUpperCase());
     const start = Math.min(from, 7);
     const end = Math.min(8, start + length);
