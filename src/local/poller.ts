@@ -179,6 +179,8 @@ export class StreamPoller {
           }),
         );
       } catch (error) {
+        // Stopped by the poller: the unsettled batch stays after the checkpoint, and the shard is
+        // not marked finished (see readShard), so the next run delivers it.
         if (!(error instanceof EmulatorStoppedError && shard.stopped.aborted)) throw error;
       } finally {
         shard.stopped.removeEventListener('abort', stop);
@@ -190,6 +192,8 @@ export class StreamPoller {
   /**
    * Calls `consume` once per shard, when the shard may be read (its parent finished). Shards run
    * concurrently; records within one are in order. Resolves when stopped (signal) or caught up.
+   * A closed shard is checkpointed finished (its children may start) only when `consume` returned
+   * normally after reading its last page and the poller was not stopped meanwhile.
    */
   async run(consume: (shard: ShardStream) => Promise<void>, options: PollOptions = {}): Promise<void> {
     assertOptions(options, ['signal', 'stopWhenCaughtUp', 'emptyPagesToStop'], 'StreamPoller.run');
@@ -321,8 +325,14 @@ export class StreamPoller {
       commit: (sequenceNumber) => store.commit(shardId, sequenceNumber),
       stopped,
     });
-    if (state.closed) await store.finish(shardId);
-    this.onEvent?.({ type: 'shard-end', shardId, finished: state.closed });
+    // Reaching the closed end only means the last page was pulled, not that its records were
+    // handled: the emulator invokes a batching window's leftover after the pages end, and a stop
+    // during that batch returns here normally (runEmulator swallows EmulatorStoppedError). A shard
+    // the poller stopped is therefore never finished; the next run reads it on from its
+    // checkpoint, where a closed shard with nothing left costs one empty page.
+    const finished = state.closed && !stopped.aborted;
+    if (finished) await store.finish(shardId);
+    this.onEvent?.({ type: 'shard-end', shardId, finished });
   }
 
   private async *pages(

@@ -279,11 +279,13 @@ export class ServerlessConfig {
     const onFailure = destinations?.onFailure;
     const out: StreamEventSettings = {
       arn,
-      enabled: s.enabled === undefined ? true : toBool(s.enabled),
+      enabled: s.enabled === undefined ? true : toBoolean(s.enabled, `${where}.enabled`, this.file),
       startingPosition: (s.startingPosition as StreamEventSettings['startingPosition']) ?? 'TRIM_HORIZON',
       reportBatchItemFailures: s.functionResponseType === 'ReportBatchItemFailures',
       bisectBatchOnFunctionError:
-        s.bisectBatchOnFunctionError === undefined ? false : toBool(s.bisectBatchOnFunctionError),
+        s.bisectBatchOnFunctionError === undefined
+          ? false
+          : toBoolean(s.bisectBatchOnFunctionError, `${where}.bisectBatchOnFunctionError`, this.file),
     };
     if (!['TRIM_HORIZON', 'LATEST', 'AT_TIMESTAMP'].includes(out.startingPosition)) {
       throw new ServerlessConfigError(
@@ -546,8 +548,19 @@ function toNumber(value: unknown, name: string, file: string): number {
   return n;
 }
 
-function toBool(value: unknown): boolean {
+/**
+ * A boolean setting read the way ${strToBool(…)} reads text, so 'TRUE' or 1 work as they would
+ * through a variable; anything else is an error, because reading a typo ('ture', 'yes') as false
+ * would silently turn a mapping or its bisecting off.
+ */
+function toBoolean(value: unknown, name: string, file: string): boolean {
   if (typeof value === 'boolean') return value;
-  const text = String(value).trim().toLowerCase();
-  return text === 'true' || text === '1';
+  const parsed =
+    typeof value === 'string' || typeof value === 'number' ? strToBool(String(value)) : undefined;
+  if (parsed === undefined)
+    throw new ServerlessConfigError(
+      file,
+      `${name} must be true, false, 1 or 0, got ${JSON.stringify(value)}`,
+    );
+  return parsed;
 }

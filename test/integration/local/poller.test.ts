@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   DeleteItemCommand,
   PutItemCommand,
@@ -14,6 +15,7 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/local/clock.js';
 import { EventSourceMappingEmulator } from '../../../src/local/emulator.js';
 import { type PollerEvent, StreamPoller, type StreamsApi } from '../../../src/local/poller.js';
 import type { LambdaStreamRecord } from '../../../src/records/types.js';
@@ -485,7 +487,66 @@ describe('StreamPoller against DynamoDB Local', () => {
     expect(results).toEqual([]);
     // Nothing was handled: the record stays after the checkpoint for the next run.
     expect(Object.values(poller.checkpoint()?.shards ?? {})).toEqual([]);
+    // As docs/local.md shows: the stopped emulator stays stopped, a new one resumes from the file.
+    const again = () => new StreamPoller({ streams, streamArn: table.streamArn, checkpointFile: file });
+    await expect(again().runEmulator(emulator, { stopWhenCaughtUp: true })).rejects.toMatchObject({
+      name: 'EmulatorStoppedError',
+    });
+    const resumed = collector();
+    await again().runEmulator(resumed.emulator, { stopWhenCaughtUp: true });
+    expect(resumed.keys()).toEqual(['poison']);
     await table.drop();
+  });
+
+  it('a closed shard stopped during its last batch is not checkpointed finished: a restart delivers the rest', async () => {
+    const fx = await lineageFixture();
+    const file = join(dir, 'lineage-tail-abort.json');
+    const controller = new AbortController();
+    const delivered: string[] = [];
+    // A batching window (serverless.yml deploys 5 s) on a clock that never moves: p3 stays in
+    // the buffer until the closed shard's pages end, so it is the tail batch invoked after that.
+    const interrupted = new EventSourceMappingEmulator({
+      batchSize: 2,
+      maximumBatchingWindowInSeconds: 5,
+      clock: new ManualClock(),
+      handler: async (event) => {
+        const keys = event.Records.map((r) => r.dynamodb.Keys.pk?.S as string);
+        if (keys.includes('p3')) {
+          // Ctrl-C while the tail batch is running and failing: stop() ends its retries.
+          controller.abort();
+          throw new Error('interrupted');
+        }
+        delivered.push(...keys);
+      },
+    });
+    const results = await new StreamPoller({
+      streams: fx.lineage,
+      streamArn: fx.streamArn,
+      checkpointFile: file,
+    }).runEmulator(interrupted, { signal: controller.signal, stopWhenCaughtUp: true });
+    expect(delivered).toEqual(['p1', 'p2']);
+    expect(results).toEqual([]);
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    expect(saved.shards[fx.parent?.ShardId as string].finished).toBeUndefined();
+
+    const events: PollerEvent[] = [];
+    await new StreamPoller({
+      streams: fx.lineage,
+      streamArn: fx.streamArn,
+      checkpointFile: file,
+      onEvent: (e) => events.push(e),
+    }).runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    expect(fx.order).toEqual(['p3', 'c1', 'c2']);
+    expect(events.filter((e) => e.type === 'shard-start')).toEqual([
+      expect.objectContaining({ shardId: fx.parent?.ShardId, iteratorType: 'AFTER_SEQUENCE_NUMBER' }),
+      expect.objectContaining({ shardId: fx.childId, iteratorType: 'TRIM_HORIZON' }),
+    ]);
+    const resumed = JSON.parse(await readFile(file, 'utf8'));
+    expect(resumed.shards[fx.parent?.ShardId as string]).toEqual({
+      finished: true,
+      sequenceNumber: fx.parent?.SequenceNumberRange?.EndingSequenceNumber,
+    });
+    await fx.drop();
   });
 
   it('a shard that fails stops the others and the run rejects, even with open shards and no signal', async () => {
@@ -499,9 +560,13 @@ describe('StreamPoller against DynamoDB Local', () => {
     const failingShard = await describeOne(failing.streamArn);
     const openShard = await describeOne(open.streamArn);
     const openId = 'shardId-00000000000000000009-sibling';
+    let testOver = false;
     // One stream, two sibling shards: the second is another table's real (open) shard.
     const siblings: StreamsApi = {
       send: (async (command: { input: Record<string, unknown> }) => {
+        // Should the run outlive the test (the regression this test is about), the open shard's
+        // next call fails and so ends it, instead of it polling into the tests after this one.
+        if (testOver) throw new Error('the test is over');
         if (command instanceof DescribeStreamCommand) {
           const out: Partial<DescribeStreamCommandOutput> = {
             StreamDescription: {
@@ -535,11 +600,26 @@ describe('StreamPoller against DynamoDB Local', () => {
         if (event.Records[0]?.dynamodb.Keys.pk?.S === 'bad') throw new Error('poison');
       },
     });
-    await expect(
-      new StreamPoller({ streams: siblings, streamArn: failing.streamArn, pollIntervalMs: 20 }).runEmulator(
-        emulator,
+    const run = new StreamPoller({
+      streams: siblings,
+      streamArn: failing.streamArn,
+      pollIntervalMs: 20,
+    }).runEmulator(emulator);
+    // A regression means the run never ends (the open shard polls forever): a bounded wait, well
+    // inside the test timeout, turns that into a failed assertion saying so.
+    const guard = new AbortController();
+    const outcome = await Promise.race([
+      run.then(
+        () => ({ settled: 'resolved' }),
+        (error: unknown) => ({ settled: 'rejected', error }),
       ),
-    ).rejects.toThrow('SQS down');
+      delay(20_000, { settled: 'still running 20 s after it started' }, { signal: guard.signal }),
+    ]).finally(() => {
+      guard.abort();
+      testOver = true;
+    });
+    expect(outcome).toEqual({ settled: 'rejected', error: expect.objectContaining({ message: 'SQS down' }) });
+    await run.catch(() => undefined);
     await Promise.all([failing.drop(), open.drop()]);
   });
 

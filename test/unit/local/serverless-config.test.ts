@@ -83,6 +83,34 @@ describe('serverless.yml reader', () => {
     await expect(loadServerlessConfig({ file: fixture('missing.yml') })).rejects.toThrow(/cannot read/);
   });
 
+  it('reads enabled / bisectBatchOnFunctionError as strToBool does, and names the setting a typo is in', async () => {
+    const read = async (env: Record<string, string>) =>
+      (await (await loadServerlessConfig({ file: fixture('booleans.yml'), env })).streamFunction('f'))
+        ?.stream;
+    expect(await read({})).toMatchObject({ enabled: true, bisectBatchOnFunctionError: false });
+    expect(await read({ FIXTURE_ENABLED: ' FALSE ', FIXTURE_BISECT: '1' })).toMatchObject({
+      enabled: false,
+      bisectBatchOnFunctionError: true,
+    });
+    expect(await read({ FIXTURE_ENABLED: '0', FIXTURE_BISECT: 'True' })).toMatchObject({
+      enabled: false,
+      bisectBatchOnFunctionError: true,
+    });
+    // A typo must not silently turn the mapping off (or bisecting off): serverless v3 rejects it too.
+    for (const [variable, setting, value] of [
+      ['FIXTURE_ENABLED', 'enabled', 'ture'],
+      ['FIXTURE_ENABLED', 'enabled', 'yes'],
+      ['FIXTURE_BISECT', 'bisectBatchOnFunctionError', 'on'],
+      ['FIXTURE_BISECT', 'bisectBatchOnFunctionError', '2'],
+    ] as const) {
+      const failure = read({ [variable]: value });
+      await expect(failure).rejects.toMatchObject({ name: 'ServerlessConfigError' });
+      await expect(failure).rejects.toThrow(
+        `functions.f.events[].stream.${setting} must be true, false, 1 or 0, got ${JSON.stringify(value)}`,
+      );
+    }
+  });
+
   it("reads the project's own serverless.yml", async () => {
     const config = await loadServerlessConfig({ file: 'serverless.yml', env: {} });
     const functions = await config.streamFunctions();
