@@ -60,6 +60,9 @@ export function safeSegment(text: string): string {
   return text.replace(UNSAFE_SEGMENT, '_');
 }
 
+/** Prefix of the shard segment that stands in for a shard id the source did not carry. */
+const STAND_IN_SHARD = 'stream-';
+
 /**
  * Lambda events carry no shard id, so the stream label stands in: one Lambda batch always comes
  * from one shard, and the label keeps keys deterministic per batch. GetRecords sources set shardId.
@@ -68,8 +71,31 @@ export function shardSegment(record: Pick<ClassifiedRecord, 'shardId' | 'eventSo
   if (record.shardId !== undefined) return safeSegment(record.shardId);
   const arn = record.eventSourceARN;
   const at = arn === undefined ? -1 : arn.lastIndexOf('/stream/');
-  if (arn === undefined || at < 0) return 'stream-unknown';
-  return safeSegment(`stream-${arn.slice(at + 8)}`);
+  if (arn === undefined || at < 0) return `${STAND_IN_SHARD}unknown`;
+  return safeSegment(`${STAND_IN_SHARD}${arn.slice(at + 8)}`);
+}
+
+/** True for a `stream-<label>` segment: the records' shard is unknown, and several shards share it. */
+export function isStandInShard(segment: string): boolean {
+  return segment.startsWith(STAND_IN_SHARD);
+}
+
+/** Hex digits of the tag: 48 bits, so two shards' equal sequence ranges practically never meet. */
+const TAG_LENGTH = 12;
+
+/**
+ * The key tag of an object whose records' shard is unknown, else undefined. Every shard of a
+ * stream shares the `stream-<label>` segment and AWS documents sequence numbers as unique only
+ * within a shard, so two shards' objects with equal first and last sequence numbers would share
+ * a key: under If-None-Match the second PUT gets 412 and its batch counts as written without
+ * being stored; a plain PUT overwrites the first. The eventID of the object's first record
+ * separates them (unique per record, the same when the batch is redelivered, so a redelivery
+ * still lands on its own key). It is hashed rather than cut, so eventIDs of any length or shape
+ * (sharing a prefix, holding characters keys cannot) give a fixed, key-safe tag.
+ */
+export function objectTag(shard: string, firstEventID: string): string | undefined {
+  if (!isStandInShard(shard)) return undefined;
+  return createHash('sha256').update(firstEventID).digest('hex').slice(0, TAG_LENGTH);
 }
 
 /** `dt=YYYY-MM-DD`, `hour=HH` in UTC of the record's ApproximateCreationDateTime (the deletion time). */
@@ -94,15 +120,39 @@ export function partitionPrefix(prefix: string, p: Omit<ArchivePartition, 'shard
   return `${prefix === '' ? '' : `${prefix}/`}table=${p.table}/dt=${p.dt}/hour=${p.hour}/`;
 }
 
-export function objectKey(prefix: string, p: ArchivePartition, firstSeq: string, lastSeq: string): string {
-  return `${partitionPrefix(prefix, p)}${p.shard}/${firstSeq}-${lastSeq}.ndjson.gz`;
+/**
+ * `<partition prefix><shard>/<first>-<last>.ndjson.gz`, or `<first>-<last>-<tag>.ndjson.gz` with
+ * the tag `objectTag` gives for a stand-in shard segment.
+ */
+export function objectKey(
+  prefix: string,
+  p: ArchivePartition,
+  firstSeq: string,
+  lastSeq: string,
+  tag?: string,
+): string {
+  const name = tag === undefined ? `${firstSeq}-${lastSeq}` : `${firstSeq}-${lastSeq}-${tag}`;
+  return `${partitionPrefix(prefix, p)}${p.shard}/${name}.ndjson.gz`;
 }
 
-/** Parses `<...>/<shard>/<first>-<last>.ndjson.gz`; undefined for keys tidewater did not write. */
-export function parseObjectKey(key: string): { shard: string; first: string; last: string } | undefined {
-  const match = /\/([^/]+)\/(\d+)-(\d+)\.ndjson\.gz$/.exec(key);
+const OBJECT_KEY = new RegExp(`/([^/]+)/(\\d+)-(\\d+)(?:-([0-9a-f]{${TAG_LENGTH}}))?\\.ndjson\\.gz$`);
+
+/**
+ * Parses `<...>/<shard>/<first>-<last>[-<tag>].ndjson.gz` (objects written before keys carried a
+ * tag have none); undefined for keys tidewater did not write.
+ */
+export function parseObjectKey(
+  key: string,
+): { shard: string; first: string; last: string; tag?: string } | undefined {
+  const match = OBJECT_KEY.exec(key);
   if (!match) return undefined;
-  return { shard: match[1] as string, first: match[2] as string, last: match[3] as string };
+  const parsed: { shard: string; first: string; last: string; tag?: string } = {
+    shard: match[1] as string,
+    first: match[2] as string,
+    last: match[3] as string,
+  };
+  if (match[4] !== undefined) parsed.tag = match[4];
+  return parsed;
 }
 
 function ttlText(value: AttributeValue | undefined): string | null {

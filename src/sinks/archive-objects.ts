@@ -1,5 +1,5 @@
 import type { ClassifiedRecord } from '../records/types.js';
-import { chunkRows, encodeObject, groupByPartition, objectKey } from './archive-format.js';
+import { chunkRows, encodeObject, groupByPartition, objectKey, objectTag } from './archive-format.js';
 import type { SinkFailure } from './types.js';
 
 /** Layout settings shared by the S3 and file archive sinks, resolved once per sink. */
@@ -36,8 +36,9 @@ export function planArchiveObjects(
   for (const { partition, records: groupRecords } of groups.values()) {
     for (const chunk of chunkRows(groupRecords, partition, layout.ttlAttribute, layout.maxObjectBytes)) {
       const { body, sha256 } = encodeObject(chunk.lines);
+      const tag = objectTag(partition.shard, (chunk.records[0] as ClassifiedRecord).eventID);
       objects.push({
-        key: objectKey(layout.prefix, partition, chunk.first, chunk.last),
+        key: objectKey(layout.prefix, partition, chunk.first, chunk.last, tag),
         body,
         sha256,
         first: chunk.first,

@@ -5,6 +5,7 @@ import type { ClassifiedRecord } from '../records/types.js';
 import {
   type ArchiveRow,
   decodeObject,
+  isStandInShard,
   parseObjectKey,
   partitionPrefix,
   partitionTime,
@@ -94,7 +95,10 @@ function byShardThenSequence(a: ListedObject, b: ListedObject): number {
   if (a.shard !== b.shard) return a.shard < b.shard ? -1 : 1;
   if (a.first !== b.first) return a.first < b.first ? -1 : 1;
   // The longer object first: a shorter overlapping one then adds nothing new.
-  return a.last < b.last ? 1 : a.last > b.last ? -1 : 0;
+  if (a.last !== b.last) return a.last < b.last ? 1 : -1;
+  // Equal ranges under a stand-in shard segment are different shards' objects (told apart by
+  // the key's tag): the key fixes their order, so a read returns rows in the same order every time.
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
 const PARTITION_OF_KEY = /\/dt=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/$/;
@@ -197,7 +201,7 @@ export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenera
 /** A row back as the classified record it was archived from (`parseStreamRecord` on the rebuilt raw record). */
 export function rowToRecord(row: ArchiveRow): ClassifiedRecord {
   // `stream-<label>` stands in for a shard id the source did not know; do not invent one.
-  const shardId = row.shard.startsWith('stream-') ? undefined : row.shard;
+  const shardId = isStandInShard(row.shard) ? undefined : row.shard;
   return parseStreamRecord(rowToLambdaRecord(row), shardId === undefined ? undefined : { shardId });
 }
 

@@ -63,7 +63,8 @@ export interface S3ArchiveSinkOptions {
   ttlAttribute?: string;
   /**
    * Send `If-None-Match: *` so an existing object is never rewritten; 412 counts as written.
-   * A server that answers 501 NotImplemented gets plain PUTs from then on. Default true.
+   * A conditional PUT answered 501 NotImplemented is sent again without the header; once such a
+   * plain PUT succeeds, this sink sends plain PUTs from then on. Default true.
    */
   conditionalCreate?: boolean;
   /** Table name for records whose source carried no eventSourceARN (GetRecords without streamArn). */
@@ -97,8 +98,10 @@ function isAlreadyExists(error: unknown): boolean {
 }
 
 /**
- * 501 NotImplemented: the server does not know conditional PUTs (S3 before August 2024 and
- * several S3-compatible stores answer `If-None-Match` this way). Retrying cannot help.
+ * 501 NotImplemented: the server does not implement something the request asked for. S3 before
+ * August 2024 and several S3-compatible stores answer `If-None-Match` this way, but such stores
+ * answer other headers they lack (a storage class, SSE-KMS) the same, so on its own it does not
+ * show the conditional header was the cause. Retrying the same request cannot help.
  */
 function isConditionalUnsupported(error: unknown): boolean {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
@@ -131,8 +134,11 @@ export class S3ArchiveSink implements Sink {
   readonly #layout: ArchiveLayout;
   readonly #baseParams: Partial<PutObjectCommandInput>;
   /**
-   * Cleared when the server answers a conditional PUT with 501: the key is a function of the
-   * records, so a plain PUT rewrites the same bytes and stays idempotent. Per instance, never shared.
+   * Cleared once a PUT answered 501 to `If-None-Match` succeeds without it: that shows the header
+   * was the cause, and the key is a function of the records, so plain PUTs rewrite the same bytes
+   * and stay idempotent. Handlers build the sink once per Lambda container (module scope), so this
+   * flag is shared by every invocation the container runs: a 501 whose plain retry fails too has
+   * another cause and must not turn conditional creates off for all of them.
    */
   #conditional: boolean;
   readonly #concurrency: number;
@@ -210,11 +216,20 @@ export class S3ArchiveSink implements Sink {
       },
     };
     let conflicts = 0;
+    let conditional = this.#conditional;
+    // Set once this object is sent again without If-None-Match after a 501.
+    let retriedWithoutHeader = false;
     for (;;) {
-      const conditional = this.#conditional;
       const input: PutObjectCommandInput = conditional ? { ...base, IfNoneMatch: '*' } : base;
       try {
         await this.#client.send(new PutObjectCommand(input), { abortSignal: context?.signal });
+        if (retriedWithoutHeader && this.#conditional) {
+          this.#conditional = false;
+          context?.logger?.warn(
+            { sink: this.name, bucket: this.#bucket },
+            'the server does not implement If-None-Match on PUT; writing archive objects unconditionally',
+          );
+        }
         context?.logger?.debug(
           { sink: this.name, key: object.key, records: object.count },
           'archive object written',
@@ -224,13 +239,8 @@ export class S3ArchiveSink implements Sink {
         // The key is a function of the records: an existing object holds these same rows.
         if (conditional && isAlreadyExists(error)) return undefined;
         if (conditional && isConditionalUnsupported(error)) {
-          if (this.#conditional) {
-            this.#conditional = false;
-            context?.logger?.warn(
-              { sink: this.name, bucket: this.#bucket },
-              'the server does not implement If-None-Match on PUT; writing archive objects unconditionally',
-            );
-          }
+          conditional = false;
+          retriedWithoutHeader = true;
           continue;
         }
         if (isConflict(error) && ++conflicts < CONFLICT_ATTEMPTS) {

@@ -1,7 +1,10 @@
-import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { S3Server } from '../../../src/local/s3-server.js';
 import { InvalidOptionsError, NumberValue, parseStreamRecord } from '../../../src/records/index.js';
+import type { ClassifiedRecord } from '../../../src/records/types.js';
+import { planArchiveObjects } from '../../../src/sinks/archive-objects.js';
 import { ArchiveWriteError } from '../../../src/sinks/errors.js';
 import {
   ARCHIVE_STORAGE_CLASSES,
@@ -16,6 +19,26 @@ import { createTestBucket, localClients } from '../../support/aws.js';
 import { listKeys, type RecordedRequest, s3ClientFor, startRecordingS3 } from './s3-helpers.js';
 
 const FIRST = Date.UTC(2026, 0, 15, 10) / 1000;
+
+/** The key tag of a Lambda batch's object (no shard id): the first record's eventID, hashed. */
+const tagOf = (eventID: string | undefined) =>
+  createHash('sha256')
+    .update(eventID ?? '')
+    .digest('hex')
+    .slice(0, 12);
+
+/**
+ * A Lambda batch of another shard of the same stream: other items and eventIDs, but the same
+ * sequence numbers as `like` (AWS documents them unique only within a shard).
+ */
+function otherShardBatch(like: readonly ClassifiedRecord[]): ClassifiedRecord[] {
+  return sampleTtlDeletes(like.length, { start: 500 }).map((r, i) =>
+    parseStreamRecord({
+      ...r.raw,
+      dynamodb: { ...r.raw.dynamodb, SequenceNumber: like[i]?.sequenceNumber as string },
+    }),
+  );
+}
 const WIDE = { from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z' };
 
 async function readAll(client: S3Client, bucket: string, prefix?: string) {
@@ -42,7 +65,7 @@ describe('S3ArchiveSink against s3rver', () => {
     expect(await sink.write(batch, {})).toEqual({});
     const keys = await listKeys(s3, bucket);
     expect(keys).toEqual([
-      `archive/table=archive-sample/dt=2026-01-15/hour=10/stream-2026-01-01T00_00_00.000/${batch[0]?.sequenceNumber}-${batch[19]?.sequenceNumber}.ndjson.gz`,
+      `archive/table=archive-sample/dt=2026-01-15/hour=10/stream-2026-01-01T00_00_00.000/${batch[0]?.sequenceNumber}-${batch[19]?.sequenceNumber}-${tagOf(batch[0]?.eventID)}.ndjson.gz`,
     ]);
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: keys[0] }));
     expect(head.Metadata).toMatchObject({
@@ -155,23 +178,62 @@ describe('S3ArchiveSink against s3rver', () => {
     expect(back.map((r) => r.sequenceNumber)).toEqual(all.map((r) => r.sequenceNumber));
   });
 
-  it('keeps records of two shards that share a sequence number (Lambda: one stream-label segment)', async () => {
+  it('keeps both batches of two shards with the same first and last sequence numbers (Lambda: one stream-label segment)', async () => {
     const bucket = await createTestBucket(s3);
     const sink = new S3ArchiveSink({ client: s3, bucket });
-    // Lambda batches carry no shard id, so both shards' objects sit under `stream-<label>`.
-    // Sequence numbers are documented unique only within a shard: 1 and 2 appear in both.
-    const shardA = sampleTtlDeletes(3, { start: 0 });
-    const shardB = sampleTtlDeletes(3, { start: 1 }).map((r) =>
-      parseStreamRecord({ ...r.raw, eventID: `other-shard-${r.eventID}` }),
-    );
+    // Lambda batches carry no shard id, so both shards' objects sit under `stream-<label>`, and
+    // sequence numbers are documented unique only within a shard: the two batches below have
+    // equal sequence ranges, so only the tag of their first eventID keeps their keys apart.
+    const shardA = sampleTtlDeletes(3);
+    const shardB = otherShardBatch(shardA);
+    expect(shardB.map((r) => r.sequenceNumber)).toEqual(shardA.map((r) => r.sequenceNumber));
     expect(await sink.write(shardA, {})).toEqual({});
     expect(await sink.write(shardB, {})).toEqual({});
-    expect(await listKeys(s3, bucket)).toHaveLength(2);
+    const keys = await listKeys(s3, bucket);
+    const range = `${shardA[0]?.sequenceNumber}-${shardA[2]?.sequenceNumber}`;
+    expect(keys).toEqual(
+      [
+        `table=archive-sample/dt=2026-01-15/hour=10/stream-2026-01-01T00_00_00.000/${range}-${tagOf(shardA[0]?.eventID)}.ndjson.gz`,
+        `table=archive-sample/dt=2026-01-15/hour=10/stream-2026-01-01T00_00_00.000/${range}-${tagOf(shardB[0]?.eventID)}.ndjson.gz`,
+      ].sort(),
+    );
     const back = await readAll(s3, bucket);
-    expect(back.map((r) => r.eventID).sort()).toEqual([...shardA, ...shardB].map((r) => r.eventID).sort());
-    // A true copy (same record redelivered) is still read once.
-    await sink.write(shardA.slice(1), {});
+    const byEventID = (a: { eventID: string }, b: { eventID: string }) => (a.eventID < b.eventID ? -1 : 1);
+    expect(back.map((r) => r.raw).sort(byEventID)).toEqual(
+      [...shardA, ...shardB].map((r) => r.raw).sort(byEventID),
+    );
+    // A redelivery of either batch lands on its own key, and a true copy is still read once.
+    expect(await sink.write(shardB, {})).toEqual({});
+    expect(await sink.write(shardA.slice(1), {})).toEqual({});
+    expect(await listKeys(s3, bucket)).toHaveLength(3);
     expect(await readAll(s3, bucket)).toHaveLength(6);
+  });
+
+  it('reads objects written before keys carried a tag alongside tagged ones', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3ArchiveSink({ client: s3, bucket });
+    const all = sampleTtlDeletes(10);
+    expect(await sink.write(all.slice(4), {})).toEqual({});
+    // An object of the first four records under the old key form: same bytes, no tag.
+    const { objects } = planArchiveObjects(all.slice(0, 4), {
+      prefix: '',
+      ttlAttribute: 'ttl',
+      maxObjectBytes: 1 << 24,
+      table: undefined,
+    });
+    const old = objects[0] as (typeof objects)[number];
+    const untagged = old.key.replace(/-[0-9a-f]{12}\.ndjson\.gz$/, '.ndjson.gz');
+    expect(untagged).not.toBe(old.key);
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: untagged,
+        Body: old.body,
+        Metadata: { sha256: old.sha256 },
+      }),
+    );
+    const back = await readAll(s3, bucket);
+    expect(back.map((r) => r.sequenceNumber)).toEqual(all.map((r) => r.sequenceNumber));
   });
 
   it('removes overlapping copies within each hour partition of a range spanning hours', async () => {
@@ -268,6 +330,36 @@ describe('S3ArchiveSink against s3rver', () => {
       );
     });
 
+    it("does not take 412 for another shard's object with the same sequence range as written", async () => {
+      const client = s3ClientFor(server.endpoint, { maxAttempts: 1 });
+      const bucket = await createTestBucket(client);
+      const sink = new S3ArchiveSink({ client, bucket });
+      // s3rver ignores If-None-Match; answer it the way S3 does: 412 once the key exists.
+      const stored = new Set<string>();
+      faultPlan = (req) => {
+        if (req.method !== 'PUT' || !req.path.startsWith(`/${bucket}/`)) return undefined;
+        if (req.headers['if-none-match'] === '*' && stored.has(req.path))
+          return { status: 412, code: 'PreconditionFailed' };
+        stored.add(req.path);
+        return undefined;
+      };
+      const shardA = sampleTtlDeletes(4);
+      const shardB = otherShardBatch(shardA);
+      try {
+        expect(await sink.write(shardA, {})).toEqual({});
+        expect(await sink.write(shardB, {})).toEqual({});
+        // The same batch again: its key exists, 412, counted as written.
+        expect(await sink.write(shardB, {})).toEqual({});
+      } finally {
+        faultPlan = undefined;
+      }
+      expect(puts(bucket)).toHaveLength(3);
+      expect(await listKeys(client, bucket)).toHaveLength(2);
+      expect((await readAll(client, bucket)).map((r) => r.eventID).sort()).toEqual(
+        [...shardA, ...shardB].map((r) => r.eventID).sort(),
+      );
+    });
+
     it('falls back to plain PUTs when the server answers If-None-Match with 501 NotImplemented', async () => {
       const client = s3ClientFor(server.endpoint, { maxAttempts: 1 });
       const bucket = await createTestBucket(client);
@@ -307,6 +399,60 @@ describe('S3ArchiveSink against s3rver', () => {
         batch.map((r) => r.sequenceNumber),
       );
     });
+
+    it.each([
+      { status: 501, code: 'NotImplemented' },
+      { status: 500, code: 'InternalError' },
+    ])(
+      'keeps conditional creates on when the PUT without If-None-Match after a 501 fails too ($code)',
+      async (retryAnswer) => {
+        const client = s3ClientFor(server.endpoint, { maxAttempts: 1 });
+        const bucket = await createTestBucket(client);
+        const sink = new S3ArchiveSink({ client, bucket, concurrency: 1 });
+        // A 501 the conditional header did not cause (S3-compatible stores answer other headers they
+        // lack the same way): the retry without the header fails as well.
+        const answers = [{ status: 501, code: 'NotImplemented' }, retryAnswer];
+        faultPlan = (req) =>
+          req.method === 'PUT' && req.path.startsWith(`/${bucket}/`) ? answers.shift() : undefined;
+        const warnings: string[] = [];
+        const logger = {
+          debug: () => undefined,
+          info: () => undefined,
+          warn: (_obj: object, msg?: string) => warnings.push(msg ?? ''),
+          error: () => undefined,
+        };
+        const batch = sampleTtlDeletes(5);
+        let first: Awaited<ReturnType<typeof sink.write>>;
+        try {
+          first = await sink.write(batch, { logger });
+          // Lambda's retry of the batch, on the same sink (one per container).
+          expect(await sink.write(batch, { logger })).toEqual({});
+        } finally {
+          faultPlan = undefined;
+        }
+        expect(first.failed?.map((f) => f.sequenceNumber)).toEqual(batch.map((r) => r.sequenceNumber));
+        const error = first.failed?.[0]?.error as ArchiveWriteError;
+        expect(error).toBeInstanceOf(ArchiveWriteError);
+        expect((error.cause as Error).name).toBe(retryAnswer.code);
+        expect(puts(bucket).map((r) => r.headers['if-none-match'] ?? null)).toEqual(['*', null, '*']);
+        // Only the failed object is reported: nothing about writing unconditionally.
+        expect(warnings).toEqual(['archive objects not written']);
+        // Still conditional: a later redelivery is answered 412 and counted as written.
+        faultPlan = (req) =>
+          req.method === 'PUT' && req.headers['if-none-match'] === '*'
+            ? { status: 412, code: 'PreconditionFailed' }
+            : undefined;
+        try {
+          expect(await sink.write(batch, { logger })).toEqual({});
+        } finally {
+          faultPlan = undefined;
+        }
+        expect(puts(bucket).map((r) => r.headers['if-none-match'] ?? null)).toEqual(['*', null, '*', '*']);
+        expect((await readAll(client, bucket)).map((r) => r.sequenceNumber)).toEqual(
+          batch.map((r) => r.sequenceNumber),
+        );
+      },
+    );
 
     it('retries 409 ConditionalRequestConflict itself, after a pause, and writes the object', async () => {
       // maxAttempts 1: no SDK retry, so every PUT after the first is the sink's own.

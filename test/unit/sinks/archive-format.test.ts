@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionsError, parseStreamRecord } from '../../../src/records/index.js';
@@ -5,6 +6,7 @@ import type { AttributeValue, LambdaStreamRecord } from '../../../src/records/ty
 import {
   decodeObject,
   objectKey,
+  objectTag,
   parseObjectKey,
   rowToLambdaRecord,
   shardSegment,
@@ -12,6 +14,9 @@ import {
 import { planArchiveObjects } from '../../../src/sinks/archive-objects.js';
 import { ArchiveFormatError, ArchiveKeyError, S3ArchiveSink } from '../../../src/sinks/index.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
+
+/** The documented tag, computed here independently of the code under test. */
+const tagOf = (eventID: string) => createHash('sha256').update(eventID).digest('hex').slice(0, 12);
 
 const layout = { prefix: 'p', ttlAttribute: 'ttl', maxObjectBytes: 1 << 24, table: undefined };
 
@@ -70,6 +75,72 @@ describe('archive rows', () => {
     const key = objectKey('a/b', { table: 't', dt: '2026-01-15', hour: '10', shard: 's' }, '1', '9');
     expect(key).toBe('a/b/table=t/dt=2026-01-15/hour=10/s/1-9.ndjson.gz');
     expect(parseObjectKey(key)).toEqual({ shard: 's', first: '1', last: '9' });
+  });
+
+  it('keys with a tag parse back, and keys without one (written before tags) still do', () => {
+    const partition = { table: 't', dt: '2026-01-15', hour: '10', shard: 'stream-label' };
+    const tagged = objectKey('a', partition, '1', '9', '0123456789ab');
+    expect(tagged).toBe('a/table=t/dt=2026-01-15/hour=10/stream-label/1-9-0123456789ab.ndjson.gz');
+    expect(parseObjectKey(tagged)).toEqual({
+      shard: 'stream-label',
+      first: '1',
+      last: '9',
+      tag: '0123456789ab',
+    });
+    expect(parseObjectKey('a/table=t/dt=2026-01-15/hour=10/stream-label/1-9.ndjson.gz')).toEqual({
+      shard: 'stream-label',
+      first: '1',
+      last: '9',
+    });
+    // Not a tag tidewater writes: not an archive object.
+    expect(parseObjectKey('a/stream-label/1-9-XYZ.ndjson.gz')).toBeUndefined();
+    expect(parseObjectKey('a/stream-label/1-9-0123456789abc.ndjson.gz')).toBeUndefined();
+  });
+
+  it('a known shard id keeps the documented key exactly: no tag', () => {
+    const batch = sampleTtlDeletes(4, { shardId: 'shardId-00000001700000000000-abcdef12' });
+    const { objects } = planArchiveObjects(batch, layout);
+    expect(objects.map((o) => o.key)).toEqual([
+      `p/table=archive-sample/dt=2026-01-15/hour=10/shardId-00000001700000000000-abcdef12/${batch[0]?.sequenceNumber}-${batch[3]?.sequenceNumber}.ndjson.gz`,
+    ]);
+    expect(objectTag('shardId-0001', 'any')).toBeUndefined();
+  });
+
+  it('under the stream label, two shards with equal sequence ranges get different keys; a redelivery the same key', () => {
+    const sequences = sampleTtlDeletes(5).map((r) => r.sequenceNumber);
+    // Lambda batches of two shards: no shard id, the same sequence numbers, their own eventIDs.
+    const batchOf = (eventIDs: readonly string[]) =>
+      sampleTtlDeletes(5).map((r, i) => parseStreamRecord({ ...r.raw, eventID: eventIDs[i] as string }));
+    const eventIDs = fc.uniqueArray(fc.string({ minLength: 1, maxLength: 40 }), {
+      minLength: 5,
+      maxLength: 5,
+    });
+    fc.assert(
+      fc.property(eventIDs, eventIDs, (idsA, idsB) => {
+        fc.pre(idsA[0] !== idsB[0]);
+        const [a] = planArchiveObjects(batchOf(idsA), layout).objects;
+        const [b] = planArchiveObjects(batchOf(idsB), layout).objects;
+        const [again] = planArchiveObjects(batchOf(idsA), layout).objects;
+        expect(a?.key).toBe(
+          `p/table=archive-sample/dt=2026-01-15/hour=10/stream-2026-01-01T00_00_00.000/${sequences[0]}-${sequences[4]}-${tagOf(idsA[0] as string)}.ndjson.gz`,
+        );
+        expect(b?.key).not.toBe(a?.key);
+        expect(parseObjectKey(b?.key as string)).toMatchObject({ first: sequences[0], last: sequences[4] });
+        expect(again?.key).toBe(a?.key);
+        expect(again?.body.equals(a?.body as Buffer)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('each object cut from a batch takes the tag of its own first record', () => {
+    const batch = sampleTtlDeletes(40);
+    const { objects } = planArchiveObjects(batch, { ...layout, maxObjectBytes: 4_000 });
+    expect(objects.length).toBeGreaterThan(2);
+    for (const object of objects) {
+      expect(parseObjectKey(object.key)?.tag).toBe(tagOf(object.records[0]?.eventID as string));
+    }
+    expect(new Set(objects.map((o) => parseObjectKey(o.key)?.tag)).size).toBe(objects.length);
   });
 
   it('a record without table or creation time fails alone with ArchiveKeyError', () => {

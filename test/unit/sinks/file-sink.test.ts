@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidOptionsError } from '../../../src/records/index.js';
+import { parseObjectKey } from '../../../src/sinks/archive-format.js';
 import { ArchiveWriteError, decodeArchiveObject, FileSink } from '../../../src/sinks/index.js';
 import { sampleTtlDeleteRecords, sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { runSinkTestKit } from '../../../src/sinks/testkit.js';
@@ -18,11 +20,8 @@ async function files(dir: string): Promise<string[]> {
 async function readBack(dir: string): Promise<string[]> {
   const seen = new Set<string>();
   const out: string[] = [];
-  const all = (await files(dir)).sort((a, b) =>
-    BigInt(/(\d+)-\d+\.ndjson\.gz$/.exec(a)?.[1] ?? 0) < BigInt(/(\d+)-\d+\.ndjson\.gz$/.exec(b)?.[1] ?? 0)
-      ? -1
-      : 1,
-  );
+  const first = (file: string) => BigInt(parseObjectKey(file)?.first ?? 0);
+  const all = (await files(dir)).sort((a, b) => (first(a) < first(b) ? -1 : 1));
   for (const file of all) {
     for (const row of decodeArchiveObject(await readFile(join(dir, file)), file)) {
       if (seen.has(row.sequenceNumber)) continue;
@@ -32,6 +31,13 @@ async function readBack(dir: string): Promise<string[]> {
   }
   return out;
 }
+
+/** The key tag of a Lambda batch's object (no shard id): the first record's eventID, hashed. */
+const tagOf = (eventID: string | undefined) =>
+  createHash('sha256')
+    .update(eventID ?? '')
+    .digest('hex')
+    .slice(0, 12);
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {
@@ -57,8 +63,8 @@ describe('FileSink', () => {
     expect(await sink.write(batch)).toEqual({});
     const written = await files(directory);
     expect(written).toEqual([
-      `arch/table=archive-sample/dt=2026-01-15/hour=10/stream-2026-01-01T00_00_00.000/${batch[0]?.sequenceNumber}-${batch[5]?.sequenceNumber}.ndjson.gz`,
-      `arch/table=archive-sample/dt=2026-01-15/hour=11/stream-2026-01-01T00_00_00.000/${batch[6]?.sequenceNumber}-${batch[11]?.sequenceNumber}.ndjson.gz`,
+      `arch/table=archive-sample/dt=2026-01-15/hour=10/stream-2026-01-01T00_00_00.000/${batch[0]?.sequenceNumber}-${batch[5]?.sequenceNumber}-${tagOf(batch[0]?.eventID)}.ndjson.gz`,
+      `arch/table=archive-sample/dt=2026-01-15/hour=11/stream-2026-01-01T00_00_00.000/${batch[6]?.sequenceNumber}-${batch[11]?.sequenceNumber}-${tagOf(batch[6]?.eventID)}.ndjson.gz`,
     ]);
     const rows = decodeArchiveObject(await readFile(join(directory, written[0] as string)), 'x');
     expect(rows.map((r) => r.oldImage)).toEqual(
