@@ -8,13 +8,21 @@
 // (e.g. `npm run package -- --stage prod`).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { devNull } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inflateRawSync } from 'node:zlib';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const packageDir = path.join(root, '.serverless');
 const sizesFile = path.join(root, 'bench', '.out', 'bundle-sizes.json');
+const require = createRequire(import.meta.url);
+// The key prefix rule the archive handler applies at cold start: one function, so `npm run package`
+// and the deployed function cannot disagree on which prefixes are safe.
+const { keyPrefixProblem } = require('../infra/typescript-module.cjs').loadTypeScriptModule(
+  path.join(root, 'src', 'handlers', 'key-prefix.ts'),
+);
 
 export function offlineEnv(base = process.env) {
   const env = { ...base };
@@ -43,32 +51,76 @@ export function offlineEnv(base = process.env) {
   };
 }
 
-/** Names and uncompressed sizes of the entries of a zip, read from its central directory. */
+/** A file is not a zip this reader can read (no end record, a broken directory or header). */
+export class ZipFormatError extends Error {
+  name = 'ZipFormatError';
+}
+
+// Signatures and fixed sizes from PKWARE's APPNOTE (4.3.7 local header, 4.3.12 central directory
+// header, 4.3.16 end of central directory record). ZIP64 is not read: bundles are far below 4 GiB.
+const LOCAL_HEADER = { signature: 0x04034b50, size: 30 };
+const CENTRAL_HEADER = { signature: 0x02014b50, size: 46 };
+const END_RECORD = { signature: 0x06054b50, size: 22, maxComment: 0xffff };
+
+/**
+ * The entries of a zip, read from its central directory: name, uncompressed and compressed size,
+ * compression method (0 stored, 8 deflated) and the offset of its local header (see zipEntryData).
+ */
 export function zipEntries(buffer) {
-  const eocdSignature = 0x06054b50;
+  // The end record is the last thing in the file but for its comment (at most 64 KiB), which may
+  // itself contain the signature's bytes: only a record whose comment length reaches exactly the
+  // end of the file is the real one.
   let eocd = -1;
-  for (let i = buffer.length - 22; i >= Math.max(0, buffer.length - 65_557); i--) {
-    if (buffer.readUInt32LE(i) === eocdSignature) {
+  const lowest = Math.max(0, buffer.length - END_RECORD.size - END_RECORD.maxComment);
+  for (let i = buffer.length - END_RECORD.size; i >= lowest; i--) {
+    if (
+      buffer.readUInt32LE(i) === END_RECORD.signature &&
+      i + END_RECORD.size + buffer.readUInt16LE(i + 20) === buffer.length
+    ) {
       eocd = i;
       break;
     }
   }
-  if (eocd < 0) throw new Error('not a zip file (no end-of-central-directory record)');
+  if (eocd < 0) throw new ZipFormatError('not a zip file (no end-of-central-directory record)');
   const count = buffer.readUInt16LE(eocd + 10);
   let offset = buffer.readUInt32LE(eocd + 16);
   const entries = [];
   for (let n = 0; n < count; n++) {
-    if (buffer.readUInt32LE(offset) !== 0x02014b50) throw new Error('corrupt zip central directory');
+    if (offset + CENTRAL_HEADER.size > eocd || buffer.readUInt32LE(offset) !== CENTRAL_HEADER.signature) {
+      throw new ZipFormatError('corrupt zip central directory');
+    }
+    const method = buffer.readUInt16LE(offset + 10);
     const compressedSize = buffer.readUInt32LE(offset + 20);
     const size = buffer.readUInt32LE(offset + 24);
     const nameLength = buffer.readUInt16LE(offset + 28);
     const extraLength = buffer.readUInt16LE(offset + 30);
     const commentLength = buffer.readUInt16LE(offset + 32);
-    const name = buffer.toString('utf8', offset + 46, offset + 46 + nameLength);
-    entries.push({ name, size, compressedSize });
-    offset += 46 + nameLength + extraLength + commentLength;
+    const localHeaderOffset = buffer.readUInt32LE(offset + 42);
+    const nameStart = offset + CENTRAL_HEADER.size;
+    if (nameStart + nameLength > eocd) throw new ZipFormatError('corrupt zip central directory');
+    const name = buffer.toString('utf8', nameStart, nameStart + nameLength);
+    entries.push({ name, size, compressedSize, method, localHeaderOffset });
+    offset = nameStart + nameLength + extraLength + commentLength;
   }
   return entries;
+}
+
+/** The uncompressed bytes of one entry listed by zipEntries (stored or deflated). */
+export function zipEntryData(buffer, entry) {
+  const header = entry.localHeaderOffset;
+  if (header + LOCAL_HEADER.size > buffer.length || buffer.readUInt32LE(header) !== LOCAL_HEADER.signature) {
+    throw new ZipFormatError(`${entry.name}: no local file header at offset ${header}`);
+  }
+  // The local header's name and extra field may differ in length from the central directory's.
+  const start =
+    header + LOCAL_HEADER.size + buffer.readUInt16LE(header + 26) + buffer.readUInt16LE(header + 28);
+  if (start + entry.compressedSize > buffer.length) {
+    throw new ZipFormatError(`${entry.name}: data runs past the end of the file`);
+  }
+  const data = buffer.subarray(start, start + entry.compressedSize);
+  if (entry.method === 0) return Buffer.from(data);
+  if (entry.method === 8) return inflateRawSync(data);
+  throw new ZipFormatError(`${entry.name}: compression method ${entry.method} is not supported`);
 }
 
 /** Zip size and, per function, the unzipped size of its code (.mjs) and source map. */
@@ -94,10 +146,6 @@ export function bundleSizes(dir = packageDir) {
 // Same rule as src/votes/options.ts (POLL_ID_PATTERN): the aggregator's IAM condition is
 // dynamodb:LeadingKeys StringLike POLL#<poll>#*, where `*` and `?` in the poll id are wildcards.
 const POLL_ID_PATTERN = /^[A-Za-z0-9._-]+$/;
-// archivePrefix / deadLetterPrefix end the IAM resource `<bucket>/<prefix>*` and the lifecycle
-// rule's prefix: a `*` or `?` would widen the grant, a leading `/` would grant a path the sinks
-// never write (they strip it), and a missing trailing `/` would also grant `<prefix>-other/...`.
-const KEY_PREFIX_PATTERN = /^(?:[A-Za-z0-9._=-]+\/)*$/;
 // EventBridge's rate(): a singular unit for 1, plural above (`rate(1 minutes)` fails the deploy).
 const RATE_PATTERN = /^rate\((?:1 (?:minute|hour|day)|(?:[2-9]|[1-9][0-9]+) (?:minutes|hours|days))\)$/;
 
@@ -139,18 +187,21 @@ function archiveProblems(resources) {
   const problems = [];
   const prefixes = { archivePrefix: env.ARCHIVE_PREFIX, deadLetterPrefix: env.DEAD_LETTER_OVERFLOW_PREFIX };
   for (const [name, value] of Object.entries(prefixes)) {
-    if (typeof value !== 'string' || !KEY_PREFIX_PATTERN.test(value)) {
-      problems.push(
-        `${name} is ${JSON.stringify(value)}; it must be empty or segments of letters, digits, ` +
-          '`.`, `_`, `=`, `-`, each ending in `/` (it ends the IAM resource <bucket>/<prefix>*)',
-      );
-    }
+    const problem = keyPrefixProblem(value);
+    if (problem !== undefined) problems.push(`${name} ${problem}`);
   }
+  // The lifecycle rule's Prefix is a plain string prefix: an empty one is the whole bucket, so it
+  // contains every deadLetterPrefix.
   const { archivePrefix, deadLetterPrefix } = prefixes;
-  if (archivePrefix && typeof deadLetterPrefix === 'string' && deadLetterPrefix.startsWith(archivePrefix)) {
+  if (
+    typeof archivePrefix === 'string' &&
+    typeof deadLetterPrefix === 'string' &&
+    deadLetterPrefix.startsWith(archivePrefix)
+  ) {
+    const whole = archivePrefix === '' ? ' (an empty prefix is the whole bucket)' : '';
     problems.push(
-      `deadLetterPrefix ${JSON.stringify(deadLetterPrefix)} is inside archivePrefix ${JSON.stringify(archivePrefix)}; ` +
-        'the archive lifecycle would move dead letters to Glacier, out of reach of a redrive',
+      `deadLetterPrefix ${JSON.stringify(deadLetterPrefix)} is inside archivePrefix ${JSON.stringify(archivePrefix)}${whole}; ` +
+        'the archive lifecycle would move dead letters to Glacier, then Deep Archive, out of reach of a redrive',
     );
   }
   const rules = resources.ArchiveBucket?.Properties?.LifecycleConfiguration?.Rules ?? [];

@@ -8,6 +8,7 @@ import {
   S3DeadLetterSink,
   SqsDeadLetterSink,
 } from '../sinks/index.js';
+import { keyPrefixProblem } from './key-prefix.js';
 
 /** A deployment setting (an environment variable) is missing or invalid. Thrown at cold start. */
 export class HandlerConfigError extends Error {
@@ -50,6 +51,14 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return value as T;
 }
 
+/** A key prefix in the archive bucket; unset takes serverless.yml's default, set must be valid. */
+function keyPrefix(env: Env, name: string, fallback: string): string {
+  const value = env[name] ?? fallback;
+  const problem = keyPrefixProblem(value);
+  if (problem !== undefined) throw new HandlerConfigError(name, problem);
+  return value;
+}
+
 function optionalSeconds(env: Env, name: string): number | undefined {
   const text = env[name]?.trim();
   if (!text) return undefined;
@@ -76,12 +85,12 @@ export function readArchiveConfig(env: Env): ArchiveHandlerConfig {
   }
   return {
     bucket,
-    prefix: env.ARCHIVE_PREFIX ?? 'archive/',
+    prefix: keyPrefix(env, 'ARCHIVE_PREFIX', 'archive/'),
     storageClass: oneOf(env, 'STORAGE_CLASS', ARCHIVE_STORAGE_CLASSES, 'STANDARD'),
     ttlAttribute: required(env, 'TTL_ATTRIBUTE'),
     routes: oneOf(env, 'ARCHIVE_ROUTES', ARCHIVE_ROUTES, 'ttl-deletes'),
     deadLetterQueueUrl,
-    deadLetterOverflowPrefix: env.DEAD_LETTER_OVERFLOW_PREFIX ?? 'dead-letter/',
+    deadLetterOverflowPrefix: keyPrefix(env, 'DEAD_LETTER_OVERFLOW_PREFIX', 'dead-letter/'),
     maxRecordAgeSeconds: optionalSeconds(env, 'MAX_RECORD_AGE_SECONDS'),
   };
 }

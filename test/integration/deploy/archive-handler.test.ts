@@ -1,6 +1,8 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { templateProblems } from '../../../scripts/package.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
 import { streamEvents } from '../../../src/local/events.js';
 import { createLambdaContext } from '../../../src/local/lambda-context.js';
@@ -157,10 +159,44 @@ describe('readArchiveConfig', () => {
     [{ STORAGE_CLASS: 'GLACER' }, /STORAGE_CLASS: is "GLACER", expected one of STANDARD/],
     [{ ARCHIVE_ROUTES: 'ttl' }, /ARCHIVE_ROUTES: is "ttl", expected one of ttl-deletes, all-deletes/],
     [{ MAX_RECORD_AGE_SECONDS: '1.5' }, /MAX_RECORD_AGE_SECONDS: must be a positive whole number/],
+    // Each prefix ends the role's grant <bucket>/<prefix>*: empty would be the whole bucket, `*` or
+    // `?` widen it, a leading `/` misses the keys the sinks write, no final `/` reaches siblings.
+    [{ DEAD_LETTER_OVERFLOW_PREFIX: '' }, /DEAD_LETTER_OVERFLOW_PREFIX: is ""; it must be/],
+    [{ DEAD_LETTER_OVERFLOW_PREFIX: 'dead-letter' }, /DEAD_LETTER_OVERFLOW_PREFIX: is "dead-letter"/],
+    [{ DEAD_LETTER_OVERFLOW_PREFIX: '/dead-letter/' }, /DEAD_LETTER_OVERFLOW_PREFIX: is "\/dead-letter\/"/],
+    [{ DEAD_LETTER_OVERFLOW_PREFIX: 'dead-*/' }, /DEAD_LETTER_OVERFLOW_PREFIX: is "dead-\*\/"/],
+    [{ DEAD_LETTER_OVERFLOW_PREFIX: 'dead?/' }, /DEAD_LETTER_OVERFLOW_PREFIX: is "dead\?\/"/],
+    [{ ARCHIVE_PREFIX: '' }, /ARCHIVE_PREFIX: is ""; it must be/],
+    [{ ARCHIVE_PREFIX: 'archive/*' }, /ARCHIVE_PREFIX: is "archive\/\*"/],
   ])('rejects %o with a HandlerConfigError naming the variable', (change, message) => {
     const attempt = () => archiveModule.readArchiveConfig({ ...valid, ...change });
     expect(attempt).toThrow(archiveModule.HandlerConfigError);
     expect(attempt).toThrow(message);
+  });
+
+  it('accepts exactly the key prefixes `npm run package` accepts (one rule for both)', () => {
+    const segment = fc.stringMatching(/^[A-Za-z0-9._=-]{1,8}$/);
+    const prefix = fc.oneof(
+      fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => `${parts.join('/')}/`),
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom('', '/', '*', 'a/*', 'a?/', '/a/', 'a', 'a//b/', ' a/'),
+    );
+    fc.assert(
+      fc.property(prefix, (value) => {
+        const packaged: string[] = templateProblems(
+          packagedTemplate({ ARCHIVE_PREFIX: 'archive/', DEAD_LETTER_OVERFLOW_PREFIX: value }),
+        );
+        const packageRefuses = packaged.some((p) => p.startsWith('deadLetterPrefix is '));
+        let coldStartRefuses = false;
+        try {
+          archiveModule.readArchiveConfig({ ...valid, DEAD_LETTER_OVERFLOW_PREFIX: value });
+        } catch (error) {
+          if (!(error instanceof archiveModule.HandlerConfigError)) throw error;
+          coldStartRefuses = true;
+        }
+        expect(coldStartRefuses, JSON.stringify(value)).toBe(packageRefuses);
+      }),
+    );
   });
 
   it('fails the cold start, not the first batch, when the environment is incomplete', async () => {
@@ -175,4 +211,47 @@ describe('readArchiveConfig', () => {
       vi.unstubAllEnvs();
     }
   });
+
+  it('fails the cold start on an invalid dead-letter prefix, naming the variable', async () => {
+    vi.resetModules();
+    vi.stubEnv('ARCHIVE_BUCKET', 'cold-start-bucket');
+    vi.stubEnv('TTL_ATTRIBUTE', 'expiresAt');
+    vi.stubEnv('DEAD_LETTER_QUEUE_URL', deadLetterQueueUrl);
+    vi.stubEnv('DEAD_LETTER_OVERFLOW_PREFIX', '');
+    try {
+      await expect(import('../../../src/handlers/archive-ttl.js')).rejects.toMatchObject({
+        name: 'HandlerConfigError',
+        variable: 'DEAD_LETTER_OVERFLOW_PREFIX',
+      });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });
+
+/** The archive parts of a packaged template that `npm run package` checks, with these variables. */
+function packagedTemplate(variables: Record<string, string>) {
+  const transition = (storageClass: string, days: number) => ({
+    StorageClass: storageClass,
+    TransitionInDays: days,
+  });
+  return {
+    Resources: {
+      ArchiveTtlLambdaFunction: { Properties: { Environment: { Variables: variables } } },
+      ArchiveBucket: {
+        Properties: {
+          LifecycleConfiguration: {
+            Rules: [
+              {
+                Id: 'archive-to-glacier',
+                Transitions: [transition('GLACIER', 30), transition('DEEP_ARCHIVE', 180)],
+                NoncurrentVersionTransitions: [transition('GLACIER', 30)],
+                NoncurrentVersionExpiration: { NoncurrentDays: 365 },
+              },
+            ],
+          },
+        },
+      },
+    },
+  };
+}

@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { zipEntries, zipEntryData } from '../../../scripts/package.js';
 import { toFilterCriteria, ttlDeletes, userDeletes } from '../../../src/filters/index.js';
 import { PollKeys } from '../../../src/votes/keys.js';
 
@@ -46,25 +46,12 @@ function runPackage(args: string[], env: Record<string, string> = {}): PackageRu
   return { output, template };
 }
 
-/** One stored or deflated entry of a zip, as text (reads the central directory, then the local header). */
+/** One entry of a zip, as text, through the zip reader `npm run package` sizes bundles with. */
 function zippedText(file: string, name: string): string {
   const zip = readFileSync(file);
-  let eocd = zip.length - 22;
-  while (eocd >= 0 && zip.readUInt32LE(eocd) !== 0x06054b50) eocd--;
-  let offset = zip.readUInt32LE(eocd + 16);
-  for (let n = zip.readUInt16LE(eocd + 10); n > 0; n--) {
-    const nameLength = zip.readUInt16LE(offset + 28);
-    const entryName = zip.toString('utf8', offset + 46, offset + 46 + nameLength);
-    if (entryName === name) {
-      const local = zip.readUInt32LE(offset + 42);
-      const method = zip.readUInt16LE(local + 8);
-      const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-      const data = zip.subarray(start, start + zip.readUInt32LE(offset + 20));
-      return (method === 8 ? inflateRawSync(data) : data).toString('utf8');
-    }
-    offset += 46 + nameLength + zip.readUInt16LE(offset + 30) + zip.readUInt16LE(offset + 32);
-  }
-  throw new Error(`${name} is not in ${file}`);
+  const entry = zipEntries(zip).find((e) => e.name === name);
+  if (entry === undefined) throw new Error(`${name} is not in ${file}`);
+  return zipEntryData(zip, entry).toString('utf8');
 }
 
 function resourcesOfType(template: Template, type: string) {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error scripts/package.js is plain JavaScript without declarations
 import { templateProblems } from '../../../scripts/package.js';
 
 type Variables = Record<string, unknown>;
@@ -114,11 +113,29 @@ describe('npm run package: settings checks on the packaged template', () => {
     }
   });
 
-  it('accepts key prefixes that are empty or end in `/`', () => {
-    for (const prefix of ['', 'archive/', 'ttl/v1/', 'env=prod/archive/']) {
+  it('accepts key prefixes of one or more segments, each ending in `/`', () => {
+    for (const prefix of ['archive/', 'ttl/v1/', 'env=prod/archive/']) {
       expect(templateProblems(template({ archive: { ARCHIVE_PREFIX: prefix } })), prefix).toEqual([]);
     }
     expect(templateProblems(template({ archive: { DEAD_LETTER_OVERFLOW_PREFIX: 'poison/' } }))).toEqual([]);
+  });
+
+  it('refuses an empty archivePrefix: its lifecycle rule would take the dead letters to Glacier', () => {
+    // The lifecycle rule's Prefix '' is the whole bucket, dead-letter/ included, and the archive
+    // grant would be PutObject on <bucket>/*.
+    const problems: string[] = templateProblems(template({ archive: { ARCHIVE_PREFIX: '' } }));
+    expect(problems).toEqual([
+      expect.stringMatching(/^archivePrefix is ""; .*<bucket>\/<prefix>\*.*whole bucket/),
+      expect.stringMatching(/^deadLetterPrefix "dead-letter\/" is inside archivePrefix ""/),
+    ]);
+    expect(problems[1]).toMatch(/empty prefix is the whole bucket/);
+    expect(problems[1]).toMatch(/Glacier/);
+  });
+
+  it('refuses an empty deadLetterPrefix: the overflow grant would be PutObject on <bucket>/*', () => {
+    expect(templateProblems(template({ archive: { DEAD_LETTER_OVERFLOW_PREFIX: '' } }))).toEqual([
+      expect.stringMatching(/^deadLetterPrefix is ""; .*whole bucket/),
+    ]);
   });
 
   it('refuses a key prefix that would widen or miss the IAM resource <bucket>/<prefix>*', () => {
@@ -128,15 +145,24 @@ describe('npm run package: settings checks on the packaged template', () => {
       const problems: string[] = templateProblems(template({ archive: { ARCHIVE_PREFIX: prefix } }));
       expect(problems, String(prefix)).toEqual([expect.stringMatching(/^archivePrefix is /)]);
     }
-    expect(templateProblems(template({ archive: { DEAD_LETTER_OVERFLOW_PREFIX: '*' } }))).toEqual([
-      expect.stringMatching(/^deadLetterPrefix is /),
-    ]);
+    for (const prefix of ['*', 'dead?letter/', '/dead-letter/', 'dead-letter', undefined]) {
+      const problems: string[] = templateProblems(
+        template({ archive: { DEAD_LETTER_OVERFLOW_PREFIX: prefix } }),
+      );
+      expect(problems, String(prefix)).toEqual([expect.stringMatching(/^deadLetterPrefix is /)]);
+    }
   });
 
   it('refuses dead letters under the archive prefix, where the lifecycle would move them to Glacier', () => {
     expect(
       templateProblems(template({ archive: { DEAD_LETTER_OVERFLOW_PREFIX: 'archive/dead-letter/' } })),
     ).toEqual([expect.stringMatching(/inside archivePrefix/)]);
+    // The lifecycle rule's Prefix is a plain string prefix, so `archive` would take `archive-dl/` too.
+    expect(
+      templateProblems(
+        template({ archive: { ARCHIVE_PREFIX: 'archive', DEAD_LETTER_OVERFLOW_PREFIX: 'archive-dl/' } }),
+      ),
+    ).toEqual([expect.stringMatching(/^archivePrefix is /), expect.stringMatching(/inside archivePrefix/)]);
   });
 
   it('refuses lifecycle days S3 would reject', () => {

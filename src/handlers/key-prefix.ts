@@ -1,0 +1,25 @@
+// The rule for the archive bucket's key prefixes (archivePrefix / deadLetterPrefix), shared by the
+// archive handler's cold start and `npm run package` (scripts/package.js loads this file through
+// infra/typescript-module.cjs), so the two cannot disagree about which prefixes deploy.
+//
+// Each prefix ends the archive role's IAM resource `<bucket>/<prefix>*`, and archivePrefix is the
+// Prefix of the bucket's Glacier lifecycle rule. An empty prefix would make the grant `<bucket>/*`
+// (and the lifecycle rule the whole bucket); a `*` or `?` is an IAM wildcard that widens the grant;
+// a leading `/` points it at keys the sinks never write (they strip it); a missing trailing `/`
+// would also cover `<prefix>-other/...`. Hence: one or more segments, each ending in `/`.
+// Kept free of imports so it bundles alone.
+
+const KEY_PREFIX_PATTERN = /^(?:[A-Za-z0-9._=-]+\/)+$/;
+
+/**
+ * Why `value` cannot be used as an archive bucket key prefix, worded to follow the setting's name
+ * ("is ...; it must ..."), or undefined when it can.
+ */
+export function keyPrefixProblem(value: unknown): string | undefined {
+  if (typeof value === 'string' && KEY_PREFIX_PATTERN.test(value)) return undefined;
+  return (
+    `is ${String(JSON.stringify(value))}; it must be one or more segments of letters, digits, ` +
+    '`.`, `_`, `=`, `-`, each ending in `/`: it ends the IAM resource <bucket>/<prefix>*, which an ' +
+    'empty prefix would make the whole bucket and a `*` or `?` would widen'
+  );
+}
