@@ -17,8 +17,9 @@ export interface MemorySinkOptions<R extends ClassifiedRecord = ClassifiedRecord
 const OPTIONS = ['name', 'failWhen'] as const;
 
 /**
- * Keeps written records in memory in sequence-number order, de-duplicated by shard and sequence
- * number (so redelivery never duplicates). For tests and local runs.
+ * Keeps written records in memory in sequence-number order, de-duplicated by shard, sequence
+ * number and eventID (so redelivery never duplicates, and shards never merge). For tests and
+ * local runs.
  */
 export class MemorySink<R extends ClassifiedRecord = ClassifiedRecord> implements Sink<R> {
   readonly name: string;
@@ -77,7 +78,9 @@ export class MemorySink<R extends ClassifiedRecord = ClassifiedRecord> implement
     this.#batches++;
     const failed: SinkFailure[] = [];
     for (const record of records) {
-      const id = `${shardSegment(record)}/${record.sequenceNumber}`;
+      // Lambda events carry no shard id, so shards share the stand-in segment and sequence
+      // numbers are only unique per shard: the eventID keeps two shards' records apart.
+      const id = `${shardSegment(record)}/${record.sequenceNumber}/${record.eventID}`;
       if (this.#failWhen !== undefined) {
         const delivery = (this.#deliveries.get(id) ?? 0) + 1;
         this.#deliveries.set(id, delivery);

@@ -18,7 +18,7 @@ describe('the main job (npm start)', () => {
     expect(userObjects.every((o) => Object.keys(o.kinds).join() === 'user-delete')).toBe(true);
     for (const object of summary.archive.objects) {
       expect(object.key).toMatch(
-        /^archive\/(user-deletes\/)?table=tidewater-local-records\/dt=\d{4}-\d{2}-\d{2}\/hour=\d{2}\/[^/]+\/\d+-\d+\.ndjson\.gz$/,
+        /^archive\/(user-deletes\/)?table=tidewater-local-records\/dt=\d{4}-\d{2}-\d{2}\/hour=\d{2}\/[^/]+\/\d+-\d+(-[0-9a-f]{12})?\.ndjson\.gz$/,
       );
       expect(object.storageClass).toBe('STANDARD');
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionsError } from '../../../src/records/index.js';
+import { InvalidOptionsError, parseStreamEvent } from '../../../src/records/index.js';
 import {
   DeadLetterSendError,
   InjectedSinkFailure,
@@ -63,6 +63,19 @@ describe('MemorySink', () => {
   it('rejects unknown options', () => {
     expect(() => new MemorySink({ failwhen: () => true } as never)).toThrow(InvalidOptionsError);
     expect(() => new MemorySink({ failWhen: 'yes' } as never)).toThrow(/failWhen/);
+  });
+
+  it("keeps two shards' records that share a sequence number under Lambda's shard-less events, and still drops a redelivery", () => {
+    const [first] = sampleTtlDeletes(1);
+    // The same sequence number from another shard: another record, another eventID, same stand-in segment.
+    const [other] = parseStreamEvent({
+      Records: [{ ...first!.raw, eventID: 'other-shard-event', dynamodb: { ...first!.raw.dynamodb } }],
+    });
+    const sink = new MemorySink();
+    sink.write([first!]);
+    sink.write([other!]);
+    sink.write([first!, other!]);
+    expect(sink.records.map((r) => r.eventID).sort()).toEqual([first!.eventID, 'other-shard-event'].sort());
   });
 
   it('clear() forgets records and deliveries', () => {
