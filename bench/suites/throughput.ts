@@ -234,22 +234,16 @@ function tables(results: PeerResult[], workload: Workload): string[] {
     'implementation',
     ...BATCH_SIZES.flatMap((b) => [`records/s @${b}`, `IQR @${b}`, `tidewater ÷ it @${b}`]),
   ];
-  const wallRows = peers.map((peer) => [
-    peer.name,
-    ...BATCH_SIZES.flatMap((b) => {
-      const r = find(results, workload, peer.id, b);
-      const tw = find(results, workload, 'tidewater', b);
-      return [int(r.wallMedian), ratio(tw.wallMedian / r.wallMedian)];
-    }),
-  ]);
-  const billedRows = peers.map((peer) => [
-    peer.name,
-    ...BATCH_SIZES.flatMap((b) => {
-      const r = find(results, workload, peer.id, b);
-      const tw = find(results, workload, 'tidewater', b);
-      return [int(r.billedMedian), ratio(tw.billedMedian / r.billedMedian)];
-    }),
-  ]);
+  /** Each implementation's median of one rate, and tidewater's divided by it, per batch size. */
+  const rateRows = (field: 'wallMedian' | 'billedMedian') =>
+    peers.map((peer) => [
+      peer.name,
+      ...BATCH_SIZES.flatMap((b) => {
+        const r = find(results, workload, peer.id, b);
+        const tw = find(results, workload, 'tidewater', b);
+        return [int(r[field]), ratio(tw[field] / r[field])];
+      }),
+    ]);
   const twoColumns = [
     'implementation',
     ...BATCH_SIZES.flatMap((b) => [`records/s @${b}`, `tidewater ÷ it @${b}`]),
@@ -260,13 +254,13 @@ function tables(results: PeerResult[], workload: Workload): string[] {
     '',
     'Wall-clock records per second (same rounds):',
     '',
-    table(twoColumns, wallRows, [...twoAligned]),
+    table(twoColumns, rateRows('wallMedian'), [...twoAligned]),
     '',
     "The whole invocation as Lambda bills it: CPU records per second of the event's `JSON.parse` plus",
     'the handler (same rounds). The parse is the same work for every implementation and costs more',
     'than any handler here, so these ratios are what a deployed function saves per batch:',
     '',
-    table(twoColumns, billedRows, [...twoAligned]),
+    table(twoColumns, rateRows('billedMedian'), [...twoAligned]),
   ];
 }
 

@@ -46,6 +46,19 @@ function collector() {
   return { seen, emulator, keys: () => seen.map((r) => r.dynamodb.Keys.pk?.S) };
 }
 
+/** The run's streams client, except that its `nth` GetRecords call fails with the named error. */
+function failGetRecordsOnce(nth: number, name: string, message: string): StreamsApi {
+  let getRecords = 0;
+  return {
+    send: ((command: unknown) => {
+      if (command instanceof GetRecordsCommand && ++getRecords === nth) {
+        return Promise.reject(Object.assign(new Error(message), { name }));
+      }
+      return streams.send(command as never);
+    }) as StreamsApi['send'],
+  };
+}
+
 describe('StreamPoller against DynamoDB Local', () => {
   it('delivers INSERT / MODIFY / REMOVE in the Lambda shape and checkpoints the last one', async () => {
     const table = await createTestTable(dynamodb);
@@ -171,17 +184,7 @@ describe('StreamPoller against DynamoDB Local', () => {
   it('re-acquires an expired iterator AFTER the last record read, losing and repeating nothing', async () => {
     const table = await createTestTable(dynamodb);
     for (const pk of ['a', 'b', 'c', 'd', 'e']) await put(table.tableName, pk);
-    let getRecords = 0;
-    const expiring: StreamsApi = {
-      send: ((command: { input: unknown }) => {
-        if (command instanceof GetRecordsCommand && ++getRecords === 2) {
-          return Promise.reject(
-            Object.assign(new Error('Iterator expired'), { name: 'ExpiredIteratorException' }),
-          );
-        }
-        return streams.send(command as never);
-      }) as StreamsApi['send'],
-    };
+    const expiring = failGetRecordsOnce(2, 'ExpiredIteratorException', 'Iterator expired');
     const events: PollerEvent[] = [];
     const { keys, emulator } = collector();
     await new StreamPoller({
@@ -445,18 +448,7 @@ describe('StreamPoller against DynamoDB Local', () => {
   it('restarts at TRIM_HORIZON when the iterator points at trimmed data', async () => {
     const table = await createTestTable(dynamodb);
     for (const pk of ['a', 'b']) await put(table.tableName, pk);
-    let trimmed = false;
-    const trimming: StreamsApi = {
-      send: ((command: unknown) => {
-        if (command instanceof GetRecordsCommand && !trimmed) {
-          trimmed = true;
-          return Promise.reject(
-            Object.assign(new Error('past the trim horizon'), { name: 'TrimmedDataAccessException' }),
-          );
-        }
-        return streams.send(command as never);
-      }) as StreamsApi['send'],
-    };
+    const trimming = failGetRecordsOnce(1, 'TrimmedDataAccessException', 'past the trim horizon');
     const events: PollerEvent[] = [];
     const { keys, emulator } = collector();
     await new StreamPoller({
