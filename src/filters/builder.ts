@@ -1,5 +1,5 @@
 import type { StreamEventName } from '../records/types.js';
-import { compilePattern, findOverriddenPath } from './compile.js';
+import { findOverriddenPath } from './compile.js';
 import { InvalidPatternError } from './errors.js';
 import { compileConditionList } from './leaf.js';
 import { childPath, indexPath, ROOT_PATH } from './path.js';
@@ -30,9 +30,11 @@ export function anyOfPatterns(...alternatives: readonly Fragment[]): FilterPatte
   return checkedPattern({ $or: alternatives.map((a) => ({ ...a })) });
 }
 
-/** Validates a built pattern and refuses a `$or` branch that names a path its siblings also name. */
+/**
+ * Validates a built pattern (findOverriddenPath compiles it as compilePattern does) and refuses a
+ * `$or` branch that names a path its siblings also name.
+ */
 function checkedPattern(pattern: FilterPattern): FilterPattern {
-  compilePattern(pattern);
   const overridden = findOverriddenPath(pattern);
   if (overridden !== undefined) {
     throw new InvalidPatternError(

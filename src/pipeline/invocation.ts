@@ -365,10 +365,15 @@ export class Invocation {
         this.#malformed(indices[at]!, error as MalformedRecordError, sink.name);
         // Without a dead-letter sink the record was failed instead, lowering the cutoff: nothing
         // at or after it may start. And each rerun is a new sink call, so it minds the deadline.
-        const cutoff = this.cutoff;
-        const keep = indices.map((i, k) => (k !== at && i < cutoff ? k : -1)).filter((k) => k >= 0);
-        indices = keep.map((k) => indices[k]!);
-        batch = keep.map((k) => batch[k]!);
+        const keptIndices: number[] = [];
+        const keptBatch: ClassifiedRecord[] = [];
+        for (let k = 0; k < indices.length; k++) {
+          if (k === at || indices[k]! >= this.cutoff) continue;
+          keptIndices.push(indices[k]!);
+          keptBatch.push(batch[k]!);
+        }
+        indices = keptIndices;
+        batch = keptBatch;
         if (indices.length === 0) return undefined;
         if (this.outOfTime()) {
           this.deadline(indices[0]!);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type {
   AttributeMap,
@@ -10,6 +9,7 @@ import type {
   StreamEventName,
   StreamViewType,
 } from '../records/types.js';
+import { sha256Base64, sha256Hex } from './digest.js';
 import { ArchiveFormatError, ArchiveKeyError } from './errors.js';
 
 /** Bumped only on an incompatible change; readers accept every version they know. */
@@ -95,7 +95,7 @@ const TAG_LENGTH = 12;
  */
 export function objectTag(shard: string, firstEventID: string): string | undefined {
   if (!isStandInShard(shard)) return undefined;
-  return createHash('sha256').update(firstEventID).digest('hex').slice(0, TAG_LENGTH);
+  return sha256Hex(firstEventID).slice(0, TAG_LENGTH);
 }
 
 /** `dt=YYYY-MM-DD`, `hour=HH` in UTC of the record's ApproximateCreationDateTime (the deletion time). */
@@ -266,11 +266,7 @@ export interface EncodedObject {
 
 export function encodeObject(lines: readonly string[]): EncodedObject {
   const body = gzipSync(lines.join(''));
-  return { body, sha256: createHash('sha256').update(body).digest('base64') };
-}
-
-export function sha256Base64(body: Uint8Array): string {
-  return createHash('sha256').update(body).digest('base64');
+  return { body, sha256: sha256Base64(body) };
 }
 
 /** Decodes one archive object to its rows. `key` names the object in errors. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './digest.js';
 import type { DeadLetterEntry } from './types.js';
 
 export const DEAD_LETTER_TYPE = 'tidewater.dead-letter';
@@ -52,13 +52,11 @@ export function entryIdentity(entry: DeadLetterEntry, body: string): string {
   }
   // Nothing identifies a malformed record but its content.
   const recordOnly = JSON.stringify(entry.record, jsonSafe) ?? body;
-  return `sha256-${createHash('sha256').update(recordOnly).digest('hex').slice(0, 32)}`;
+  return `sha256-${sha256Hex(recordOnly).slice(0, 32)}`;
 }
 
 export function deduplicationId(entry: DeadLetterEntry, body: string): string {
-  return createHash('sha256')
-    .update(`${entry.reason}\n${entry.eventSourceARN ?? ''}\n${entryIdentity(entry, body)}`)
-    .digest('hex');
+  return sha256Hex(`${entry.reason}\n${entry.eventSourceARN ?? ''}\n${entryIdentity(entry, body)}`);
 }
 
 export function entryLabel(entry: DeadLetterEntry): string {

@@ -11,8 +11,8 @@ import {
   partitionTime,
   rowToLambdaRecord,
   safeSegment,
-  sha256Base64,
 } from './archive-format.js';
+import { sha256Base64 } from './digest.js';
 import { ArchiveFormatError } from './errors.js';
 import { assertOptions, keyPrefix, optionalClient, requiredString } from './options.js';
 

@@ -1,8 +1,9 @@
 import { PutObjectCommand, type PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { InvalidOptionsError } from '../records/errors.js';
-import { safeSegment, sha256Base64 } from './archive-format.js';
+import { safeSegment } from './archive-format.js';
 import { entryIdentity, entryLabel, serializeDeadLetterEntry } from './dead-letter-message.js';
+import { sha256Base64 } from './digest.js';
 import { DeadLetterSendError } from './errors.js';
 import {
   assertOptions,

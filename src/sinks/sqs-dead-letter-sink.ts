@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import pRetry from 'p-retry';
 import { InvalidOptionsError } from '../records/errors.js';
@@ -10,6 +9,7 @@ import {
   serializeDeadLetterEntry,
   serializeDeadLetterPointer,
 } from './dead-letter-message.js';
+import { sha256Hex } from './digest.js';
 import { DeadLetterSendError } from './errors.js';
 import { assertOptions, optionalClient, optionalString, positiveInteger, requiredString } from './options.js';
 import { S3DeadLetterSink } from './s3-dead-letter-sink.js';
@@ -63,7 +63,7 @@ const GROUP_ID = /^[!-~]{1,128}$/;
 export function streamGroupId(eventSourceARN: string | undefined): string {
   if (eventSourceARN === undefined) return 'tidewater-dead-letter';
   if (GROUP_ID.test(eventSourceARN)) return eventSourceARN;
-  return `stream-sha256-${createHash('sha256').update(eventSourceARN).digest('hex')}`;
+  return `stream-sha256-${sha256Hex(eventSourceARN)}`;
 }
 
 /** An entry of a SendMessageBatch answer's `Failed` list. */

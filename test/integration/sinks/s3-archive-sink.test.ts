@@ -55,6 +55,19 @@ async function readAll(client: S3Client, bucket: string, prefix?: string) {
   return out;
 }
 
+/** A sink logger that keeps only the warning messages. */
+function warningLogger() {
+  const warnings: string[] = [];
+  const ignore = () => undefined;
+  const logger = {
+    debug: ignore,
+    info: ignore,
+    warn: (_obj: object, msg?: string) => void warnings.push(msg ?? ''),
+    error: ignore,
+  };
+  return { logger, warnings };
+}
+
 describe('S3ArchiveSink against s3rver', () => {
   const { s3 } = localClients();
 
@@ -370,13 +383,7 @@ describe('S3ArchiveSink against s3rver', () => {
         req.method === 'PUT' && req.headers['if-none-match'] !== undefined
           ? { status: 501, code: 'NotImplemented' }
           : undefined;
-      const warnings: string[] = [];
-      const logger = {
-        debug: () => undefined,
-        info: () => undefined,
-        warn: (_obj: object, msg?: string) => warnings.push(msg ?? ''),
-        error: () => undefined,
-      };
+      const { logger, warnings } = warningLogger();
       // Two hours: two objects, so the second PUT shows the fallback is remembered.
       const batch = sampleTtlDeletes(6, { spacingSeconds: 1200 });
       try {
@@ -414,13 +421,7 @@ describe('S3ArchiveSink against s3rver', () => {
         const answers = [{ status: 501, code: 'NotImplemented' }, retryAnswer];
         faultPlan = (req) =>
           req.method === 'PUT' && req.path.startsWith(`/${bucket}/`) ? answers.shift() : undefined;
-        const warnings: string[] = [];
-        const logger = {
-          debug: () => undefined,
-          info: () => undefined,
-          warn: (_obj: object, msg?: string) => warnings.push(msg ?? ''),
-          error: () => undefined,
-        };
+        const { logger, warnings } = warningLogger();
         const batch = sampleTtlDeletes(5);
         let first: Awaited<ReturnType<typeof sink.write>>;
         try {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { processBatch } from '../../../src/pipeline/index.js';
-import { batch, fakeContext, quiet, RecordingSink, seq } from './fixtures.js';
+import type { SinkContext } from '../../../src/sinks/types.js';
+import { batch, captureLogger, fakeContext, quiet, RecordingSink, seq } from './fixtures.js';
 
 describe('deadline', () => {
   it('stops starting work below the margin and reports from the first unstarted record', async () => {
@@ -75,6 +76,31 @@ describe('deadline', () => {
     );
     expect(signal?.aborted).toBe(true);
     expect(signal?.reason).toMatchObject({ name: 'DeadlineReachedError' });
+  });
+
+  it("gives sinks the time left before the margin and the invocation's logger, even taken off the context", async () => {
+    const { logger, lines } = captureLogger();
+    let seen: { left: number; detached: number } | undefined;
+    const sink = {
+      name: 'reads-context',
+      write(_records: unknown, context: SinkContext) {
+        const { remainingTimeMs } = context;
+        seen = { left: context.remainingTimeMs!(), detached: remainingTimeMs!() };
+        context.logger!.info({ from: 'sink' }, 'hello');
+        return undefined;
+      },
+    };
+    await processBatch(
+      batch(1),
+      { ...quiet, logger, deadlineMarginMs: 1000, routes: [{ when: 'insert', to: sink }] },
+      fakeContext(60_000),
+    );
+    expect(seen).toEqual({ left: 59_000, detached: 59_000 });
+    expect(lines.find((l) => l.msg === 'hello')).toMatchObject({
+      from: 'sink',
+      requestId: 'req-1',
+      firstSequenceNumber: seq(0),
+    });
   });
 
   it('in per-key mode, reports the first record of the first key that could not start', async () => {
