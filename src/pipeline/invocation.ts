@@ -1,5 +1,5 @@
 import pRetry, { AbortError } from 'p-retry';
-import { checkTtl } from '../records/check-ttl.js';
+import { judgeTtl } from '../records/check-ttl.js';
 import { MalformedRecordError } from '../records/errors.js';
 import type { ClassifiedRecord, RecordKind } from '../records/types.js';
 import type { DeadLetterEntry, DeadLetterReason, Sink } from '../sinks/types.js';
@@ -191,7 +191,7 @@ export class Invocation {
     const { config, metrics, n } = this;
     const { routes, handledKinds, ttlAttribute } = config;
     const now = config.clock();
-    const ttlOptions = { now };
+    const nowSeconds = now / 1000;
     const valid: number[] = [];
     for (let i = 0; i < n; i++) {
       let record: ClassifiedRecord;
@@ -214,7 +214,7 @@ export class Invocation {
         if (age > metrics.iteratorAgeMs) metrics.iteratorAgeMs = age;
       }
       if (ttlAttribute !== undefined && (kind === 'insert' || kind === 'modify'))
-        this.#checkTtl(record, ttlOptions);
+        this.#checkTtl(record, nowSeconds);
       const bit = KIND_BIT[kind];
       let mask = 0;
       let r = 0;
@@ -250,11 +250,11 @@ export class Invocation {
     return valid;
   }
 
-  #checkTtl(record: ClassifiedRecord, options: { now: number }): void {
+  #checkTtl(record: ClassifiedRecord, nowSeconds: number): void {
     const image = record.raw.dynamodb.NewImage;
     // KEYS_ONLY / OLD_IMAGE streams carry no new image: nothing to judge.
     if (image === undefined) return;
-    const check = checkTtl(image, this.config.ttlAttribute!, options);
+    const check = judgeTtl(image, this.config.ttlAttribute!, nowSeconds);
     if (check.expires) return;
     this.metrics.ttlNeverExpires++;
     this.logger.warn(

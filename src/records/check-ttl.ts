@@ -68,6 +68,11 @@ function nowSeconds(now: unknown): number {
   );
 }
 
+/** The attribute's name as messages quote it; only failures pay for it. */
+function quoted(ttlAttribute: string): string {
+  return JSON.stringify(ttlAttribute);
+}
+
 function never(reason: TtlProblem, message: string, value: unknown): TtlCheck {
   return { expires: false, reason, message, value };
 }
@@ -87,11 +92,26 @@ export function checkTtl(
   if (typeof ttlAttribute !== 'string' || ttlAttribute === '') {
     throw new InvalidOptionsError('checkTtl: ttlAttribute must be a non-empty string');
   }
-  const now = nowSeconds(options?.now);
+  return judgeTtl(image, ttlAttribute, nowSeconds(options?.now));
+}
+
+/**
+ * checkTtl without its argument checks, for callers that validated them once (the pipeline judges
+ * every INSERT/MODIFY with the same attribute and one `now` per invocation). `now` in epoch seconds.
+ * @internal
+ */
+export function judgeTtl(
+  image: Item | AttributeMap | undefined,
+  ttlAttribute: string,
+  now: number,
+): TtlCheck {
   const value = image == null ? undefined : (image as Record<string, unknown>)[ttlAttribute];
-  const name = JSON.stringify(ttlAttribute);
   if (value === undefined || value === null) {
-    return never('missing', `the item has no ${name} attribute, so TTL never deletes it`, value);
+    return never(
+      'missing',
+      `the item has no ${quoted(ttlAttribute)} attribute, so TTL never deletes it`,
+      value,
+    );
   }
   let seconds: number | undefined;
   let typeName: string | undefined;
@@ -111,7 +131,7 @@ export function checkTtl(
         : '';
     return never(
       'not-a-number',
-      `${name} is ${typeName ?? 'not a number'}, and DynamoDB only expires items whose TTL is a Number${hint}`,
+      `${quoted(ttlAttribute)} is ${typeName ?? 'not a number'}, and DynamoDB only expires items whose TTL is a Number${hint}`,
       value,
     );
   }
@@ -126,14 +146,14 @@ export function checkTtl(
             : ['too-far-in-future', ''];
     const message =
       reason === 'too-far-in-future'
-        ? `${name} = ${seconds} is beyond the year 2500 in epoch seconds: the item effectively never expires`
-        : `${name} = ${seconds} looks like epoch ${unit}; DynamoDB reads TTL as epoch seconds, so the item never expires`;
+        ? `${quoted(ttlAttribute)} = ${seconds} is beyond the year 2500 in epoch seconds: the item effectively never expires`
+        : `${quoted(ttlAttribute)} = ${seconds} looks like epoch ${unit}; DynamoDB reads TTL as epoch seconds, so the item never expires`;
     return never(reason, message, value);
   }
   if (seconds < now - FIVE_YEARS_SECONDS) {
     return never(
       'more-than-5-years-past',
-      `${name} = ${seconds} is more than five years in the past; DynamoDB ignores such TTLs and never deletes the item`,
+      `${quoted(ttlAttribute)} = ${seconds} is more than five years in the past; DynamoDB ignores such TTLs and never deletes the item`,
       value,
     );
   }
