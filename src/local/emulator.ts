@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Context, DynamoDBBatchResponse } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { compileFilterCriteria, type EventMatcher, type FilterPattern } from '../filters/index.js';
 import type { LambdaStreamEvent, LambdaStreamRecord } from '../records/index.js';
 import { InvalidOptionsError } from '../records/index.js';
@@ -14,10 +14,21 @@ import { assertIntegerIn } from './options.js';
 // biome-ignore lint/suspicious/noConfusingVoidType: handlers written `async () => {}` return Promise<void>, as Lambda handlers do.
 export type StreamHandlerResult = DynamoDBBatchResponse | undefined | void;
 
+/**
+ * A Lambda handler for a DynamoDB stream: what `createStreamHandler` returns, a middy handler, or a
+ * plain function typed with aws-lambda's `DynamoDBStreamEvent` or tidewater's `LambdaStreamEvent`
+ * (one event, two spellings of its AttributeValue). The rest parameter admits handlers that declare
+ * more parameters than Lambda passes (middy's takes a third, optional at run time).
+ */
 export type StreamHandler = (
-  event: LambdaStreamEvent,
+  event: StreamHandlerEvent,
   context: Context,
+  // biome-ignore lint/suspicious/noExplicitAny: any handler arity must be assignable; Lambda passes two arguments.
+  ...rest: any[]
 ) => Promise<StreamHandlerResult> | StreamHandlerResult;
+
+/** The event the emulator passes: assignable to both spellings, so either kind of handler fits. */
+export type StreamHandlerEvent = LambdaStreamEvent & DynamoDBStreamEvent;
 
 /** An event source mapping's settings, named as in Lambda's API (camel-cased). */
 export interface EventSourceMappingOptions {
@@ -538,7 +549,8 @@ export class EventSourceMappingEmulator {
         this.timeoutMs,
       );
     });
-    const running = Promise.resolve().then(() => this.handler(event, context));
+    // Lambda's JSON is both spellings at once; only the static types differ.
+    const running = Promise.resolve().then(() => this.handler(event as StreamHandlerEvent, context));
     try {
       const value = await Promise.race([running, timeout]);
       return { value };

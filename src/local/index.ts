@@ -19,6 +19,7 @@ export type {
   ShardInput,
   ShardResult,
   StreamHandler,
+  StreamHandlerEvent,
   StreamHandlerResult,
 } from './emulator.js';
 export { EventSourceMappingEmulator } from './emulator.js';
