@@ -1,23 +1,27 @@
-// The archive function's stream filter, generated from src/filters at packaging time so the
-// deployed FilterCriteria cannot drift from the code that routes records (a record matching no
-// filter is dropped by Lambda, never seen by the handler).
+// The archive function's stream filter, generated from tidewater's filter builder at packaging
+// time so the deployed FilterCriteria cannot drift from the code that routes records (a record
+// matching no filter is dropped by Lambda, never seen by the handler).
 //
-// Serverless v3 `${file(...)}` only `require`s .js/.cjs, and this package is ESM TypeScript, so
-// src/filters is loaded with infra/typescript-module.cjs (bundled in memory by esbuild).
+// Serverless v3 `${file(...)}` only `require`s .js/.cjs, and tidewater is ESM, so the built
+// filters (dist/, next to this folder in the installed package) are loaded with import(): a
+// `${file()}` module may export a promise.
 //
 // Exports a promise of { 'ttl-deletes': patterns, 'all-deletes': patterns }; serverless.yml
 // picks one with custom.tidewater.archiveRoutes.
 'use strict';
 
 const path = require('node:path');
-const { loadTypeScriptModule } = require('./typescript-module.cjs');
+const { pathToFileURL } = require('node:url');
 
 async function filterPatterns() {
-  const filters = loadTypeScriptModule(path.join(__dirname, '..', 'src', 'filters', 'index.ts'));
-  for (const name of ['ttlDeletes', 'userDeletes', 'toServerlessFilterPatterns']) {
-    if (typeof filters[name] !== 'function') {
-      throw new Error(`infra/filter-patterns.cjs: src/filters does not export ${name}()`);
-    }
+  const built = path.join(__dirname, '..', 'dist', 'filters', 'index.js');
+  let filters;
+  try {
+    filters = await import(pathToFileURL(built).href);
+  } catch (error) {
+    throw new Error(
+      `infra/filter-patterns.cjs: cannot load ${built} (${error.message}). In the tidewater repository, run \`npm run build\` first.`,
+    );
   }
   return {
     'ttl-deletes': filters.toServerlessFilterPatterns([filters.ttlDeletes()]),

@@ -8,7 +8,6 @@
 // (e.g. `npm run package -- --stage prod`).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { devNull } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,12 +16,10 @@ import { inflateRawSync } from 'node:zlib';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const packageDir = path.join(root, '.serverless');
 const sizesFile = path.join(root, 'bench', '.out', 'bundle-sizes.json');
-const require = createRequire(import.meta.url);
 // The key prefix rule the archive handler applies at cold start: one function, so `npm run package`
 // and the deployed function cannot disagree on which prefixes are safe.
-const { keyPrefixProblem } = require('../infra/typescript-module.cjs').loadTypeScriptModule(
-  path.join(root, 'src', 'handlers', 'key-prefix.ts'),
-);
+// `npm run package` builds dist/ first (package.json), so this is the code the handler runs.
+const { keyPrefixProblem } = await import('../dist/handlers/key-prefix.js');
 
 export function offlineEnv(base = process.env) {
   const env = { ...base };

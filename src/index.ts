@@ -1,9 +1,14 @@
-// The package root: what a Lambda handler imports. Emulators live behind `tidewater/local`,
-// test helpers behind `tidewater/testing`, so neither lands in a deployed bundle.
+// The package root: what a Lambda handler imports. It loads no AWS SDK client and no pino: each
+// of those sits behind its own entry point (`tidewater/s3`, `tidewater/sqs`, `tidewater/archive`,
+// `tidewater/votes`, `tidewater/logging`), so a bundle pays only for what its handler imports.
+// Emulators live behind `tidewater/local`, test kits behind `tidewater/testing`.
 
 export * from './filters/index.js';
-export * from './logging/index.js';
+export type { JsonLogger } from './logging/json-logger.js';
+export { createJsonLogger } from './logging/json-logger.js';
+export type { LogDestination, LoggerOptions } from './logging/logger-options.js';
+export type { SafeValueSettings } from './logging/safe-value.js';
+export { REDACTED, toLogSafe } from './logging/safe-value.js';
 export * from './pipeline/index.js';
 export * from './records/index.js';
 export * from './sinks/index.js';
-export * from './votes/index.js';

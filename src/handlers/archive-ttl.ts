@@ -1,13 +1,8 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createStreamHandler, type RouteConfig, route } from '../pipeline/index.js';
-import {
-  ARCHIVE_STORAGE_CLASSES,
-  type ArchiveStorageClass,
-  S3ArchiveSink,
-  S3DeadLetterSink,
-  SqsDeadLetterSink,
-} from '../sinks/index.js';
+import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, S3ArchiveSink, S3DeadLetterSink } from '../s3.js';
+import { SqsDeadLetterSink } from '../sqs.js';
 import { keyPrefixProblem } from './key-prefix.js';
 
 /** A deployment setting (an environment variable) is missing or invalid. Thrown at cold start. */

@@ -1,6 +1,6 @@
 // The rule for the archive bucket's key prefixes (archivePrefix / deadLetterPrefix), shared by the
-// archive handler's cold start and `npm run package` (scripts/package.js loads this file through
-// infra/typescript-module.cjs), so the two cannot disagree about which prefixes deploy.
+// archive handler's cold start and `npm run package` (scripts/package.js imports the built copy),
+// so the two cannot disagree about which prefixes deploy.
 //
 // Each prefix ends the archive role's IAM resource `<bucket>/<prefix>*`, and archivePrefix is the
 // Prefix of the bucket's Glacier lifecycle rule. An empty prefix would make the grant `<bucket>/*`

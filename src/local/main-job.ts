@@ -6,9 +6,9 @@ import { DeleteItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand } fro
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
+import { decodeArchiveObject } from '../archive.js';
 import { type AttributeMap, checkTtl, marshall, type TtlCheck } from '../records/index.js';
 import { assertOptions } from '../records/options.js';
-import { decodeArchiveObject } from '../sinks/index.js';
 import { VoteCounter } from '../votes/index.js';
 import { SqsFailureDestination } from './destinations.js';
 import { type EmulatorEvent, EventSourceMappingEmulator, type StreamHandler } from './emulator.js';

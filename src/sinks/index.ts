@@ -1,5 +1,5 @@
-export type { ArchiveRow } from './archive-format.js';
-export { ARCHIVE_FORMAT, decodeObject as decodeArchiveObject } from './archive-format.js';
+// The sinks every handler may use without an AWS client. Sinks that talk to AWS have their own
+// entry points (src/s3.ts, src/sqs.ts, src/archive.ts), so a handler loads only the client it uses.
 export {
   DEAD_LETTER_POINTER_TYPE,
   DEAD_LETTER_TYPE,
@@ -20,16 +20,6 @@ export type { MemoryDeadLetterSinkOptions } from './memory-dead-letter-sink.js';
 export { MemoryDeadLetterSink } from './memory-dead-letter-sink.js';
 export type { MemorySinkOptions } from './memory-sink.js';
 export { MemorySink } from './memory-sink.js';
-export type { ReadArchiveOptions } from './read-archive.js';
-export { readArchive, readArchiveRows } from './read-archive.js';
-export type { RestoreItemsOptions, RestoreResult, RestoreTtl } from './restore-items.js';
-export { restoreItems } from './restore-items.js';
-export type { ArchiveStorageClass, S3ArchiveSinkOptions, ServerSideEncryption } from './s3-archive-sink.js';
-export { ARCHIVE_STORAGE_CLASSES, S3ArchiveSink } from './s3-archive-sink.js';
-export type { S3DeadLetterSinkOptions } from './s3-dead-letter-sink.js';
-export { S3DeadLetterSink } from './s3-dead-letter-sink.js';
-export type { SqsDeadLetterSinkOptions } from './sqs-dead-letter-sink.js';
-export { SqsDeadLetterSink } from './sqs-dead-letter-sink.js';
 export type {
   DeadLetterEntry,
   DeadLetterReason,

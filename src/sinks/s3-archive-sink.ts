@@ -129,7 +129,9 @@ export function conflictDelay(attempt: number): number {
  */
 export class S3ArchiveSink implements Sink {
   readonly name: string;
-  readonly #client: S3Client;
+  // Built on first write, not at construction: a cold start pays for the client only when used.
+  #client: S3Client | undefined;
+  readonly #makeClient: () => S3Client;
   readonly #bucket: string;
   readonly #layout: ArchiveLayout;
   readonly #baseParams: Partial<PutObjectCommandInput>;
@@ -143,6 +145,11 @@ export class S3ArchiveSink implements Sink {
   #conditional: boolean;
   readonly #concurrency: number;
 
+  #sdk(): S3Client {
+    this.#client ??= this.#makeClient();
+    return this.#client;
+  }
+
   constructor(options: S3ArchiveSinkOptions) {
     if (options === undefined) throw new InvalidOptionsError(`${WHERE}: options with a bucket are required`);
     assertOptions(options, OPTIONS, WHERE);
@@ -155,7 +162,8 @@ export class S3ArchiveSink implements Sink {
       );
     }
     const maxAttempts = positiveInteger(options, 'maxAttempts', WHERE, 8, 20);
-    this.#client = client ?? new S3Client({ maxAttempts, retryMode: 'standard' });
+    this.#client = client;
+    this.#makeClient = () => new S3Client({ maxAttempts, retryMode: 'standard' });
     const storageClass = options.storageClass ?? 'STANDARD';
     if (!(ARCHIVE_STORAGE_CLASSES as readonly string[]).includes(storageClass)) {
       throw new InvalidOptionsError(
@@ -222,7 +230,9 @@ export class S3ArchiveSink implements Sink {
     for (;;) {
       const input: PutObjectCommandInput = conditional ? { ...base, IfNoneMatch: '*' } : base;
       try {
-        await this.#client.send(new PutObjectCommand(input), { abortSignal: context?.signal });
+        await this.#sdk().send(new PutObjectCommand(input), {
+          abortSignal: context?.signal,
+        });
         if (retriedWithoutHeader && this.#conditional) {
           this.#conditional = false;
           context?.logger?.warn(

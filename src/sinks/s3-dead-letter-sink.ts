@@ -40,10 +40,17 @@ const WHERE = 'S3DeadLetterSink';
 export class S3DeadLetterSink implements DeadLetterSink {
   readonly name: string;
   readonly bucket: string;
-  readonly #client: S3Client;
+  // Built on first send, not at construction: a cold start pays for the client only when used.
+  #client: S3Client | undefined;
+  readonly #makeClient: () => S3Client;
   readonly #prefix: string;
   readonly #sse: Partial<PutObjectCommandInput>;
   readonly #concurrency: number;
+
+  #sdk(): S3Client {
+    this.#client ??= this.#makeClient();
+    return this.#client;
+  }
 
   constructor(options: S3DeadLetterSinkOptions) {
     if (options === undefined) throw new InvalidOptionsError(`${WHERE}: options with a bucket are required`);
@@ -56,12 +63,9 @@ export class S3DeadLetterSink implements DeadLetterSink {
         `${WHERE}: maxAttempts configures the client the sink builds; set it on the injected client instead`,
       );
     }
-    this.#client =
-      client ??
-      new S3Client({
-        maxAttempts: positiveInteger(options, 'maxAttempts', WHERE, 8, 20),
-        retryMode: 'standard',
-      });
+    this.#client = client;
+    const maxAttempts = positiveInteger(options, 'maxAttempts', WHERE, 8, 20);
+    this.#makeClient = () => new S3Client({ maxAttempts, retryMode: 'standard' });
     this.#prefix = options.prefix === undefined ? 'dead-letter' : keyPrefix(options, WHERE);
     this.#sse = sseParams(options.sse, WHERE);
     this.#concurrency = positiveInteger(options, 'concurrency', WHERE, 8, 64);
@@ -81,7 +85,7 @@ export class S3DeadLetterSink implements DeadLetterSink {
   ): Promise<string> {
     const key = this.keyFor(entry, body);
     const bytes = Buffer.from(body);
-    await this.#client.send(
+    await this.#sdk().send(
       new PutObjectCommand({
         Bucket: this.bucket,
         Key: key,

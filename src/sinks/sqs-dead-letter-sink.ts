@@ -74,13 +74,20 @@ class SqsEntryFailure extends Error {
 /** Dead-letters to an SQS queue with SendMessageBatch: 10 messages and the size limit per call. */
 export class SqsDeadLetterSink implements DeadLetterSink {
   readonly name: string;
-  readonly #client: SQSClient;
+  // Built on first send, not at construction: a cold start pays for the client only when used.
+  #client: SQSClient | undefined;
+  readonly #makeClient: () => SQSClient;
   readonly #queueUrl: string;
   readonly #maxBytes: number;
   readonly #overflow: S3DeadLetterSink | undefined;
   readonly #fifo: boolean;
   readonly #groupId: string | undefined;
   readonly #entryRetries: number;
+
+  #sdk(): SQSClient {
+    this.#client ??= this.#makeClient();
+    return this.#client;
+  }
 
   constructor(options: SqsDeadLetterSinkOptions) {
     if (options === undefined)
@@ -94,12 +101,9 @@ export class SqsDeadLetterSink implements DeadLetterSink {
         `${WHERE}: maxAttempts configures the client the sink builds; set it on the injected client instead`,
       );
     }
-    this.#client =
-      client ??
-      new SQSClient({
-        maxAttempts: positiveInteger(options, 'maxAttempts', WHERE, 8, 20),
-        retryMode: 'standard',
-      });
+    this.#client = client;
+    const maxAttempts = positiveInteger(options, 'maxAttempts', WHERE, 8, 20);
+    this.#makeClient = () => new SQSClient({ maxAttempts, retryMode: 'standard' });
     this.#maxBytes = positiveInteger(options, 'maxMessageBytes', WHERE, 262_144, SQS_MAX_BYTES);
     if (options.overflow !== undefined && !(options.overflow instanceof S3DeadLetterSink)) {
       throw new InvalidOptionsError(`${WHERE}: overflow must be an S3DeadLetterSink`);
@@ -170,7 +174,7 @@ export class SqsDeadLetterSink implements DeadLetterSink {
     let pending = batch;
     await pRetry(
       async () => {
-        const response = await this.#client.send(
+        const response = await this.#sdk().send(
           new SendMessageBatchCommand({
             QueueUrl: this.#queueUrl,
             Entries: pending.map((m, i) => this.#requestEntry(m, `m${i}`)),

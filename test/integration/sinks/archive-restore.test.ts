@@ -1,8 +1,9 @@
 import { type AttributeValue, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { readArchive, restoreItems } from '../../../src/archive.js';
 import { parseStreamEvent } from '../../../src/records/index.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
-import { readArchive, restoreItems, S3ArchiveSink } from '../../../src/sinks/index.js';
+import { S3ArchiveSink } from '../../../src/s3.js';
 import { createTestBucket, createTestTable, localClients, readStreamUntil } from '../../support/aws.js';
 
 function item(i: number, expiresAt: number): Record<string, AttributeValue> {

@@ -7,14 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
 import type { SqsServer } from '../../../src/local/sqs-server.js';
 import { InvalidOptionsError } from '../../../src/records/index.js';
-import {
-  DEAD_LETTER_POINTER_TYPE,
-  DEAD_LETTER_TYPE,
-  DeadLetterSendError,
-  S3DeadLetterSink,
-  SqsDeadLetterSink,
-} from '../../../src/sinks/index.js';
+import { S3DeadLetterSink } from '../../../src/s3.js';
+import { DEAD_LETTER_POINTER_TYPE, DEAD_LETTER_TYPE, DeadLetterSendError } from '../../../src/sinks/index.js';
 import type { DeadLetterEntry } from '../../../src/sinks/types.js';
+import { SqsDeadLetterSink } from '../../../src/sqs.js';
 import { createTestBucket, localClients, startLocalSqs } from '../../support/aws.js';
 import { listKeys } from './s3-helpers.js';
 

@@ -2,10 +2,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { restoreItems } from '../../../src/archive.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
 import { InvalidOptionsError, parseStreamRecord } from '../../../src/records/index.js';
 import type { AttributeMap } from '../../../src/records/types.js';
-import { RestoreError, RestoreWriteError, restoreItems } from '../../../src/sinks/index.js';
+import { RestoreError, RestoreWriteError } from '../../../src/sinks/index.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestTable, localClients } from '../../support/aws.js';
 

@@ -1,7 +1,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll } from 'vitest';
+import { readArchive } from '../../../src/archive.js';
+import { S3ArchiveSink } from '../../../src/s3.js';
 import { parseObjectKey } from '../../../src/sinks/archive-format.js';
-import { readArchive, S3ArchiveSink } from '../../../src/sinks/index.js';
 import { runSinkTestKit } from '../../../src/sinks/testkit.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { s3ClientFor, startRecordingS3 } from './s3-helpers.js';

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionsError, parseStreamRecord } from '../../../src/records/index.js';
 import type { AttributeValue, LambdaStreamRecord } from '../../../src/records/types.js';
+import { S3ArchiveSink } from '../../../src/s3.js';
 import {
   decodeObject,
   objectKey,
@@ -12,7 +13,7 @@ import {
   shardSegment,
 } from '../../../src/sinks/archive-format.js';
 import { planArchiveObjects } from '../../../src/sinks/archive-objects.js';
-import { ArchiveFormatError, ArchiveKeyError, S3ArchiveSink } from '../../../src/sinks/index.js';
+import { ArchiveFormatError, ArchiveKeyError } from '../../../src/sinks/index.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 
 /** The documented tag, computed here independently of the code under test. */

@@ -1,0 +1,3 @@
+// `tidewater/sqs`: the SQS dead-letter sink (its overflow for oversize entries is the S3 one).
+export type { SqsDeadLetterSinkOptions } from './sinks/sqs-dead-letter-sink.js';
+export { SqsDeadLetterSink } from './sinks/sqs-dead-letter-sink.js';
