@@ -31,6 +31,8 @@ export type {
   ModifyRecord,
   RecordKind,
   RecordOfKind,
+  SdkAttributeMap,
+  SdkAttributeValue,
   StreamEventName,
   StreamViewType,
   TtlDeleteRecord,

@@ -2,7 +2,7 @@ import { toBase64 } from './binary.js';
 import { InvalidOptionsError, UnsupportedValueError } from './errors.js';
 import { NumberValue } from './number-value.js';
 import { assertOptions } from './options.js';
-import type { AttributeMap, AttributeValue } from './types.js';
+import type { AttributeMap, AttributeValue, SdkAttributeMap, SdkAttributeValue } from './types.js';
 
 export interface MarshallOptions {
   /** Drop `undefined` members of objects, arrays and sets instead of throwing. Default false. */
@@ -184,7 +184,15 @@ function withPath(error: unknown): unknown {
  * same `N` text `unmarshall` read. Throws UnsupportedValueError (with the path) for values
  * DynamoDB cannot store: empty sets, NaN / Infinity, mixed sets, class instances, functions.
  */
-export function marshall(item: Record<string, unknown>, options?: MarshallOptions): AttributeMap {
+export function marshall(
+  item: Record<string, unknown>,
+  options: MarshallOptions & { binary: 'bytes' },
+): SdkAttributeMap;
+export function marshall(item: Record<string, unknown>, options?: MarshallOptions): AttributeMap;
+export function marshall(
+  item: Record<string, unknown>,
+  options?: MarshallOptions,
+): AttributeMap | SdkAttributeMap {
   const s = settings(options, 'marshall');
   if (item === null || typeof item !== 'object' || Array.isArray(item) || !isPlainObject(item)) {
     throw new UnsupportedValueError(
@@ -199,7 +207,12 @@ export function marshall(item: Record<string, unknown>, options?: MarshallOption
 }
 
 /** One JS value to one AttributeValue. */
-export function marshallValue(value: unknown, options?: MarshallOptions): AttributeValue {
+export function marshallValue(
+  value: unknown,
+  options: MarshallOptions & { binary: 'bytes' },
+): SdkAttributeValue;
+export function marshallValue(value: unknown, options?: MarshallOptions): AttributeValue;
+export function marshallValue(value: unknown, options?: MarshallOptions): AttributeValue | SdkAttributeValue {
   const s = settings(options, 'marshallValue');
   try {
     return convert(value, s);

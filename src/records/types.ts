@@ -9,21 +9,42 @@
  * tidewater normalizes everything to the Lambda shape and keeps it as `raw`, untouched.
  */
 
-/** A DynamoDB AttributeValue in the Lambda (JSON) shape: exactly one type key. */
-export interface AttributeValue {
-  S?: string;
-  N?: string;
-  B?: string;
-  SS?: string[];
-  NS?: string[];
-  BS?: string[];
-  M?: AttributeMap;
-  L?: AttributeValue[];
-  NULL?: boolean;
-  BOOL?: boolean;
+/** The ten type keys of a DynamoDB AttributeValue, with what each carries; `Bin` is binary's form. */
+interface AttributeTypes<Bin> {
+  S: string;
+  N: string;
+  B: Bin;
+  SS: string[];
+  NS: string[];
+  BS: Bin[];
+  M: Record<string, ExclusiveAttributeValue<Bin>>;
+  L: ExclusiveAttributeValue<Bin>[];
+  NULL: boolean;
+  BOOL: boolean;
 }
 
+/**
+ * Exactly one type key, every other one `?: undefined`: the spelling the AWS SDK and aws-lambda
+ * use, so values of these types are assignable to theirs.
+ */
+type ExclusiveAttributeValue<Bin> = {
+  [K in keyof AttributeTypes<Bin>]: { [P in K]: AttributeTypes<Bin>[P] } & {
+    [P in Exclude<keyof AttributeTypes<Bin>, K>]?: undefined;
+  };
+}[keyof AttributeTypes<Bin>];
+
+/** A DynamoDB AttributeValue in the Lambda (JSON) shape: binary as base64 strings. */
+export type AttributeValue = ExclusiveAttributeValue<string>;
+
 export type AttributeMap = Record<string, AttributeValue>;
+
+/**
+ * The AWS SDK's shape (binary as Uint8Array): what `marshall(item, { binary: 'bytes' })` returns,
+ * ready for a PutItemCommand, and what GetItem / Query return.
+ */
+export type SdkAttributeValue = ExclusiveAttributeValue<Uint8Array>;
+
+export type SdkAttributeMap = Record<string, SdkAttributeValue>;
 
 export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';
 

@@ -2,7 +2,7 @@ import { toBytes } from './binary.js';
 import { InvalidAttributeValueError } from './errors.js';
 import { type NumberConverter, type NumberPolicy, numberConverter } from './numbers.js';
 import { assertOptions } from './options.js';
-import type { AttributeMap, AttributeValue, Item } from './types.js';
+import type { AttributeMap, AttributeValue, Item, SdkAttributeMap, SdkAttributeValue } from './types.js';
 
 export interface UnmarshallOptions {
   /** How `N` / `NS` values become JS values. Default `'exact'`: see NumberPolicy. */
@@ -162,22 +162,30 @@ function withPath(error: unknown): unknown {
  * Never throws on a valid DynamoDB number; throws InvalidAttributeValueError (with the path) on
  * anything DynamoDB could not have produced.
  */
-export function unmarshall<T extends Item = Item>(map: AttributeMap, options?: UnmarshallOptions): T {
+/** Takes either shape: the Lambda event's (base64 binaries) or the SDK's (Uint8Array). */
+export function unmarshall<T extends Item = Item>(
+  map: AttributeMap | SdkAttributeMap,
+  options?: UnmarshallOptions,
+): T {
   assertOptions(options, UNMARSHALL_OPTIONS, 'unmarshall');
   const num = numberConverter(options?.numbers, 'unmarshall');
   try {
-    return convertMap(map, num) as T;
+    // The converters read B / BS as either form (binary.ts), so one walk serves both shapes.
+    return convertMap(map as AttributeMap, num) as T;
   } catch (error) {
     throw withPath(error);
   }
 }
 
 /** One AttributeValue (`{ N: "1" }`) to its JS value. */
-export function unmarshallValue(value: AttributeValue, options?: UnmarshallOptions): unknown {
+export function unmarshallValue(
+  value: AttributeValue | SdkAttributeValue,
+  options?: UnmarshallOptions,
+): unknown {
   assertOptions(options, UNMARSHALL_OPTIONS, 'unmarshallValue');
   const num = numberConverter(options?.numbers, 'unmarshallValue');
   try {
-    return convertValue(value, num);
+    return convertValue(value as AttributeValue, num);
   } catch (error) {
     throw withPath(error);
   }

@@ -1,7 +1,12 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { PipelineLogger } from '../../../src/pipeline/index.js';
-import type { ClassifiedRecord, LambdaStreamRecord, RecordKind } from '../../../src/records/types.js';
+import type {
+  AttributeMap,
+  ClassifiedRecord,
+  LambdaStreamRecord,
+  RecordKind,
+} from '../../../src/records/types.js';
 import type {
   DeadLetterEntry,
   DeadLetterSink,
@@ -28,7 +33,7 @@ export interface RecordSpec {
 export function streamRecord(i: number, spec: RecordSpec = {}): LambdaStreamRecord {
   const kind = spec.kind ?? 'insert';
   const pk = spec.pk ?? `item-${i}`;
-  const image: Record<string, { S?: string; N?: string }> = { pk: { S: pk }, n: { N: String(i) } };
+  const image: AttributeMap = { pk: { S: pk }, n: { N: String(i) } };
   if (spec.ttl !== undefined) Object.assign(image, { expiresAt: spec.ttl });
   const remove = kind === 'user-delete' || kind === 'ttl-delete';
   return {
