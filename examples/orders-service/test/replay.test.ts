@@ -88,11 +88,18 @@ it('archives TTL-expired orders losslessly and audits user deletes, with serverl
     await dynamodb.send(new PutItemCommand({ TableName: TABLE, Item: marshall(item, { binary: 'bytes' }) }));
   }
   await dynamodb.send(
-    new PutItemCommand({ TableName: TABLE, Item: marshall({ pk: 'live', expiresAt: past + 86_400 * 365 }, { binary: 'bytes' }) }),
+    new PutItemCommand({
+      TableName: TABLE,
+      Item: marshall({ pk: 'live', expiresAt: past + 86_400 * 365 }, { binary: 'bytes' }),
+    }),
   );
   for (const pk of ['cancelled-1', 'cancelled-2']) {
-    await dynamodb.send(new PutItemCommand({ TableName: TABLE, Item: marshall({ pk, status: 'open' }, { binary: 'bytes' }) }));
-    await dynamodb.send(new DeleteItemCommand({ TableName: TABLE, Key: marshall({ pk }, { binary: 'bytes' }) }));
+    await dynamodb.send(
+      new PutItemCommand({ TableName: TABLE, Item: marshall({ pk, status: 'open' }, { binary: 'bytes' }) }),
+    );
+    await dynamodb.send(
+      new DeleteItemCommand({ TableName: TABLE, Key: marshall({ pk }, { binary: 'bytes' }) }),
+    );
   }
 
   // Wait for DynamoDB Local's TTL sweep and the mapping to deliver: a bounded wait for the state,
@@ -104,7 +111,14 @@ it('archives TTL-expired orders losslessly and audits user deletes, with serverl
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     archived = [];
-    for await (const record of readArchive({ bucket: BUCKET, table: TABLE, prefix: 'archive/', from, to, client: s3 }))
+    for await (const record of readArchive({
+      bucket: BUCKET,
+      table: TABLE,
+      prefix: 'archive/',
+      from,
+      to,
+      client: s3,
+    }))
       archived.push(record as TtlDeleteRecord);
     const listing = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'audit/' }));
     audited = listing.KeyCount ?? 0;

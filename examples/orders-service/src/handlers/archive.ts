@@ -16,7 +16,12 @@ export const handler = createStreamHandler({
   routes: [
     route({
       when: 'ttl-delete',
-      to: new S3ArchiveSink({ bucket, prefix: 'archive/', storageClass: 'GLACIER_IR', ttlAttribute: 'expiresAt' }),
+      to: new S3ArchiveSink({
+        bucket,
+        prefix: 'archive/',
+        storageClass: 'GLACIER_IR',
+        ttlAttribute: 'expiresAt',
+      }),
     }),
     route({ when: 'user-delete', to: auditSink({ bucket, prefix: process.env.AUDIT_PREFIX ?? 'audit/' }) }),
   ],

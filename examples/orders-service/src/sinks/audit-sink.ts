@@ -12,7 +12,10 @@ export interface AuditSinkOptions {
 }
 
 /** Zero-padded so that a listing returns one shard's records in stream order. */
-export function auditKey(prefix: string, record: Pick<UserDeleteRecord, 'sequenceNumber' | 'eventID'>): string {
+export function auditKey(
+  prefix: string,
+  record: Pick<UserDeleteRecord, 'sequenceNumber' | 'eventID'>,
+): string {
   return `${prefix}${record.sequenceNumber.padStart(40, '0')}-${record.eventID}.json`;
 }
 
