@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { assert, describe, expect, it } from 'vitest';
 import { InvalidOptionsError } from '../records/errors.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { assertOptions, positiveInteger } from './options.js';
@@ -50,7 +50,49 @@ function failedSequenceNumbers(result: SinkResult): string[] {
   return (result.failed ?? []).map((f) => f.sequenceNumber);
 }
 
+function sequenceNumbers(records: readonly ClassifiedRecord[]): string[] {
+  return records.map((r) => r.sequenceNumber);
+}
+
 const KIT_OPTIONS = ['name', 'create', 'read', 'injectFailures', 'largeBatch', 'dispose'] as const;
+
+/** Sequence numbers in a message: the first ten, then how many more. */
+function listed(items: readonly string[]): string {
+  const shown = items.slice(0, 10).join(', ');
+  return items.length > 10 ? `${shown}, … and ${items.length - 10} more` : shown;
+}
+
+/**
+ * How what a sink holds differs from what it should hold, each problem with the sequence numbers
+ * it concerns: a dropped record and a duplicated one are different bugs, so they get different
+ * messages even when one delivery shows both. Order is judged only once the records are right.
+ */
+function storedRecordProblems(held: readonly string[], expected: readonly string[]): string[] {
+  const wanted = new Set(expected);
+  const counts = new Map<string, number>();
+  for (const seq of held) counts.set(seq, (counts.get(seq) ?? 0) + 1);
+  const missing = expected.filter((seq) => !counts.has(seq));
+  const duplicated = [...counts].filter(([, n]) => n > 1).map(([seq, n]) => `${seq} (${n} times)`);
+  const unexpected = [...counts.keys()].filter((seq) => !wanted.has(seq));
+  const problems: string[] = [];
+  if (missing.length > 0) {
+    problems.push(
+      `${missing.length} of ${expected.length} records missing: never reported failed, yet not stored (dropped): ${listed(missing)}`,
+    );
+  }
+  if (duplicated.length > 0)
+    problems.push(`${duplicated.length} records stored more than once (duplicates): ${listed(duplicated)}`);
+  if (unexpected.length > 0)
+    problems.push(`${unexpected.length} records stored that were never written: ${listed(unexpected)}`);
+  if (problems.length === 0) {
+    const at = held.findIndex((seq, i) => seq !== expected[i]);
+    if (at >= 0)
+      problems.push(
+        `records out of stream order: position ${at} holds ${held[at]} where ${expected[at]} belongs`,
+      );
+  }
+  return problems;
+}
 
 export interface SinkTestKitCase {
   title: string;
@@ -98,7 +140,18 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
   async function stored(sink: S): Promise<string[]> {
     const items = await read(sink);
     expect(Array.isArray(items), 'read() returns an array').toBe(true);
-    return items.map((item) => (typeof item === 'string' ? item : item.sequenceNumber));
+    return items.map((item) => {
+      const seq = typeof item === 'string' ? item : item?.sequenceNumber;
+      if (typeof seq !== 'string')
+        assert.fail('read() returned an item that is neither a record nor a sequence number');
+      return seq;
+    });
+  }
+
+  /** What the sink holds must be exactly `expected`, once each, in order; `after` says what was done. */
+  async function expectStored(sink: S, expected: readonly ClassifiedRecord[], after: string): Promise<void> {
+    const problems = storedRecordProblems(await stored(sink), sequenceNumbers(expected));
+    if (problems.length > 0) assert.fail(`after ${after}: ${problems.join('; ')}`);
   }
 
   /** Every record of the batch is either stored or reported failed, and failures are records of the batch. */
@@ -138,8 +191,6 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
     ).toEqual([]);
   }
 
-  const sequenceNumbers = (records: readonly ClassifiedRecord[]) => records.map((r) => r.sequenceNumber);
-
   const cases: SinkTestKitCase[] = [
     {
       title: 'accepts an empty batch and stores nothing',
@@ -158,7 +209,7 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
           const batch = sampleTtlDeletes(50, { start: 100 });
           await writeAll(sink, batch);
           await sink.flush?.({});
-          expect(await stored(sink)).toEqual(sequenceNumbers(batch));
+          await expectStored(sink, batch, 'one delivery');
         }),
     },
     {
@@ -169,7 +220,7 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
           await writeAll(sink, batch);
           await writeAll(sink, batch);
           await sink.flush?.({});
-          expect(await stored(sink)).toEqual(sequenceNumbers(batch));
+          await expectStored(sink, batch, 'the same batch was delivered twice');
         }),
     },
     {
@@ -183,9 +234,7 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
           await writeAll(sink, all.slice(17, 60));
           await writeAll(sink, all.slice(40, 50));
           await sink.flush?.({});
-          const held = await stored(sink);
-          expect(new Set(held).size, 'duplicates after redelivery').toBe(held.length);
-          expect(held).toEqual(sequenceNumbers(all));
+          await expectStored(sink, all, 'redeliveries cut at other points');
         }),
     },
     {
@@ -195,12 +244,12 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
           const batch = sampleTtlDeletes(25, { start: 3_000 });
           const failed = checkReport(batch, await deliver(sink, batch));
           await sink.flush?.({});
-          const heldSet = new Set(await stored(sink));
-          for (const record of batch) {
-            expect(
-              heldSet.has(record.sequenceNumber) || failed.has(record.sequenceNumber),
-              `record ${record.sequenceNumber} was neither stored nor reported failed`,
-            ).toBe(true);
+          const held = new Set(await stored(sink));
+          const dropped = sequenceNumbers(batch).filter((seq) => !held.has(seq) && !failed.has(seq));
+          if (dropped.length > 0) {
+            assert.fail(
+              `${dropped.length} of ${batch.length} records neither stored nor reported failed (dropped): ${listed(dropped)}`,
+            );
           }
         }),
     },
@@ -211,7 +260,7 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
           const batch = sampleTtlDeletes(largeBatch, { start: 10_000 });
           await writeAll(sink, batch);
           await sink.flush?.({});
-          expect(await stored(sink)).toEqual(sequenceNumbers(batch));
+          await expectStored(sink, batch, `a batch of ${largeBatch} records`);
         }),
     },
   ];
@@ -230,9 +279,7 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
             expect(failed.has(seq), `injected failure of ${seq} was not reported`).toBe(true);
           await writeAll(sink, redelivery(batch, failed));
           await sink.flush?.({});
-          const held = await stored(sink);
-          expect(new Set(held).size, 'duplicates after redelivery').toBe(held.length);
-          expect(held).toEqual(sequenceNumbers(batch));
+          await expectStored(sink, batch, 'the redelivery from the lowest injected failure');
         }),
     });
   }

@@ -14,6 +14,59 @@ async function failingCases<S extends Sink>(options: SinkTestKitOptions<S>): Pro
   return failed;
 }
 
+/** Runs every case; returns each failing case's title, message and the sink it ran on. */
+async function failures<S extends Sink>(options: SinkTestKitOptions<S>) {
+  const out: { title: string; message: string; sink: S }[] = [];
+  let current: S | undefined;
+  const create = options.create;
+  for (const c of sinkTestKitCases({ ...options, create: async () => (current = await create()) })) {
+    await c
+      .run()
+      .catch((error: Error) => out.push({ title: c.title, message: error.message, sink: current! }));
+  }
+  return out;
+}
+
+const SEQUENCE_NUMBER = /\d{21}/g;
+
+/** Idempotent, but skips the second record of every write while reporting it written. */
+class SkippingSink implements Sink {
+  readonly name = 'skipping';
+  readonly held = new MemorySink();
+  readonly skipped = new Set<string>();
+  write(records: readonly ClassifiedRecord[]): SinkResult {
+    const skip = records[1];
+    if (skip !== undefined) this.skipped.add(skip.sequenceNumber);
+    return this.held.write(records.filter((r) => r !== skip));
+  }
+
+  /** Skipped and not stored by a later delivery either. */
+  lost(): string[] {
+    const stored = new Set(this.held.records.map((r) => r.sequenceNumber));
+    return [...this.skipped].filter((seq) => !stored.has(seq)).sort();
+  }
+}
+
+/** Appends every delivery and skips its second record: duplicates and losses at once. */
+class SkippingAppendingSink implements Sink {
+  readonly name = 'skipping-appending';
+  readonly held: ClassifiedRecord[] = [];
+  write(records: readonly ClassifiedRecord[]): SinkResult {
+    this.held.push(...records.filter((_, i) => i !== 1));
+    return {};
+  }
+}
+
+/** Stores each write's records last first. */
+class ReversingSink implements Sink {
+  readonly name = 'reversing';
+  readonly held: ClassifiedRecord[] = [];
+  write(records: readonly ClassifiedRecord[]): SinkResult {
+    this.held.push(...[...records].reverse());
+    return {};
+  }
+}
+
 /** Reports success and stores nothing. */
 class DroppingSink implements Sink {
   readonly name = 'dropping';
@@ -102,6 +155,74 @@ describe('runSinkTestKit', () => {
     ]);
   });
 
+  it('says a sink that stores nothing dropped every record, naming them, not that it duplicated any', async () => {
+    const failed = await failures({
+      name: 'dropping',
+      create: () => new DroppingSink(),
+      read: (sink) => sink.held,
+      largeBatch: 100,
+    });
+    expect(failed.map((f) => f.message)).toEqual([
+      expect.stringMatching(
+        /^after one delivery: 50 of 50 records missing: .*\(dropped\): \d{21}, .* and 40 more$/,
+      ),
+      expect.stringMatching(/^after the same batch was delivered twice: 40 of 40 records missing/),
+      expect.stringMatching(/^after redeliveries cut at other points: 60 of 60 records missing/),
+      expect.stringMatching(/^25 of 25 records neither stored nor reported failed \(dropped\)/),
+      expect.stringMatching(/^after a batch of 100 records: 100 of 100 records missing/),
+    ]);
+    for (const { message } of failed) expect(message).not.toMatch(/duplicate|more than once/);
+  });
+
+  it('names exactly the records a sink dropped, in every case that catches it, and calls none a duplicate', async () => {
+    const failed = await failures({
+      name: 'skipping',
+      create: () => new SkippingSink(),
+      read: (sink) => sink.held.records,
+      largeBatch: 100,
+    });
+    expect(failed.map((f) => f.title)).toEqual([
+      'stores every record once, in stream order',
+      'is idempotent when the same batch is delivered twice',
+      'is idempotent when a redelivery is cut at a different point',
+      'reports failures only as records of the batch and drops nothing silently',
+      'stores a large batch (100 records)',
+    ]);
+    for (const { message, sink } of failed) {
+      expect(sink.lost().length).toBeGreaterThan(0);
+      expect([...(message.match(SEQUENCE_NUMBER) ?? [])].sort()).toEqual(sink.lost());
+      expect(message).toMatch(/dropped/);
+      expect(message).not.toMatch(/duplicate|more than once/);
+    }
+  });
+
+  it('names both problems when one sink drops some records and duplicates others', async () => {
+    const failed = await failures({
+      name: 'skipping-appending',
+      create: () => new SkippingAppendingSink(),
+      read: (sink) => sink.held,
+      largeBatch: 100,
+    });
+    const cut = failed.find((f) => f.title === 'is idempotent when a redelivery is cut at a different point');
+    expect(cut?.message).toMatch(
+      /^after redeliveries cut at other points: 1 of 60 records missing: .*\(dropped\): \d{21}; \d+ records stored more than once \(duplicates\): \d{21} \(2 times\)/,
+    );
+  });
+
+  it('reports a sink that stores every record once but out of order as out of order', async () => {
+    const failed = await failures({
+      name: 'reversing',
+      create: () => new ReversingSink(),
+      read: (sink) => sink.held,
+      largeBatch: 100,
+    });
+    const [first] = failed;
+    expect(first?.title).toBe('stores every record once, in stream order');
+    expect(first?.message).toMatch(
+      /^after one delivery: records out of stream order: position 0 holds (\d{21}) where (?!\1)\d{21} belongs$/,
+    );
+  });
+
   it('fails a sink that stores redelivered records again', async () => {
     const failed = await failingCases({
       name: 'appending',
@@ -113,6 +234,23 @@ describe('runSinkTestKit', () => {
       'is idempotent when the same batch is delivered twice',
       'is idempotent when a redelivery is cut at a different point',
     ]);
+    const messages = (
+      await failures({
+        name: 'appending',
+        create: () => new AppendingSink(),
+        read: (sink) => sink.held,
+        largeBatch: 100,
+      })
+    ).map((f) => f.message);
+    expect(messages).toEqual([
+      expect.stringMatching(
+        /^after the same batch was delivered twice: 40 records stored more than once \(duplicates\): \d{21} \(2 times\)/,
+      ),
+      expect.stringMatching(
+        /^after redeliveries cut at other points: \d+ records stored more than once \(duplicates\)/,
+      ),
+    ]);
+    for (const message of messages) expect(message).not.toMatch(/missing|dropped/);
   });
 
   it('passes a sink that throws transiently, redelivering the whole batch as Lambda does', async () => {
