@@ -2,6 +2,11 @@ import { compilePattern } from '../filters/compile.js';
 import type { FilterPattern } from '../filters/types.js';
 // Not the logging index: that also loads pino, which the default logger exists to avoid.
 import { createJsonLogger } from '../logging/json-logger.js';
+import {
+  fromPowertoolsLogger,
+  isPowertoolsLogger,
+  type PowertoolsLoggerLike,
+} from '../logging/powertools-logger.js';
 import { InvalidOptionsError } from '../records/errors.js';
 import { assertOptions, describe } from '../records/options.js';
 import { createRecordParser, type ParseOptions, type RecordParser } from '../records/parse.js';
@@ -63,6 +68,15 @@ export interface MetricsWriter {
   write(line: string): unknown;
 }
 
+/**
+ * What tidewater uses of a Powertools Metrics instance (`@aws-lambda-powertools/metrics` 2.x),
+ * typed structurally so tidewater needs no Powertools at run time.
+ */
+export interface MetricsTarget {
+  addMetric(name: string, unit: 'Count' | 'Milliseconds', value: number): unknown;
+  publishStoredMetrics(): unknown;
+}
+
 export interface MetricsConfig {
   /** CloudWatch namespace. Default `Tidewater`. */
   namespace?: string;
@@ -70,7 +84,33 @@ export interface MetricsConfig {
   dimensions?: Record<string, string>;
   /** Where EMF lines go. Default process.stdout (Lambda ships it to CloudWatch Logs). */
   writer?: MetricsWriter;
+  /**
+   * A Powertools Metrics instance: each invocation's metrics are added to it (addMetric) instead
+   * of written as tidewater's own EMF line, so they carry its namespace, service and default
+   * dimensions. Not with `namespace`, `dimensions` or `writer`: the instance has its own.
+   */
+  target?: MetricsTarget;
+  /**
+   * With `target`: call its publishStoredMetrics() once the invocation's metrics are added.
+   * Default true; false when Powertools' logMetrics middleware (or your code) publishes them.
+   */
+  publish?: boolean;
 }
+
+interface CompiledMetricsBase {
+  readonly writer: MetricsWriter;
+  /** `Routed.<sink name>` per sink, in the order of CompiledConfig.sinks. */
+  readonly routedNames: readonly string[];
+}
+
+/** The metrics settings the engine uses, checked and precomputed: an EMF line, or a target's calls. */
+export type CompiledMetrics =
+  | (CompiledMetricsBase & {
+      readonly target: undefined;
+      readonly namespace: string;
+      readonly dimensions: Readonly<Record<string, string>>;
+    })
+  | (CompiledMetricsBase & { readonly target: MetricsTarget; readonly publish: boolean });
 
 export type UnroutedPolicy = 'count' | 'dead-letter' | 'fail';
 
@@ -86,10 +126,19 @@ export interface PipelineConfig {
   deadlineMarginMs?: number;
   /** The table's TTL attribute: INSERT/MODIFY records whose TTL never expires are logged and counted. */
   ttlAttribute?: string;
-  /** Include item images in the TTL warning. Default false. */
+  /**
+   * Include item images in the TTL warning, and let the default logger and an adapted Powertools
+   * Logger write images instead of `[Redacted]`. Default false.
+   */
   logImages?: boolean;
-  logger?: PipelineLogger;
-  metrics?: MetricsConfig | false;
+  /**
+   * A pino-style logger (`child`, `warn(fields, message)`, …) or a Powertools Logger, adapted once
+   * here to that shape (fields made JSON-safe, images redacted unless `logImages`). Default
+   * createJsonLogger().
+   */
+  logger?: PipelineLogger | PowertoolsLoggerLike;
+  /** tidewater's EMF line settings, a Powertools Metrics instance (as `{ target }`), or false. */
+  metrics?: MetricsConfig | MetricsTarget | false;
   /** Records no route or handler takes. Default `'count'`. */
   onUnrouted?: UnroutedPolicy;
   /**
@@ -122,7 +171,7 @@ const CONFIG_KEYS = [
 ] as const;
 const ROUTE_KEYS = ['name', 'when', 'to'] as const;
 const RETRY_KEYS = ['attempts', 'baseDelayMs', 'maxDelayMs', 'retryable'] as const;
-const METRICS_KEYS = ['namespace', 'dimensions', 'writer'] as const;
+const METRICS_KEYS = ['namespace', 'dimensions', 'writer', 'target', 'publish'] as const;
 const ORDERING_KEYS = ['mode', 'concurrency'] as const;
 const PARSE_KEYS = ['numbers', 'ttlHeuristic', 'eager', 'validate'] as const;
 export const KINDS: readonly RecordKind[] = ['insert', 'modify', 'user-delete', 'ttl-delete'];
@@ -165,9 +214,7 @@ export interface CompiledConfig {
   readonly ttlAttribute: string | undefined;
   readonly logImages: boolean;
   readonly logger: PipelineLogger;
-  readonly metrics:
-    | { namespace: string; dimensions: Record<string, string>; writer: MetricsWriter }
-    | undefined;
+  readonly metrics: CompiledMetrics | undefined;
   readonly onUnrouted: UnroutedPolicy;
   readonly parse: RecordParser;
   readonly clock: () => number;
@@ -308,14 +355,42 @@ function compileHandlers(handlers: unknown): { list: CompiledConfig['handlers'];
   return { list, mask };
 }
 
-function compileMetrics(metrics: unknown): CompiledConfig['metrics'] {
+function isMetricsTarget(value: unknown): value is MetricsTarget {
+  return (
+    isPlainObjectOrInstance(value) &&
+    typeof (value as MetricsTarget).addMetric === 'function' &&
+    typeof (value as MetricsTarget).publishStoredMetrics === 'function'
+  );
+}
+
+/** With a target, the EMF line is not built: the engine's write of it is this no-op. */
+const TARGET_WRITER: MetricsWriter = { write: () => undefined };
+
+function compileTarget(metrics: Record<string, unknown>, routedNames: string[]): CompiledMetrics {
+  const { target, publish } = metrics;
+  if (!isMetricsTarget(target))
+    fail('metrics.target must be a Powertools Metrics instance (addMetric, publishStoredMetrics)');
+  for (const key of ['namespace', 'dimensions', 'writer'])
+    if (metrics[key] !== undefined)
+      fail(`metrics.${key} does not apply with metrics.target: set it on the Metrics instance`);
+  if (publish !== undefined && typeof publish !== 'boolean') fail('metrics.publish must be a boolean');
+  return { writer: TARGET_WRITER, routedNames, target, publish: publish ?? true };
+}
+
+function compileMetrics(metrics: unknown, sinks: readonly Sink[]): CompiledMetrics | undefined {
   if (metrics === false) return undefined;
-  if (metrics !== undefined && !isPlainObject(metrics)) fail(`'metrics' must be an object or false`);
+  if (metrics !== undefined && !isPlainObject(metrics))
+    fail(`'metrics' must be an object, a Powertools Metrics instance or false`);
+  const routedNames = sinks.map((sink) => `Routed.${sink.name}`);
+  // A Metrics instance given as is: the same as `{ target: instance }`.
+  if (isMetricsTarget(metrics)) return compileTarget({ target: metrics }, routedNames);
   try {
     assertOptions(metrics, METRICS_KEYS, 'metrics');
   } catch (error) {
     fail((error as Error).message);
   }
+  if (metrics?.target !== undefined) return compileTarget(metrics, routedNames);
+  if (metrics?.publish !== undefined) fail('metrics.publish applies to metrics.target only');
   const namespace = metrics?.namespace ?? 'Tidewater';
   if (typeof namespace !== 'string' || namespace === '') fail('metrics.namespace must be a non-empty string');
   const dimensions = metrics?.dimensions ?? {};
@@ -328,7 +403,29 @@ function compileMetrics(metrics: unknown): CompiledConfig['metrics'] {
   if (!isPlainObjectOrInstance(writer) || typeof (writer as MetricsWriter).write !== 'function') {
     fail('metrics.writer must have a write(line) method');
   }
-  return { namespace, dimensions: dimensions as Record<string, string>, writer: writer as MetricsWriter };
+  return {
+    namespace,
+    dimensions: dimensions as Record<string, string>,
+    writer: writer as MetricsWriter,
+    routedNames,
+    target: undefined,
+  };
+}
+
+/** Recognized once here, so the per-line path never asks which kind of logger it has. */
+function compileLogger(logger: unknown, logImages: boolean): PipelineLogger {
+  if (logger === undefined) return createJsonLogger({ logImages }) as PipelineLogger;
+  if (isPowertoolsLogger(logger)) return fromPowertoolsLogger(logger, { logImages });
+  if (
+    !isPlainObjectOrInstance(logger) ||
+    typeof (logger as PipelineLogger).child !== 'function' ||
+    typeof (logger as PipelineLogger).warn !== 'function'
+  ) {
+    fail(
+      "'logger' must be a pino-compatible logger (child, debug, info, warn, error) or a Powertools Logger (createChild, debug, info, warn, error)",
+    );
+  }
+  return logger as PipelineLogger;
 }
 
 const UNROUTED = ['count', 'dead-letter', 'fail'] as const;
@@ -374,15 +471,7 @@ export function compileConfig(config: PipelineConfig): CompiledConfig {
   }
   if (config.logImages !== undefined && typeof config.logImages !== 'boolean')
     fail("'logImages' must be a boolean");
-  const logger =
-    config.logger ?? (createJsonLogger({ logImages: config.logImages ?? false }) as PipelineLogger);
-  if (
-    !isPlainObjectOrInstance(logger as unknown) ||
-    typeof logger.child !== 'function' ||
-    typeof logger.warn !== 'function'
-  ) {
-    fail("'logger' must be a pino-compatible logger (child, debug, info, warn, error)");
-  }
+  const logger = compileLogger(config.logger, config.logImages ?? false);
   const onUnrouted = config.onUnrouted ?? 'count';
   if (!(UNROUTED as readonly string[]).includes(onUnrouted)) {
     fail(`'onUnrouted' must be one of ${UNROUTED.join(', ')}, got ${describe(onUnrouted)}`);
@@ -414,7 +503,7 @@ export function compileConfig(config: PipelineConfig): CompiledConfig {
     ttlAttribute,
     logImages: config.logImages ?? false,
     logger,
-    metrics: compileMetrics(config.metrics),
+    metrics: compileMetrics(config.metrics, sinks),
     onUnrouted,
     parse: createRecordParser(parseOptions),
     clock,

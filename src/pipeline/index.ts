@@ -2,6 +2,7 @@ export type {
   HandlerContext,
   KindHandlers,
   MetricsConfig,
+  MetricsTarget,
   MetricsWriter,
   OrderingConfig,
   PipelineConfig,

@@ -1,4 +1,4 @@
-import type { CompiledConfig } from './config.js';
+import type { CompiledConfig, MetricsTarget } from './config.js';
 
 /** What one invocation counted. Plain numbers so the hot path only increments. */
 export class InvocationMetrics {
@@ -37,9 +37,30 @@ const COUNT_METRICS = [
 ] as const;
 
 /**
+ * The same metrics, added to a Powertools Metrics instance: it serializes them with its own
+ * namespace and dimensions (and timestamp) when published.
+ */
+function addToTarget(
+  target: MetricsTarget,
+  publish: boolean,
+  routedNames: readonly string[],
+  metrics: InvocationMetrics,
+  durationMs: number,
+): void {
+  for (const [name, field] of COUNT_METRICS) target.addMetric(name, 'Count', metrics[field]);
+  for (let i = 0; i < routedNames.length; i++) target.addMetric(routedNames[i]!, 'Count', metrics.routed[i]!);
+  target.addMetric('IteratorAgeMs', 'Milliseconds', metrics.iteratorAgeMs);
+  target.addMetric('DurationMs', 'Milliseconds', durationMs);
+  if (publish) target.publishStoredMetrics();
+}
+
+/**
  * One CloudWatch Embedded Metric Format line per invocation: CloudWatch Logs turns it into
  * metrics without an API call (nothing to fail or slow the batch). Per-sink counts are metrics
  * named `Routed.<sink>` because one EMF directive carries one set of dimension values.
+ *
+ * With a Powertools Metrics target the metrics go to the target instead (published by it, or
+ * by its logMetrics middleware) and the line is empty: the compiled writer then ignores it.
  */
 export function emfLine(
   config: CompiledConfig,
@@ -48,14 +69,17 @@ export function emfLine(
   timestamp: number,
 ): string {
   const settings = config.metrics!;
+  if (settings.target !== undefined) {
+    addToTarget(settings.target, settings.publish, settings.routedNames, metrics, durationMs);
+    return '';
+  }
   const definitions: { Name: string; Unit: string }[] = [];
   const values: Record<string, unknown> = {};
   for (const [name, field] of COUNT_METRICS) {
     definitions.push({ Name: name, Unit: 'Count' });
     values[name] = metrics[field];
   }
-  config.sinks.forEach((sink, i) => {
-    const name = `Routed.${sink.name}`;
+  settings.routedNames.forEach((name, i) => {
     definitions.push({ Name: name, Unit: 'Count' });
     values[name] = metrics.routed[i];
   });

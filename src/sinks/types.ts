@@ -43,7 +43,11 @@ export interface SinkContext {
   readonly signal?: AbortSignal;
   /** Milliseconds left before the pipeline's deadline margin, when known. */
   readonly remainingTimeMs?: () => number;
-  /** The invocation's logger (pino-compatible). */
+  /**
+   * The invocation's logger, in pino's call shape (`warn(fields, message)`) whichever logger the
+   * pipeline was given (a Powertools Logger is adapted to it). Payloads are made JSON-safe and
+   * item images redacted by the pipeline's own loggers and the Powertools adapter.
+   */
   readonly logger?: SinkLogger;
 }
 
