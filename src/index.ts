@@ -7,6 +7,12 @@ export * from './filters/index.js';
 export type { JsonLogger } from './logging/json-logger.js';
 export { createJsonLogger } from './logging/json-logger.js';
 export type { LogDestination, LoggerOptions } from './logging/logger-options.js';
+export type {
+  PowertoolsAdapterOptions,
+  PowertoolsLoggerAdapter,
+  PowertoolsLoggerLike,
+} from './logging/powertools-logger.js';
+export { fromPowertoolsLogger } from './logging/powertools-logger.js';
 export type { SafeValueSettings } from './logging/safe-value.js';
 export { REDACTED, toLogSafe } from './logging/safe-value.js';
 export * from './pipeline/index.js';
