@@ -98,7 +98,6 @@ export interface MetricsConfig {
 }
 
 interface CompiledMetricsBase {
-  readonly writer: MetricsWriter;
   /** `Routed.<sink name>` per sink, in the order of CompiledConfig.sinks. */
   readonly routedNames: readonly string[];
 }
@@ -107,6 +106,7 @@ interface CompiledMetricsBase {
 export type CompiledMetrics =
   | (CompiledMetricsBase & {
       readonly target: undefined;
+      readonly writer: MetricsWriter;
       readonly namespace: string;
       readonly dimensions: Readonly<Record<string, string>>;
     })
@@ -363,9 +363,6 @@ function isMetricsTarget(value: unknown): value is MetricsTarget {
   );
 }
 
-/** With a target, the EMF line is not built: the engine's write of it is this no-op. */
-const TARGET_WRITER: MetricsWriter = { write: () => undefined };
-
 function compileTarget(metrics: Record<string, unknown>, routedNames: string[]): CompiledMetrics {
   const { target, publish } = metrics;
   if (!isMetricsTarget(target))
@@ -374,7 +371,7 @@ function compileTarget(metrics: Record<string, unknown>, routedNames: string[]):
     if (metrics[key] !== undefined)
       fail(`metrics.${key} does not apply with metrics.target: set it on the Metrics instance`);
   if (publish !== undefined && typeof publish !== 'boolean') fail('metrics.publish must be a boolean');
-  return { writer: TARGET_WRITER, routedNames, target, publish: publish ?? true };
+  return { routedNames, target, publish: publish ?? true };
 }
 
 function compileMetrics(metrics: unknown, sinks: readonly Sink[]): CompiledMetrics | undefined {

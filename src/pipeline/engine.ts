@@ -3,7 +3,7 @@ import { streamRecordsOf } from '../records/parse.js';
 import { type CompiledConfig, compileConfig, type PipelineConfig } from './config.js';
 import { UnreadableSequenceNumberError } from './errors.js';
 import { eventIdOf, Invocation, type InvocationContext, sequenceNumberOf } from './invocation.js';
-import { emfLine } from './metrics.js';
+import { publishMetrics } from './metrics.js';
 
 export interface BatchItemFailure {
   itemIdentifier: string;
@@ -97,7 +97,7 @@ async function run(
   const finished = config.clock();
   if (config.metrics !== undefined) {
     try {
-      config.metrics.writer.write(emfLine(config, metrics, finished - started, finished));
+      publishMetrics(config, metrics, finished - started, finished);
     } catch (error) {
       invocation.logger.error({ err: error }, 'writing the metrics line failed');
     }

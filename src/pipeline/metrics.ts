@@ -1,4 +1,4 @@
-import type { CompiledConfig, MetricsTarget } from './config.js';
+import type { CompiledConfig, CompiledMetrics, MetricsTarget } from './config.js';
 
 /** What one invocation counted. Plain numbers so the hot path only increments. */
 export class InvocationMetrics {
@@ -62,17 +62,25 @@ function addToTarget(
  * With a Powertools Metrics target the metrics go to the target instead (published by it, or
  * by its logMetrics middleware) and the line is empty: the compiled writer then ignores it.
  */
-export function emfLine(
+/** Hands an invocation's metrics on: to the configured target, or as one EMF line to the writer. */
+export function publishMetrics(
   config: CompiledConfig,
   metrics: InvocationMetrics,
   durationMs: number,
   timestamp: number,
-): string {
+): void {
   const settings = config.metrics!;
-  if (settings.target !== undefined) {
+  if (settings.target !== undefined)
     addToTarget(settings.target, settings.publish, settings.routedNames, metrics, durationMs);
-    return '';
-  }
+  else settings.writer.write(emfLine(settings, metrics, durationMs, timestamp));
+}
+
+function emfLine(
+  settings: Extract<CompiledMetrics, { target: undefined }>,
+  metrics: InvocationMetrics,
+  durationMs: number,
+  timestamp: number,
+): string {
   const definitions: { Name: string; Unit: string }[] = [];
   const values: Record<string, unknown> = {};
   for (const [name, field] of COUNT_METRICS) {
