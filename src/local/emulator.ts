@@ -6,7 +6,7 @@ import { InvalidOptionsError } from '../records/index.js';
 import { assertOptions } from '../records/options.js';
 import { type Clock, systemClock } from './clock.js';
 import type { FailureCondition, FailureDestination, StreamInvocationRecord } from './destinations.js';
-import { EmulatorStoppedError, HandlerTimeoutError } from './errors.js';
+import { EmulatorStoppedError, HandlerTimeoutError, ReplayStalledError } from './errors.js';
 import { createLambdaContext } from './lambda-context.js';
 import { assertIntegerIn } from './options.js';
 
@@ -64,6 +64,18 @@ export interface EventSourceMappingOptions {
    * the retry starts anyway and the `response` event's error says the old call is still running.
    */
   timedOutSettleMs?: number;
+  /**
+   * Under unbounded retries (`maximumRetryAttempts` unset or -1), end the run with
+   * `ReplayStalledError` once this many invocations in a row failed with no record checkpointed or
+   * discarded in between; default 10 (`DEFAULT_STALL_AFTER_ATTEMPTS`). Lambda would retry until the
+   * records expire from the stream (24 h), which locally is a run that never ends. A positive
+   * integer, or `Infinity` to retry without end as Lambda does (`stop()` still ends it); 0 and
+   * negative values are rejected. With `maximumRecordAgeInSeconds` set, an attempt after which the
+   * clock moved (or with `retryDelayMs` > 0, which moves it) does not count: the age limit is
+   * coming and will discard the records, as in Lambda. Ignored when `maximumRetryAttempts` is
+   * bounded: that bound already ends the retries, exactly as Lambda does.
+   */
+  stallAfterAttempts?: number;
   clock?: Clock;
   /** Called for each event as it happens (the CLI prints them). */
   onEvent?: (event: EmulatorEvent) => void;
@@ -89,6 +101,7 @@ const OPTION_KEYS = [
   'onFailure',
   'retryDelayMs',
   'timedOutSettleMs',
+  'stallAfterAttempts',
   'clock',
   'onEvent',
   'keepLog',
@@ -178,6 +191,23 @@ interface Lane {
   failure: unknown;
 }
 
+/**
+ * Failed invocations in a row, with nothing settled in between, after which unbounded retries end
+ * (see `stallAfterAttempts`). Small enough that a poison record stops a replay in seconds, large
+ * enough that a handler recovering from a transient failure (a throttled write, a sink restarting)
+ * gets through.
+ */
+export const DEFAULT_STALL_AFTER_ATTEMPTS = 10;
+
+/** One lane's failures since its last progress: what decides that a batch is stuck. */
+interface StallWatch {
+  /** Failed invocations in a row without progress. */
+  attempts: number;
+  /** The clock at the last failure or progress: with an age limit, time passing is progress. */
+  clock: number;
+  lastError: string;
+}
+
 /** A timed-out handler call still running past the settle cap (see `timedOutSettleMs`). */
 const STILL_RUNNING = Symbol('still-running');
 
@@ -209,6 +239,8 @@ export class EventSourceMappingEmulator {
   private readonly onFailure: FailureDestination | undefined;
   private readonly retryDelayMs: number;
   private readonly timedOutSettleMs: number;
+  /** Infinity when retries are bounded or the user asked for endless ones. */
+  private readonly stallAfter: number;
   private readonly clock: Clock;
   private readonly onEvent: ((event: EmulatorEvent) => void) | undefined;
   private readonly keepLog: boolean;
@@ -225,6 +257,16 @@ export class EventSourceMappingEmulator {
     assertIntegerIn(options.maximumRecordAgeInSeconds, 60, 604_800, 'maximumRecordAgeInSeconds', where, -1);
     assertIntegerIn(options.parallelizationFactor, 1, 10, 'parallelizationFactor', where);
     assertIntegerIn(options.timedOutSettleMs, 0, 900_000, 'timedOutSettleMs', where);
+    const stallAfter = options.stallAfterAttempts;
+    if (
+      stallAfter !== undefined &&
+      stallAfter !== Number.POSITIVE_INFINITY &&
+      !(Number.isInteger(stallAfter) && stallAfter >= 1)
+    ) {
+      throw new InvalidOptionsError(
+        `${where}: stallAfterAttempts must be a positive integer, or Infinity to retry without end, got ${String(stallAfter)}`,
+      );
+    }
     if (
       options.timeoutSeconds !== undefined &&
       !(options.timeoutSeconds > 0 && options.timeoutSeconds <= 900)
@@ -250,6 +292,10 @@ export class EventSourceMappingEmulator {
     this.onFailure = options.onFailure;
     this.retryDelayMs = options.retryDelayMs ?? 0;
     this.timedOutSettleMs = options.timedOutSettleMs ?? 10_000;
+    this.stallAfter =
+      this.maxRetries < 0
+        ? (options.stallAfterAttempts ?? DEFAULT_STALL_AFTER_ATTEMPTS)
+        : Number.POSITIVE_INFINITY;
     this.clock = options.clock ?? systemClock;
     this.onEvent = options.onEvent;
     this.keepLog = options.keepLog ?? true;
@@ -361,6 +407,8 @@ export class EventSourceMappingEmulator {
 
   private async processBatch(shard: ShardState, lane: Lane, entries: Entry[]): Promise<void> {
     const pending: Entry[][] = [entries];
+    // Spans the bisected halves: a half is progress only when it settles records, not by being new.
+    const stall: StallWatch = { attempts: 0, clock: this.clock.now(), lastError: '' };
     while (pending.length > 0) {
       let batch = pending.shift() as Entry[];
       let retries = 0;
@@ -371,7 +419,10 @@ export class EventSourceMappingEmulator {
         if (this.stopped) throw new EmulatorStoppedError(batch[0]?.record.dynamodb.SequenceNumber);
         if (this.maxAgeMs >= 0) {
           const kept = await this.discardExpired(shard, lane, batch, invocations);
-          if (kept.length !== batch.length) await this.advanceCheckpoint(shard);
+          if (kept.length !== batch.length) {
+            await this.advanceCheckpoint(shard);
+            this.progressed(stall);
+          }
           batch = kept;
           if (batch.length === 0) break;
         }
@@ -380,8 +431,11 @@ export class EventSourceMappingEmulator {
         shard.result.invocations++;
         if (attempt.outcome === 'success') {
           markDone(batch);
+          this.progressed(stall);
           break;
         }
+        if (attempt.outcome === 'partial-failure' && attempt.index > 0) this.progressed(stall);
+        else this.failedWithoutProgress(stall, attempt, batch);
         if (attempt.outcome === 'partial-failure') {
           markDone(batch.slice(0, attempt.index));
           batch = batch.slice(attempt.index);
@@ -410,6 +464,18 @@ export class EventSourceMappingEmulator {
           await this.discard(shard, lane, batch, 'RetryAttemptsExhausted', invocations, functionError, true);
           break;
         }
+        // Checked only where the same batch would be invoked again: bisecting ends by itself.
+        if (stall.attempts >= this.stallAfter) {
+          throw new ReplayStalledError({
+            shardId: shard.shardId,
+            sequenceNumbers: batch.map((e) => e.record.dynamodb.SequenceNumber),
+            eventIds: batch.map((e) => e.record.eventID),
+            attempts: stall.attempts,
+            lastError: stall.lastError,
+            checkpoint: shard.checkpoint,
+            ...(this.maxAgeMs >= 0 ? { maximumRecordAgeInSeconds: this.maxAgeMs / 1000 } : {}),
+          });
+        }
         const first = batch[0] as Entry;
         this.emit({
           type: 'retry',
@@ -427,6 +493,28 @@ export class EventSourceMappingEmulator {
       }
       await this.advanceCheckpoint(shard);
     }
+  }
+
+  /** A record of this lane was checkpointed or discarded: whatever failed before is not stuck. */
+  private progressed(stall: StallWatch): void {
+    stall.attempts = 0;
+    stall.clock = this.clock.now();
+  }
+
+  private failedWithoutProgress(stall: StallWatch, attempt: Attempt, batch: Entry[]): void {
+    stall.lastError =
+      attempt.outcome === 'partial-failure'
+        ? `batchItemFailures reported ${(batch[attempt.index] as Entry).record.dynamodb.SequenceNumber} as failed`
+        : 'error' in attempt
+          ? attempt.error
+          : attempt.outcome;
+    const now = this.clock.now();
+    // With an age limit, a clock that moves (on its own, or by the retry delay) will reach it and
+    // the records will be discarded, as Lambda discards them: not stuck. A clock that stands still
+    // (a replay's, without retryDelayMs) never gets there.
+    const ageApproaching = this.maxAgeMs >= 0 && (now !== stall.clock || this.retryDelayMs > 0);
+    stall.attempts = ageApproaching ? 0 : stall.attempts + 1;
+    stall.clock = now;
   }
 
   private async discardExpired(

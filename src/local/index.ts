@@ -22,8 +22,9 @@ export type {
   StreamHandlerEvent,
   StreamHandlerResult,
 } from './emulator.js';
-export { EventSourceMappingEmulator } from './emulator.js';
+export { DEFAULT_STALL_AFTER_ATTEMPTS, EventSourceMappingEmulator } from './emulator.js';
 export { isLocalEndpoint } from './endpoint.js';
+export type { StalledBatch } from './errors.js';
 export {
   CheckpointError,
   EmulatorStoppedError,
@@ -32,6 +33,7 @@ export {
   JavaMissingError,
   LocalServerStartError,
   ReplayFileError,
+  ReplayStalledError,
   ServerlessConfigError,
 } from './errors.js';
 export type { EventBuilderOptions } from './events.js';
@@ -54,7 +56,7 @@ export type {
 } from './poller.js';
 export { StreamPoller } from './poller.js';
 export type { CaptureOptions, ReplayOptions, ReplayResult } from './replay.js';
-export { capture, readReplayFile, replay } from './replay.js';
+export { capture, failureLine, RepeatedLineWriter, readReplayFile, replay } from './replay.js';
 // useLocalAws lives in ./vitest.js so that importing tidewater/local never loads vitest.
 export type {
   InfraOptions,
@@ -71,7 +73,7 @@ export {
   planLocalResources,
 } from './resources.js';
 export type { S3Server, S3ServerMiddleware, S3ServerOptions, S3ServerRequestContext } from './s3-server.js';
-export { startS3Server } from './s3-server.js';
+export { S3_STORAGE_CLASSES, startS3Server } from './s3-server.js';
 export type {
   ServerlessConfigOptions,
   StreamEventSettings,

@@ -5,7 +5,12 @@ import { createInterface } from 'node:readline';
 import { type LambdaStreamRecord, toLambdaRecord } from '../records/index.js';
 import { assertOptions } from '../records/options.js';
 import { type Clock, ManualClock } from './clock.js';
-import { EventSourceMappingEmulator, type EventSourceMappingOptions, type ShardResult } from './emulator.js';
+import {
+  type EmulatorEvent,
+  EventSourceMappingEmulator,
+  type EventSourceMappingOptions,
+  type ShardResult,
+} from './emulator.js';
 import { isLocalEndpoint } from './endpoint.js';
 import { ReplayFileError } from './errors.js';
 import { type PollOptions, type StartingPosition, StreamPoller, type StreamsApi } from './poller.js';
@@ -25,6 +30,13 @@ export interface ReplayOptions {
   /** Shard for Lambda-event lines (they carry none); default `shardId-replay-00000000`. */
   shardId?: string;
   onProgress?: (progress: { handled: number; total: number }) => void;
+  /**
+   * Where the replay reports failed invocations, one line each (`failureLine`). A batch retried
+   * without end fails the same way every time, so a run of identical lines is written once, and
+   * once more with "(repeated N times)" when the run ends (see `RepeatedLineWriter`). The
+   * mapping's `onEvent` still sees every event.
+   */
+  log?: (line: string) => void;
 }
 
 export interface ReplayResult {
@@ -49,7 +61,7 @@ const DEFAULT_SHARD = 'shardId-replay-00000000';
  * appear, records in file order, each shard run to completion before the next.
  */
 export async function replay(options: ReplayOptions): Promise<ReplayResult> {
-  assertOptions(options, ['files', 'mapping', 'clock', 'pageSize', 'shardId', 'onProgress'], 'replay');
+  assertOptions(options, ['files', 'mapping', 'clock', 'pageSize', 'shardId', 'onProgress', 'log'], 'replay');
   const files = typeof options.files === 'string' ? [options.files] : options.files;
   const pageSize = options.pageSize ?? 1000;
   const feeds = new Map<string, ShardFeed>();
@@ -80,8 +92,38 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
     }
   }
   const clock = options.clock ?? new ManualClock(newest * 1000);
-  const emulator = new EventSourceMappingEmulator({ ...options.mapping, clock });
+  const log = options.log ? new RepeatedLineWriter(options.log) : undefined;
+  const onEvent = options.mapping.onEvent;
+  const emulator = new EventSourceMappingEmulator({
+    ...options.mapping,
+    clock,
+    ...(log
+      ? {
+          onEvent: (event: EmulatorEvent) => {
+            onEvent?.(event);
+            const line = failureLine(event);
+            if (line !== undefined) log.line(line);
+          },
+        }
+      : {}),
+  });
   const shards: ShardResult[] = [];
+  try {
+    await replayShards(emulator, feeds, total, options.onProgress, shards);
+  } finally {
+    // A run ended by ReplayStalledError still reports how often its last error repeated.
+    log?.flush();
+  }
+  return { emulator, shards, records: total };
+}
+
+async function replayShards(
+  emulator: EventSourceMappingEmulator,
+  feeds: Map<string, ShardFeed>,
+  total: number,
+  onProgress: ReplayOptions['onProgress'],
+  shards: ShardResult[],
+): Promise<void> {
   let handledBefore = 0;
   for (const feed of feeds.values()) {
     const positions = new Map<string, number>();
@@ -92,12 +134,54 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
       streamArn: feed.streamArn,
       pages: feed.pages,
       onCheckpoint: (sequenceNumber) =>
-        options.onProgress?.({ handled: handledBefore + (positions.get(sequenceNumber) ?? 0), total }),
+        onProgress?.({ handled: handledBefore + (positions.get(sequenceNumber) ?? 0), total }),
     });
     handledBefore += feed.count;
     shards.push(result);
   }
-  return { emulator, shards, records: total };
+}
+
+/**
+ * The line a failed invocation is reported by, or undefined for any other event. It names the
+ * shard and the error but not the batch, so the same failure of a batch and of its bisected halves
+ * reads the same and collapses; a partial batch response names the record it reported instead.
+ */
+export function failureLine(event: EmulatorEvent): string | undefined {
+  if (event.type !== 'response' || event.outcome === 'success') return undefined;
+  if (event.outcome === 'partial-failure')
+    return `${event.shardId}: partial-failure from ${event.failedSequenceNumber ?? '?'}`;
+  return `${event.shardId}: ${event.outcome}: ${event.error ?? ''}`;
+}
+
+/**
+ * Writes lines, collapsing each run of identical consecutive ones: the first is written at once
+ * (a long run shows when it starts, not when it ends), and when a different line arrives or on
+ * `flush()`, the line again followed by "(repeated N times)", N counting every occurrence. A run
+ * of one is written once.
+ */
+export class RepeatedLineWriter {
+  private last: string | undefined;
+  private count = 0;
+
+  constructor(private readonly write: (line: string) => void) {}
+
+  line(text: string): void {
+    if (text === this.last) {
+      this.count++;
+      return;
+    }
+    this.flush();
+    this.last = text;
+    this.count = 1;
+    this.write(text);
+  }
+
+  /** Ends the current run: its count is written now, and the next line starts a new run. */
+  flush(): void {
+    if (this.last !== undefined && this.count > 1) this.write(`${this.last} (repeated ${this.count} times)`);
+    this.last = undefined;
+    this.count = 0;
+  }
 }
 
 interface ReplayChunk {

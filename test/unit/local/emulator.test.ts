@@ -208,6 +208,8 @@ describe('EventSourceMappingEmulator', () => {
     const emulator = new EventSourceMappingEmulator({
       // Lambda's defaults: retried until the record expires; a ManualClock never lets it expire.
       clock: new ManualClock(),
+      // Endless as asked for: the stall check would otherwise end the run before the timer.
+      stallAfterAttempts: Number.POSITIVE_INFINITY,
       keepLog: false,
       handler: () => {
         calls++;
