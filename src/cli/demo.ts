@@ -3,12 +3,17 @@ import { formatSummary, runMainJob } from '../local/main-job.js';
 import { EXIT } from './exit-codes.js';
 import { integer } from './parse.js';
 
-export function startCommand(): Command {
-  return new Command('start')
+/**
+ * tidewater's own demo service (what `npm start` runs in the repository): this package's
+ * serverless.yml, infra/ and handlers, so it runs the same from an installed package.
+ */
+export function demoCommand(): Command {
+  return new Command('demo')
     .description(
-      'Run the main job locally: DynamoDB Local, an S3 and an SQS server, the resources from infra/, a workload ' +
-        "(expired, live, broken-TTL and user-deleted items, votes), the serverless.yml handlers through Lambda's " +
-        'event-source-mapping rules, and a summary to check.',
+      "Run tidewater's own demo service (this package's serverless.yml, infra/ and handlers; not your service: " +
+        'for that, `tidewater start`) locally: DynamoDB Local, an S3 and an SQS server, the resources from infra/, ' +
+        "a workload (expired, live, broken-TTL and user-deleted items, votes), the archive and vote handlers through Lambda's " +
+        'event-source-mapping rules, and a summary to check (exit code 3 when a check fails).',
     )
     .option('--expired <n>', 'items whose TTL has passed', integer, 12)
     .option('--user-deletes <n>', 'items deleted by the user', integer, 5)

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { aggregateCommand } from './aggregate.js';
 import { captureCommand } from './capture.js';
+import { demoCommand } from './demo.js';
 import { EXIT } from './exit-codes.js';
+import { initCommand } from './init.js';
 import { replayCommand } from './replay.js';
 import { startCommand } from './start.js';
 
@@ -15,11 +17,21 @@ function version(): string {
 
 export function createProgram(): Command {
   const program = new Command('tidewater')
-    .description('DynamoDB Streams on Lambda: run, replay, capture and aggregate locally.')
+    .description(
+      'DynamoDB Streams on Lambda, in your serverless service: scaffold (init), run locally (start), capture and ' +
+        "replay streams, aggregate votes; `demo` runs tidewater's own demo service.",
+    )
     .version(version())
     .showHelpAfterError()
     .exitOverride();
-  for (const command of [startCommand(), replayCommand(), captureCommand(), aggregateCommand()]) {
+  for (const command of [
+    initCommand(),
+    startCommand(),
+    replayCommand(),
+    captureCommand(),
+    aggregateCommand(),
+    demoCommand(),
+  ]) {
     program.addCommand(command.exitOverride().showHelpAfterError());
   }
   return program;

@@ -1,24 +1,26 @@
 import { writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command } from 'commander';
 import {
-  type EmulatorEvent,
   handlerFile,
   loadHandler,
   loadServerlessConfig,
   MemoryFailureDestination,
   replay,
   resolveHandlerModule,
+  type StreamFunctionSettings,
   type StreamHandler,
   toEmulatorOptions,
 } from '../local/index.js';
+import { overlayEnv } from '../local/process-env.js';
+import { describeEvent } from './describe-event.js';
 import { EXIT } from './exit-codes.js';
+import { functionEnvironment, streamFunctionOf } from './function-env.js';
 import { splitHandler } from './parse.js';
 
 interface ReplayFlags {
   config: string;
-  function: string;
+  function?: string;
   stage: string;
   handler?: string;
   onFailureOut?: string;
@@ -34,8 +36,15 @@ export function replayCommand(): Command {
         "deterministic (its clock is the data's); the handler's own age checks use the wall clock.",
     )
     .argument('<files...>', 'JSONL files')
-    .option('-c, --config <file>', 'serverless.yml to read the stream settings from', 'serverless.yml')
-    .option('-f, --function <key>', 'function under functions:', 'archiveTtl')
+    .option(
+      '-c, --config <file>',
+      "serverless.yml to read the function's stream settings and environment from",
+      'serverless.yml',
+    )
+    .option(
+      '-f, --function <key>',
+      'function under functions: (default: the only one with a DynamoDB stream event)',
+    )
     .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
     .option('--handler <module#export>', "call this handler instead of the function's own")
     .option('--on-failure-out <file>', 'write on-failure invocation records here (JSONL)')
@@ -43,61 +52,81 @@ export function replayCommand(): Command {
     .option('--no-progress', 'no progress bar')
     .action(async (files: string[], flags: ReplayFlags) => {
       const config = await loadServerlessConfig({ file: flags.config, stage: flags.stage });
-      const fn = await config.streamFunction(flags.function);
-      if (!fn) throw new Error(`${flags.config}: function '${flags.function}' has no DynamoDB stream event`);
-      // The project root is serverless.yml's folder: its src/ is what a built CLI loads from dist/.
-      const root = dirname(resolve(flags.config));
-      const handler = flags.handler
-        ? await importHandler(flags.handler, root)
-        : await loadHandler<StreamHandler>(handlerFile(fn), fn.handlerExport, { root });
-      const mapping = toEmulatorOptions(fn);
-      if (unbounded(mapping.maximumRetryAttempts)) {
-        // Lambda retries such a batch until its records are too old or leave the stream (24 h). The
-        // replay's clock is the data's and does not advance while retrying, so neither moment comes.
-        process.stderr.write(
-          `warning: ${flags.function} has no maximumRetryAttempts (Lambda's default: retry until the record is ` +
-            "older than maximumRecordAgeInSeconds or expires from the stream after 24 h; a replay's clock does " +
-            'not move while it retries). A record that always fails is retried until you stop the replay; set ' +
-            'maximumRetryAttempts on the stream event to bound it.\n',
-        );
+      const fn = await streamFunctionOf(config, flags.function);
+      // The project root is serverless.yml's folder: handler paths, esbuild and dist/ are taken from it.
+      const root = config.root;
+      const warn = (line: string) => process.stderr.write(`warning: ${line}\n`);
+      const environment = await functionEnvironment(config, fn, { warn });
+      if (flags.verbose)
+        for (const [name, value] of Object.entries(environment))
+          process.stderr.write(`env ${name}=${value}\n`);
+      // The handler reads its environment at import (cold start) and per invocation: set for the
+      // whole run, then the caller's put back.
+      const restoreEnv = overlayEnv(environment);
+      try {
+        const handler = flags.handler
+          ? await importHandler(flags.handler, root)
+          : await loadHandler<StreamHandler>(handlerFile(fn, { root }), fn.handlerExport, { root });
+        await replayWith(files, flags, fn, handler);
+      } finally {
+        restoreEnv();
       }
-      const onFailure = new MemoryFailureDestination();
-      const bar =
-        flags.progress && process.stderr.isTTY
-          ? new SingleBar({ clearOnComplete: true }, Presets.shades_classic)
-          : undefined;
-      let started = false;
-      const result = await replay({
-        files,
-        mapping: {
-          ...mapping,
-          handler,
-          onFailure,
-          keepLog: false,
-          onEvent: flags.verbose ? (event) => process.stderr.write(`${describeEvent(event)}\n`) : undefined,
-        },
-        onProgress: ({ handled, total }) => {
-          if (!bar) return;
-          if (!started) bar.start(total, 0);
-          started = true;
-          bar.update(handled);
-        },
-      });
-      bar?.stop();
-      if (flags.onFailureOut) {
-        await writeFile(flags.onFailureOut, onFailure.records.map((r) => `${JSON.stringify(r)}\n`).join(''));
-      }
-      for (const shard of result.shards) {
-        process.stdout.write(
-          `${shard.shardId}: ${shard.records} records, ${shard.invocations} invocations, ${shard.filtered} filtered out, ` +
-            `${shard.discarded} discarded, checkpoint ${shard.checkpoint ?? '-'}\n`,
-        );
-      }
-      process.stdout.write(
-        `${result.records} records replayed; ${onFailure.records.length} on-failure records\n`,
-      );
-      process.exitCode = onFailure.records.length > 0 ? EXIT.recordsDiscarded : EXIT.ok;
     });
+}
+
+async function replayWith(
+  files: string[],
+  flags: ReplayFlags,
+  fn: StreamFunctionSettings,
+  handler: StreamHandler,
+): Promise<void> {
+  const mapping = toEmulatorOptions(fn);
+  if (unbounded(mapping.maximumRetryAttempts)) {
+    // Lambda retries such a batch until its records are too old or leave the stream (24 h). The
+    // replay's clock is the data's and does not advance while retrying, so neither moment comes.
+    process.stderr.write(
+      `warning: ${fn.key} has no maximumRetryAttempts (Lambda's default: retry until the record is ` +
+        "older than maximumRecordAgeInSeconds or expires from the stream after 24 h; a replay's clock does " +
+        'not move while it retries). A record that always fails is retried until you stop the replay; set ' +
+        'maximumRetryAttempts on the stream event to bound it.\n',
+    );
+  }
+  const onFailure = new MemoryFailureDestination();
+  const bar =
+    flags.progress && process.stderr.isTTY
+      ? new SingleBar({ clearOnComplete: true }, Presets.shades_classic)
+      : undefined;
+  let started = false;
+  const result = await replay({
+    files,
+    mapping: {
+      ...mapping,
+      handler,
+      onFailure,
+      keepLog: false,
+      onEvent: flags.verbose ? (event) => process.stderr.write(`${describeEvent(event)}\n`) : undefined,
+    },
+    onProgress: ({ handled, total }) => {
+      if (!bar) return;
+      if (!started) bar.start(total, 0);
+      started = true;
+      bar.update(handled);
+    },
+  });
+  bar?.stop();
+  if (flags.onFailureOut) {
+    await writeFile(flags.onFailureOut, onFailure.records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  }
+  for (const shard of result.shards) {
+    process.stdout.write(
+      `${shard.shardId}: ${shard.records} records, ${shard.invocations} invocations, ${shard.filtered} filtered out, ` +
+        `${shard.discarded} discarded, checkpoint ${shard.checkpoint ?? '-'}\n`,
+    );
+  }
+  process.stdout.write(
+    `${result.records} records replayed; ${onFailure.records.length} on-failure records\n`,
+  );
+  process.exitCode = onFailure.records.length > 0 ? EXIT.recordsDiscarded : EXIT.ok;
 }
 
 /** Unset or -1: Lambda's "until the record expires". */
@@ -109,23 +138,4 @@ function unbounded(limit: number | undefined): boolean {
 function importHandler(spec: string, root: string): Promise<StreamHandler> {
   const { module, exportName } = splitHandler(spec);
   return loadHandler<StreamHandler>(resolveHandlerModule(module, process.cwd()), exportName, { root });
-}
-
-function describeEvent(event: EmulatorEvent): string {
-  switch (event.type) {
-    case 'invoke':
-      return `invoke   ${event.shardId} #${event.attempt} ${event.sequenceNumbers.length} records ${event.sequenceNumbers[0]}…`;
-    case 'response':
-      return `response ${event.shardId} ${event.outcome}${event.failedSequenceNumber ? ` from ${event.failedSequenceNumber}` : ''}${event.error ? `: ${event.error}` : ''}`;
-    case 'filtered':
-      return `filtered ${event.shardId} ${event.sequenceNumber}`;
-    case 'bisect':
-      return `bisect   ${event.shardId} into ${event.sizes.join(' + ')}`;
-    case 'retry':
-      return `retry    ${event.shardId} #${event.retry} from ${event.firstSequenceNumber} (${event.size} records)`;
-    case 'discard':
-      return `discard  ${event.shardId} ${event.condition}`;
-    case 'checkpoint':
-      return `checkpoint ${event.shardId} ${event.sequenceNumber}`;
-  }
 }

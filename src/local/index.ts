@@ -43,9 +43,7 @@ export { loadHandler, resolveHandlerModule } from './handler-loader.js';
 export type { FakeContextOptions } from './lambda-context.js';
 export { createLambdaContext } from './lambda-context.js';
 export type { LocalAws, LocalAwsOptions } from './local-aws.js';
-export { startLocalAws } from './local-aws.js';
-export type { ArchivedObject, MainJobOptions, MainJobSummary, NeverExpiringItem } from './main-job.js';
-export { formatSummary, runMainJob } from './main-job.js';
+export { connectLocalAws, startLocalAws } from './local-aws.js';
 export type {
   PollerEvent,
   PollOptions,
@@ -63,8 +61,11 @@ export type {
   InfraPlan,
   InfraSettings,
   LocalQueue,
+  LocalResourceRef,
   LocalResources,
   LocalResourcesOptions,
+  TemplatePlan,
+  TemplateResources,
 } from './resources.js';
 export {
   createLocalResources,
@@ -85,5 +86,12 @@ export {
   ServerlessConfig,
   toEmulatorOptions,
 } from './serverless-config.js';
+export type {
+  ResourceReferences,
+  ServiceResources,
+  ServiceResourcesOptions,
+  UnresolvedVariable,
+} from './service-resources.js';
+export { createServiceResources, planServiceResources, resolveEnvironment } from './service-resources.js';
 export type { LocalSqsMessage, SqsServer } from './sqs-server.js';
 export { startSqsServer } from './sqs-server.js';

@@ -57,10 +57,17 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
       ? dynamoResult.reason
       : (s3Result as PromiseRejectedResult).reason;
   }
-  return localAwsFor(dynamoResult.value, s3Result.value);
+  return connectLocalAws(dynamoResult.value, s3Result.value);
 }
 
-function localAwsFor(dynamo: DynamoDbLocal, s3Server: S3Server): LocalAws {
+/**
+ * Clients and environment for a DynamoDB Local and an S3 server already running (started here, or
+ * by the caller, e.g. in Docker); `stop()` destroys the clients and calls each server's `stop`.
+ */
+export function connectLocalAws(
+  dynamo: Pick<DynamoDbLocal, 'endpoint' | 'stop'>,
+  s3Server: Pick<S3Server, 'endpoint' | 'stop'>,
+): LocalAws {
   const base = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const dynamodb = new DynamoDBClient({ ...base, endpoint: dynamo.endpoint });
   const streams = new DynamoDBStreamsClient({ ...base, endpoint: dynamo.endpoint });

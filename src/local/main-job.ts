@@ -21,7 +21,8 @@ import { handlerFile, loadServerlessConfig, toEmulatorOptions } from './serverle
 import { startSqsServer } from './sqs-server.js';
 
 /**
- * The main job: what `npm start` runs. Everything real and local: DynamoDB Local, the S3 server
+ * The main job: tidewater's own demo service, what `tidewater demo` (and `npm start` in the
+ * repository) runs; the CLI's app, not package API. Everything real and local: DynamoDB Local, the S3 server
  * and an SQS server; the table, bucket and queues created from infra/; the archive function and
  * the aggregator loaded from serverless.yml and run through the event-source-mapping emulator
  * with the settings serverless.yml gives them; DynamoDB Local's own TTL deleting the items.
@@ -173,15 +174,20 @@ export async function runMainJob(options: MainJobOptions = {}): Promise<MainJobS
       ...resolveEnvironment(aggregateFn.environment ?? {}, resources),
       ...resolveEnvironment(archiveFn.environment, resources),
     });
-    const handler = await loadHandler<StreamHandler>(handlerFile(archiveFn), archiveFn.handlerExport, {
-      root,
-    });
+    // An installed package ships dist/ but not src/: handlerFile falls back to the built handlers.
+    const handler = await loadHandler<StreamHandler>(
+      handlerFile(archiveFn, { root }),
+      archiveFn.handlerExport,
+      {
+        root,
+      },
+    );
     const dot = aggregateFn.handler.lastIndexOf('.');
     const aggregate = await loadHandler<(event: unknown, context: Context) => Promise<unknown>>(
-      handlerFile({
-        handler: aggregateFn.handler,
-        handlerModule: resolve(root, aggregateFn.handler.slice(0, dot)),
-      }),
+      handlerFile(
+        { handler: aggregateFn.handler, handlerModule: resolve(root, aggregateFn.handler.slice(0, dot)) },
+        { root },
+      ),
       aggregateFn.handler.slice(dot + 1),
       { root },
     );
@@ -488,7 +494,7 @@ export function formatSummary(summary: MainJobSummary): string {
   const { archive, lambda, votes } = summary;
   lines.push(
     '',
-    `tidewater main job ${summary.ok ? 'OK' : 'FAILED'} in ${(summary.elapsedMs / 1000).toFixed(1)} s`,
+    `tidewater demo ${summary.ok ? 'OK' : 'FAILED'} in ${(summary.elapsedMs / 1000).toFixed(1)} s`,
     '',
   );
   lines.push(

@@ -170,6 +170,7 @@ const EMULATED: Record<string, ReadonlySet<string>> = {
     'KeySchema',
     'StreamSpecification',
     'TimeToLiveSpecification',
+    'ProvisionedThroughput',
     'GlobalSecondaryIndexes',
     'LocalSecondaryIndexes',
   ]),
@@ -313,6 +314,35 @@ interface IntrinsicContext {
   conditions: Record<string, unknown>;
   evaluatedConditions: Map<string, boolean>;
   where: string;
+  /** The local resources `Ref` and `Fn::GetAtt` may name; without it they are errors. */
+  refs?: Readonly<Record<string, LocalResourceRef>>;
+}
+
+/** What `Ref` and `Fn::GetAtt` give for one local resource (a table's name, a queue's URL, its ARN…). */
+export interface LocalResourceRef {
+  readonly type: string;
+  /** `Ref`: a table's or bucket's name, a queue's URL. */
+  readonly ref: string;
+  /** `Fn::GetAtt` by attribute name: Arn, StreamArn, QueueName, QueueUrl, DomainName… */
+  readonly attributes: Readonly<Record<string, string>>;
+}
+
+function resourceRef(name: string, context: IntrinsicContext): string | undefined {
+  return context.refs?.[name]?.ref;
+}
+
+function resourceAttribute(id: string, attribute: string, context: IntrinsicContext): string {
+  const target = context.refs?.[id];
+  const value = target?.attributes[attribute];
+  if (value === undefined) {
+    throw new InfraDefinitionError(
+      context.where,
+      target
+        ? `Fn::GetAtt ${id}.${attribute}: ${target.type} ${id} has no ${attribute} locally (has ${Object.keys(target.attributes).join(', ') || 'none'})`
+        : `Fn::GetAtt ${id}.${attribute} is not available locally`,
+    );
+  }
+  return value;
 }
 
 function pseudo(name: string, context: IntrinsicContext): string | typeof NO_VALUE | undefined {
@@ -366,10 +396,14 @@ function evaluate(node: unknown, context: IntrinsicContext): unknown {
     };
     switch (key) {
       case 'Ref': {
-        const value = pseudo(String(arg), context);
+        const value = pseudo(String(arg), context) ?? resourceRef(String(arg), context);
         if (value === undefined)
           throw new InfraDefinitionError(context.where, `Ref ${String(arg)} is not available locally`);
         return value;
+      }
+      case 'Fn::GetAtt': {
+        const [id, attribute] = typeof arg === 'string' ? arg.split(/\.(.*)/s) : list(2);
+        return resourceAttribute(String(id), String(evaluate(attribute, context)), context);
       }
       case 'Condition':
         return condition(String(arg), context);
@@ -397,7 +431,11 @@ function evaluate(node: unknown, context: IntrinsicContext): unknown {
         return String(template).replace(/\$\{(!?)([^}]+)\}/g, (whole, bang: string, name: string) => {
           if (bang) return `\${${name}}`;
           if (name in values) return String(values[name]);
-          const value = pseudo(name, context);
+          if (context.refs && name.includes('.') && !name.startsWith('AWS::')) {
+            const [id, attribute] = name.split(/\.(.*)/s);
+            return resourceAttribute(String(id), String(attribute), context);
+          }
+          const value = pseudo(name, context) ?? resourceRef(name, context);
           if (value === undefined || value === NO_VALUE) {
             throw new InfraDefinitionError(context.where, `Fn::Sub ${whole} is not available locally`);
           }
@@ -438,36 +476,14 @@ function validateOptions(options: object, allowed: ReadonlySet<string>): void {
 }
 
 /**
- * Reads infra/ and resolves it for one stage without touching any server: the table's
- * CreateTable input, the bucket name, the queues' attributes, and what is deployed but not emulated.
+ * The emulated part of each resource, its intrinsics evaluated; everything else in `notEmulated`.
+ * One reader for infra/ and for serverless.yml's `resources:`, so both resolve the same way.
  */
-export function planLocalResources(options: InfraOptions = {}): InfraPlan {
-  validateOptions(options, OPTION_KEYS);
-  const stage = options.stage ?? 'local';
-  const service = options.service ?? 'tidewater';
-  const dir = infraDirUrl(options.infraDir);
-  const variables = { stage, service, env: options.env ?? process.env };
-  const settings = readSettings(dir, variables, options.overrides);
-  const conditions: Record<string, unknown> = {};
+function resolveResources(
+  raw: readonly { file: string; logicalId: string; definition: Record<string, unknown> }[],
+  context: IntrinsicContext,
+): { resources: ResolvedResource[]; notEmulated: string[] } {
   const resources: ResolvedResource[] = [];
-  const raw: { file: string; logicalId: string; definition: Record<string, unknown> }[] = [];
-  for (const file of RESOURCE_FILES) {
-    const document = resolveTree(readYaml(dir, file), file, variableLookup(file, { ...variables, settings }));
-    if (!isRecord(document) || !isRecord(document.Resources))
-      throw new InfraDefinitionError(file, 'has no Resources mapping');
-    Object.assign(conditions, isRecord(document.Conditions) ? document.Conditions : {});
-    for (const [logicalId, definition] of Object.entries(document.Resources)) {
-      if (!isRecord(definition)) throw new InfraDefinitionError(file, `${logicalId} is not a mapping`);
-      raw.push({ file, logicalId, definition });
-    }
-  }
-  const context: IntrinsicContext = {
-    region: options.region ?? LOCAL_REGION,
-    stackName: `${service}-${stage}`,
-    conditions,
-    evaluatedConditions: new Map(),
-    where: '',
-  };
   const notEmulated: string[] = [];
   for (const { file, logicalId, definition } of raw) {
     const type = String(definition.Type);
@@ -487,6 +503,91 @@ export function planLocalResources(options: InfraOptions = {}): InfraPlan {
     }
     resources.push({ logicalId, type, properties });
   }
+  return { resources, notEmulated };
+}
+
+type TableProperties = {
+  TableName?: string;
+  BillingMode?: CreateTableCommandInput['BillingMode'];
+  AttributeDefinitions?: CreateTableCommandInput['AttributeDefinitions'];
+  KeySchema?: KeySchemaElement[];
+  ProvisionedThroughput?: CreateTableCommandInput['ProvisionedThroughput'];
+  StreamSpecification?: { StreamViewType?: StreamViewType; StreamEnabled?: boolean };
+  TimeToLiveSpecification?: { AttributeName?: string; Enabled?: boolean };
+  GlobalSecondaryIndexes?: CreateTableCommandInput['GlobalSecondaryIndexes'];
+  LocalSecondaryIndexes?: CreateTableCommandInput['LocalSecondaryIndexes'];
+};
+
+/** A table resource as CreateTable input, plus its TTL attribute; `name` when TableName is absent. */
+function planTable(table: ResolvedResource, where: string, name?: string): PlannedTable {
+  const p = table.properties as TableProperties;
+  const tableName = p.TableName ?? name;
+  if (!tableName || !p.KeySchema || !p.AttributeDefinitions) {
+    throw new InfraDefinitionError(
+      where,
+      `${table.logicalId} needs ${name ? '' : 'TableName, '}KeySchema and AttributeDefinitions`,
+    );
+  }
+  const viewType =
+    p.StreamSpecification?.StreamEnabled === false ? undefined : p.StreamSpecification?.StreamViewType;
+  const ttl = p.TimeToLiveSpecification;
+  const createTable: CreateTableCommandInput = {
+    TableName: tableName,
+    BillingMode: p.BillingMode,
+    AttributeDefinitions: p.AttributeDefinitions,
+    KeySchema: p.KeySchema,
+    ...(p.ProvisionedThroughput ? { ProvisionedThroughput: p.ProvisionedThroughput } : {}),
+    ...(viewType ? { StreamSpecification: { StreamEnabled: true, StreamViewType: viewType } } : {}),
+    ...(p.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: p.GlobalSecondaryIndexes } : {}),
+    ...(p.LocalSecondaryIndexes ? { LocalSecondaryIndexes: p.LocalSecondaryIndexes } : {}),
+  };
+  return {
+    ...table,
+    createTable,
+    ...(ttl?.Enabled && ttl.AttributeName ? { ttlAttribute: ttl.AttributeName } : {}),
+  };
+}
+
+function planQueue(queue: ResolvedResource, name: string): PlannedQueue {
+  const attributes: Record<string, string> = {};
+  for (const [key, value] of Object.entries(queue.properties)) {
+    if (key !== 'QueueName') attributes[key] = String(value);
+  }
+  const queueName = typeof queue.properties.QueueName === 'string' ? queue.properties.QueueName : name;
+  return { ...queue, queueName, attributes };
+}
+
+/**
+ * Reads infra/ and resolves it for one stage without touching any server: the table's
+ * CreateTable input, the bucket name, the queues' attributes, and what is deployed but not emulated.
+ */
+export function planLocalResources(options: InfraOptions = {}): InfraPlan {
+  validateOptions(options, OPTION_KEYS);
+  const stage = options.stage ?? 'local';
+  const service = options.service ?? 'tidewater';
+  const dir = infraDirUrl(options.infraDir);
+  const variables = { stage, service, env: options.env ?? process.env };
+  const settings = readSettings(dir, variables, options.overrides);
+  const conditions: Record<string, unknown> = {};
+  const raw: { file: string; logicalId: string; definition: Record<string, unknown> }[] = [];
+  for (const file of RESOURCE_FILES) {
+    const document = resolveTree(readYaml(dir, file), file, variableLookup(file, { ...variables, settings }));
+    if (!isRecord(document) || !isRecord(document.Resources))
+      throw new InfraDefinitionError(file, 'has no Resources mapping');
+    Object.assign(conditions, isRecord(document.Conditions) ? document.Conditions : {});
+    for (const [logicalId, definition] of Object.entries(document.Resources)) {
+      if (!isRecord(definition)) throw new InfraDefinitionError(file, `${logicalId} is not a mapping`);
+      raw.push({ file, logicalId, definition });
+    }
+  }
+  const context: IntrinsicContext = {
+    region: options.region ?? LOCAL_REGION,
+    stackName: `${service}-${stage}`,
+    conditions,
+    evaluatedConditions: new Map(),
+    where: '',
+  };
+  const { resources, notEmulated } = resolveResources(raw, context);
   const single = (type: string): ResolvedResource => {
     const found = resources.filter((r) => r.type === type);
     if (found.length !== 1)
@@ -494,36 +595,9 @@ export function planLocalResources(options: InfraOptions = {}): InfraPlan {
     return found[0] as ResolvedResource;
   };
 
-  const table = single('AWS::DynamoDB::Table');
-  const p = table.properties as {
-    TableName?: string;
-    BillingMode?: CreateTableCommandInput['BillingMode'];
-    AttributeDefinitions?: CreateTableCommandInput['AttributeDefinitions'];
-    KeySchema?: KeySchemaElement[];
-    StreamSpecification?: { StreamViewType?: StreamViewType };
-    TimeToLiveSpecification?: { AttributeName?: string; Enabled?: boolean };
-    GlobalSecondaryIndexes?: CreateTableCommandInput['GlobalSecondaryIndexes'];
-    LocalSecondaryIndexes?: CreateTableCommandInput['LocalSecondaryIndexes'];
-  };
-  if (!p.TableName || !p.KeySchema || !p.AttributeDefinitions) {
-    throw new InfraDefinitionError(
-      'table.yml',
-      `${table.logicalId} needs TableName, KeySchema and AttributeDefinitions`,
-    );
-  }
-  const stream = p.StreamSpecification;
-  if (!stream?.StreamViewType)
+  const table = planTable(single('AWS::DynamoDB::Table'), 'table.yml');
+  if (!table.createTable.StreamSpecification)
     throw new InfraDefinitionError('table.yml', `${table.logicalId} has no stream; the archive needs one`);
-  const ttl = p.TimeToLiveSpecification;
-  const createTable: CreateTableCommandInput = {
-    TableName: p.TableName,
-    BillingMode: p.BillingMode,
-    AttributeDefinitions: p.AttributeDefinitions,
-    KeySchema: p.KeySchema,
-    StreamSpecification: { StreamEnabled: true, StreamViewType: stream.StreamViewType },
-    ...(p.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: p.GlobalSecondaryIndexes } : {}),
-    ...(p.LocalSecondaryIndexes ? { LocalSecondaryIndexes: p.LocalSecondaryIndexes } : {}),
-  };
 
   const bucket = single('AWS::S3::Bucket');
   const bucketName =
@@ -533,29 +607,240 @@ export function planLocalResources(options: InfraOptions = {}): InfraPlan {
 
   const queues = resources
     .filter((r) => r.type === 'AWS::SQS::Queue')
-    .map((queue) => {
-      const attributes: Record<string, string> = {};
-      for (const [key, value] of Object.entries(queue.properties)) {
-        if (key !== 'QueueName') attributes[key] = String(value);
-      }
-      return { ...queue, queueName: String(queue.properties.QueueName), attributes };
-    });
+    .map((queue) => planQueue(queue, String(queue.properties.QueueName)));
 
   return {
     stage,
     settings,
-    table: {
-      ...table,
-      createTable,
-      ...(ttl?.Enabled && ttl.AttributeName ? { ttlAttribute: ttl.AttributeName } : {}),
-    },
+    table,
     bucket: { ...bucket, bucketName },
     queues,
     notEmulated,
   };
 }
 
-async function ensureTable(dynamodb: DynamoDBClient, plan: InfraPlan['table']) {
+/** How planTemplateResources names things CloudFormation would name, and where it is. */
+export interface TemplatePlanOptions {
+  /** With the stage, the stack name `<service>-<stage>` that generated names start with. */
+  service: string;
+  stage: string;
+  /** `AWS::Region` and the region in made-up ARNs. Default us-east-1 (DynamoDB Local's). */
+  region?: string;
+  /** Where the resources were read from, for error messages. Default `resources`. */
+  source?: string;
+}
+
+export interface PlannedTable extends ResolvedResource {
+  readonly createTable: CreateTableCommandInput;
+  readonly ttlAttribute?: string;
+}
+
+export interface PlannedBucket extends ResolvedResource {
+  readonly bucketName: string;
+}
+
+export interface PlannedQueue extends ResolvedResource {
+  readonly queueName: string;
+  readonly attributes: Record<string, string>;
+}
+
+/** Every table, bucket and queue a CloudFormation `Resources` section declares, resolved for the local servers. */
+export interface TemplatePlan {
+  readonly stage: string;
+  readonly stackName: string;
+  readonly region: string;
+  readonly tables: readonly PlannedTable[];
+  readonly buckets: readonly PlannedBucket[];
+  readonly queues: readonly PlannedQueue[];
+  /** `<LogicalId>.<Property>` (or a whole resource) that deploys but that the local servers do not emulate. */
+  readonly notEmulated: readonly string[];
+  /** The template's Conditions, for evaluating other intrinsics (a function's environment) later. */
+  readonly conditions: Readonly<Record<string, unknown>>;
+}
+
+/** A name CloudFormation would generate (randomly); locally stable per stack, so restarts find it. */
+function generatedName(stackName: string, logicalId: string, maxLength: number): string {
+  return `${stackName}-${logicalId}`.slice(0, maxLength);
+}
+
+/**
+ * Plans the tables, buckets and queues of a CloudFormation `Resources` section, as serverless.yml's
+ * `resources:` holds it (one mapping with `Resources` / `Conditions` / `Outputs`, or a list of
+ * them, serverless variables already resolved), with the same evaluation as infra/. A resource
+ * without a name gets `<service>-<stage>-<LogicalId>` (lower-cased for buckets).
+ */
+export function planTemplateResources(resources: unknown, options: TemplatePlanOptions): TemplatePlan {
+  validateOptions(options, new Set(['service', 'stage', 'region', 'source']));
+  const source = options.source ?? 'resources';
+  const parts =
+    resources === undefined || resources === null ? [] : Array.isArray(resources) ? resources : [resources];
+  const conditions: Record<string, unknown> = {};
+  const raw: { file: string; logicalId: string; definition: Record<string, unknown> }[] = [];
+  const seen = new Set<string>();
+  parts.forEach((part, i) => {
+    const where = Array.isArray(resources) ? `${source}[${i}]` : source;
+    if (!isRecord(part)) throw new InfraDefinitionError(where, 'is not a mapping');
+    Object.assign(conditions, isRecord(part.Conditions) ? part.Conditions : {});
+    if (part.Resources === undefined) return;
+    if (!isRecord(part.Resources)) throw new InfraDefinitionError(where, 'Resources is not a mapping');
+    for (const [logicalId, definition] of Object.entries(part.Resources)) {
+      if (!isRecord(definition)) throw new InfraDefinitionError(where, `${logicalId} is not a mapping`);
+      if (seen.has(logicalId)) throw new InfraDefinitionError(where, `${logicalId} is declared twice`);
+      seen.add(logicalId);
+      raw.push({ file: where, logicalId, definition });
+    }
+  });
+  const stackName = `${options.service}-${options.stage}`;
+  const context: IntrinsicContext = {
+    region: options.region ?? LOCAL_REGION,
+    stackName,
+    conditions,
+    evaluatedConditions: new Map(),
+    where: source,
+  };
+  const { resources: resolved, notEmulated } = resolveResources(raw, context);
+  const ofType = (type: string) => resolved.filter((r) => r.type === type);
+  return {
+    stage: options.stage,
+    stackName,
+    region: context.region,
+    tables: ofType('AWS::DynamoDB::Table').map((table) =>
+      planTable(table, source, generatedName(stackName, table.logicalId, 255)),
+    ),
+    buckets: ofType('AWS::S3::Bucket').map((bucket) => ({
+      ...bucket,
+      bucketName:
+        typeof bucket.properties.BucketName === 'string'
+          ? bucket.properties.BucketName
+          : generatedName(stackName, bucket.logicalId, 63)
+              .toLowerCase()
+              .replace(/[^a-z0-9.-]/g, '-'),
+    })),
+    queues: ofType('AWS::SQS::Queue').map((queue) => {
+      const fifo = String(queue.properties.FifoQueue) === 'true';
+      return planQueue(
+        queue,
+        `${generatedName(stackName, queue.logicalId, fifo ? 75 : 80)}${fifo ? '.fifo' : ''}`,
+      );
+    }),
+    notEmulated,
+    conditions,
+  };
+}
+
+/** The template's resources on the local servers, and what `Ref` / `Fn::GetAtt` give for each. */
+export interface TemplateResources {
+  readonly stage: string;
+  readonly stackName: string;
+  readonly region: string;
+  readonly tables: readonly {
+    readonly logicalId: string;
+    readonly name: string;
+    readonly arn: string;
+    /** Absent for a table without a stream. */
+    readonly streamArn?: string;
+    readonly ttlAttribute?: string;
+  }[];
+  readonly buckets: readonly { readonly logicalId: string; readonly name: string }[];
+  /** Created only when an SQS client was given; otherwise listed in `notEmulated`. */
+  readonly queues: readonly (LocalQueue & { readonly logicalId: string })[];
+  readonly notEmulated: readonly string[];
+  /** By logical id. */
+  readonly refs: Readonly<Record<string, LocalResourceRef>>;
+  readonly conditions: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Creates (or finds) what planTemplateResources planned. Safe to call again: resources that exist
+ * and match are reused; one that contradicts the plan (another key schema, stream or TTL
+ * attribute) throws LocalResourceConflictError.
+ */
+export async function createTemplateResources(
+  plan: TemplatePlan,
+  clients: { dynamodb: DynamoDBClient; s3: S3Client; sqs?: SQSClient },
+): Promise<TemplateResources> {
+  validateOptions(clients, new Set(['dynamodb', 's3', 'sqs']));
+  const { dynamodb, s3, sqs } = clients;
+  const tables = await Promise.all(
+    plan.tables.map(async (table) => ({
+      logicalId: table.logicalId,
+      ...(await ensureTable(dynamodb, table)),
+    })),
+  );
+  await Promise.all(plan.buckets.map((bucket) => ensureBucket(s3, bucket.bucketName)));
+  const queues: (LocalQueue & { logicalId: string })[] = [];
+  if (sqs)
+    for (const queue of plan.queues)
+      queues.push({ logicalId: queue.logicalId, ...(await ensureQueue(sqs, queue)) });
+  const refs: Record<string, LocalResourceRef> = {};
+  for (const table of tables) {
+    refs[table.logicalId] = {
+      type: 'AWS::DynamoDB::Table',
+      ref: table.name,
+      attributes: { Arn: table.arn, ...(table.streamArn ? { StreamArn: table.streamArn } : {}) },
+    };
+  }
+  for (const bucket of plan.buckets) refs[bucket.logicalId] = bucketRef(bucket.bucketName, plan.region);
+  for (const queue of queues) {
+    refs[queue.logicalId] = {
+      type: 'AWS::SQS::Queue',
+      ref: queue.url,
+      attributes: { Arn: queue.arn, QueueName: queue.name, QueueUrl: queue.url },
+    };
+  }
+  return {
+    stage: plan.stage,
+    stackName: plan.stackName,
+    region: plan.region,
+    tables,
+    buckets: plan.buckets.map((bucket) => ({ logicalId: bucket.logicalId, name: bucket.bucketName })),
+    queues,
+    notEmulated: sqs ? plan.notEmulated : [...plan.notEmulated, ...plan.queues.map((q) => q.logicalId)],
+    refs,
+    conditions: plan.conditions,
+  };
+}
+
+/** What `Ref` / `Fn::GetAtt` give for a bucket of this name. */
+export function bucketRef(name: string, region: string): LocalResourceRef {
+  return {
+    type: 'AWS::S3::Bucket',
+    ref: name,
+    attributes: {
+      Arn: `arn:aws:s3:::${name}`,
+      DomainName: `${name}.s3.amazonaws.com`,
+      RegionalDomainName: `${name}.s3.${region}.amazonaws.com`,
+    },
+  };
+}
+
+/**
+ * Evaluates CloudFormation intrinsics in a value (a function's environment variable) against
+ * local resources: Ref and Fn::GetAtt of `refs`, pseudo parameters, Fn::Sub, Fn::Join, Fn::If on
+ * `conditions`. Throws InfraDefinitionError for what cannot be resolved locally.
+ */
+export function resolveIntrinsics(
+  value: unknown,
+  context: {
+    refs: Readonly<Record<string, LocalResourceRef>>;
+    stackName: string;
+    region?: string;
+    conditions?: Readonly<Record<string, unknown>>;
+    where: string;
+  },
+): unknown {
+  const resolved = evaluate(value, {
+    region: context.region ?? LOCAL_REGION,
+    stackName: context.stackName,
+    conditions: { ...context.conditions },
+    evaluatedConditions: new Map(),
+    where: context.where,
+    refs: context.refs,
+  });
+  return resolved === NO_VALUE ? undefined : resolved;
+}
+
+async function ensureTable(dynamodb: DynamoDBClient, plan: PlannedTable) {
   const name = plan.createTable.TableName as string;
   let description: TableDescription | undefined;
   try {
@@ -599,9 +884,14 @@ async function ensureTable(dynamodb: DynamoDBClient, plan: InfraPlan['table']) {
   }
   const arn = description?.TableArn;
   const streamArn = description?.LatestStreamArn;
-  if (!arn || !streamArn)
+  if (!arn || (plan.createTable.StreamSpecification && !streamArn))
     throw new LocalResourceConflictError(name, 'the local server returned no table or stream ARN');
-  return { name, arn, streamArn, ...(plan.ttlAttribute ? { ttlAttribute: plan.ttlAttribute } : {}) };
+  return {
+    name,
+    arn,
+    ...(streamArn ? { streamArn } : {}),
+    ...(plan.ttlAttribute ? { ttlAttribute: plan.ttlAttribute } : {}),
+  };
 }
 
 async function ensureBucket(s3: S3Client, name: string): Promise<void> {
@@ -614,7 +904,7 @@ async function ensureBucket(s3: S3Client, name: string): Promise<void> {
   }
 }
 
-async function ensureQueue(sqs: SQSClient, queue: InfraPlan['queues'][number]): Promise<LocalQueue> {
+async function ensureQueue(sqs: SQSClient, queue: PlannedQueue): Promise<LocalQueue> {
   const created = await sqs.send(
     new CreateQueueCommand({ QueueName: queue.queueName, Attributes: queue.attributes }),
   );
@@ -637,10 +927,12 @@ export async function createLocalResources(options: LocalResourcesOptions): Prom
   validateOptions(options, OPTION_KEYS);
   const { dynamodb, s3, sqs, ...infraOptions } = options;
   const plan = planLocalResources(infraOptions);
-  const [table] = await Promise.all([
+  const [{ streamArn, ...table }] = await Promise.all([
     ensureTable(dynamodb, plan.table),
     ensureBucket(s3, plan.bucket.bucketName),
   ]);
+  // planLocalResources refuses a table without a stream, and ensureTable one the server made without.
+  if (!streamArn) throw new LocalResourceConflictError(table.name, 'has no stream');
   let queues: Record<string, LocalQueue> | undefined;
   if (sqs) {
     queues = {};
@@ -649,7 +941,7 @@ export async function createLocalResources(options: LocalResourcesOptions): Prom
   return {
     stage: plan.stage,
     settings: plan.settings,
-    table,
+    table: { ...table, streamArn },
     bucket: { name: plan.bucket.bucketName, archivePrefix: plan.settings.archivePrefix },
     ...(queues ? { queues } : {}),
     notEmulated: plan.notEmulated,

@@ -7,6 +7,7 @@ import type { FilterPattern } from '../filters/index.js';
 import { assertOptions } from '../records/options.js';
 import type { EventSourceMappingOptions } from './emulator.js';
 import { ServerlessConfigError } from './errors.js';
+import { builtPathOf } from './handler-loader.js';
 import { literalSource, strToBool } from './variables.js';
 
 export interface ServerlessConfigOptions {
@@ -80,6 +81,9 @@ const STREAM_KEYS = [
   'filterPatterns',
 ] as const;
 
+/** The account id in ARNs the local runtime makes up. */
+const LOCAL_ACCOUNT_ID = '000000000000';
+
 const CFN_TAGS = [
   'Ref',
   'GetAtt',
@@ -116,7 +120,26 @@ const CFN_SCHEMA = yaml.DEFAULT_SCHEMA.extend(
   }),
 );
 
-const VARIABLE = /\$\{([^${}]+)\}/;
+/**
+ * Parses serverless.yml text as serverless does (CloudFormation short tags read as their long
+ * form), without resolving variables. Throws js-yaml's error for text that is not YAML.
+ */
+export function parseServerlessYaml(text: string, filename?: string): unknown {
+  return yaml.load(text, { schema: CFN_SCHEMA, ...(filename ? { filename } : {}) });
+}
+
+const VARIABLE = /\$\{([^${}]+)\}/g;
+
+/**
+ * serverless v3 reads `${…}` as a variable only when it opens with a lower-case source type and
+ * `:` or `(` (`${self:…}`, `${file(…)}`); `${AWS::Region}`, `${Bucket.Arn}` or `${name}` are left
+ * as they are, for CloudFormation's Fn::Sub.
+ */
+function firstVariable(text: string): RegExpExecArray | undefined {
+  for (const match of text.matchAll(VARIABLE))
+    if (/^\s*[a-z][a-zA-Z0-9]*(\(|:(?!:))/.test(match[1] as string)) return match as RegExpExecArray;
+  return undefined;
+}
 
 /**
  * serverless.yml as serverless v3 would resolve it, for the variable forms a v3 file commonly
@@ -150,6 +173,13 @@ export class ServerlessConfig {
     try {
       text = await readFile(file, 'utf8');
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new ServerlessConfigError(
+          file,
+          "cannot read: no such file. Run tidewater in your service's folder (where serverless.yml is), pass " +
+            'the file with -c, or scaffold one with `npx tidewater init`',
+        );
+      }
       throw new ServerlessConfigError(file, `cannot read: ${(error as Error).message}`);
     }
     let raw: unknown;
@@ -177,6 +207,47 @@ export class ServerlessConfig {
     if (this.cliOptions.stage) return this.cliOptions.stage;
     const stage = await this.get('provider.stage');
     return typeof stage === 'string' && stage ? stage : 'dev';
+  }
+
+  /** `--region`, else provider.region, else us-east-1 (serverless v3's default). */
+  async region(): Promise<string> {
+    if (this.cliOptions.region) return this.cliOptions.region;
+    const region = await this.get('provider.region');
+    return typeof region === 'string' && region ? region : 'us-east-1';
+  }
+
+  /** The service's name (`service:`, or `service.name` in the older object form). */
+  async service(): Promise<string> {
+    const service = await this.get('service');
+    const name =
+      typeof service === 'object' && service !== null ? (service as { name?: unknown }).name : service;
+    if (typeof name !== 'string' || !name)
+      throw new ServerlessConfigError(this.file, 'has no `service:` name');
+    return name;
+  }
+
+  /** The folder serverless.yml is in: handler paths and `${file(…)}` are relative to it. */
+  get root(): string {
+    return dirname(this.file);
+  }
+
+  /**
+   * provider.environment with the function's environment over it, as Lambda gets them
+   * (serverless variables resolved; CloudFormation intrinsics left as objects).
+   */
+  async environmentOf(key: string): Promise<Record<string, unknown>> {
+    if ((await this.get(`functions.${key}`)) === undefined)
+      throw new ServerlessConfigError(this.file, `no function '${key}' under functions:`);
+    const providerEnv = await this.get('provider.environment');
+    const fnEnv = await this.get(`functions.${key}.environment`);
+    for (const [where, env] of [
+      ['provider.environment', providerEnv],
+      [`functions.${key}.environment`, fnEnv],
+    ] as const) {
+      if (env !== undefined && (env === null || typeof env !== 'object' || Array.isArray(env)))
+        throw new ServerlessConfigError(this.file, `${where} must be a mapping`);
+    }
+    return { ...(providerEnv as object | undefined), ...(fnEnv as object | undefined) };
   }
 
   async functionKeys(): Promise<string[]> {
@@ -228,8 +299,7 @@ export class ServerlessConfig {
     const timeout = (await this.get(`functions.${key}.timeout`)) ?? (await this.get('provider.timeout')) ?? 6;
     const memory =
       (await this.get(`functions.${key}.memorySize`)) ?? (await this.get('provider.memorySize')) ?? 1024;
-    const providerEnv = (await this.get('provider.environment')) as Record<string, unknown> | undefined;
-    const fnEnv = (await this.get(`functions.${key}.environment`)) as Record<string, unknown> | undefined;
+    const environment = await this.environmentOf(key);
     return {
       key,
       functionName: typeof name === 'string' ? name : `${String(service)}-${await this.stage()}-${key}`,
@@ -238,7 +308,7 @@ export class ServerlessConfig {
       handlerExport: handler.slice(dot + 1),
       timeoutSeconds: toNumber(timeout, `functions.${key}.timeout`, this.file),
       memorySize: toNumber(memory, `functions.${key}.memorySize`, this.file),
-      environment: { ...providerEnv, ...fnEnv },
+      environment,
       stream,
     };
   }
@@ -348,14 +418,15 @@ export class ServerlessConfig {
   /** Resolves the variables of one value (not of its children). */
   private async resolveValue(value: unknown): Promise<unknown> {
     let current = value;
-    for (let depth = 0; typeof current === 'string' && VARIABLE.test(current); depth++) {
+    for (let depth = 0; typeof current === 'string'; depth++) {
+      const text: string = current;
+      const match = firstVariable(text);
+      if (!match) break;
       if (depth > 50)
         throw new ServerlessConfigError(
           this.file,
           `variables nest too deeply (a cycle?) in ${JSON.stringify(value)}`,
         );
-      const text: string = current;
-      const match = VARIABLE.exec(text) as RegExpExecArray;
       const resolved = await this.resolveExpression(match[1] as string, text);
       if (match[0] === text) {
         current = resolved;
@@ -396,6 +467,9 @@ export class ServerlessConfig {
     }
     if (source === 'sls:stage') return this.stage();
     if (source === 'sls:instanceId') return 'local';
+    if (source === 'aws:region') return this.region();
+    // The account the local servers' ARNs use; on AWS it is the deploying account's.
+    if (source === 'aws:accountId') return LOCAL_ACCOUNT_ID;
     const fn = /^(\w+)\((.*)\)(?::(.*))?$/s.exec(source);
     if (fn) {
       const [, name, argument = '', address] = fn;
@@ -503,11 +577,23 @@ export function toEmulatorOptions(
   };
 }
 
-/** The handler's file: the first of .ts, .mts, .js, .mjs, .cjs that exists next to handlerModule. */
-export function handlerFile(settings: Pick<StreamFunctionSettings, 'handler' | 'handlerModule'>): string {
+/**
+ * The handler's file: the first of .ts, .mts, .js, .mjs, .cjs that exists next to handlerModule;
+ * failing that, given the project root, its built copy under `<root>/dist` (a package that ships
+ * dist/ but not src/, like tidewater's own demo service).
+ */
+export function handlerFile(
+  settings: Pick<StreamFunctionSettings, 'handler' | 'handlerModule'>,
+  options: { root?: string } = {},
+): string {
   for (const ext of ['.ts', '.mts', '.js', '.mjs', '.cjs']) {
     const candidate = `${settings.handlerModule}${ext}`;
     if (existsSync(candidate)) return candidate;
+  }
+  const built = options.root ? builtPathOf(`${settings.handlerModule}.ts`, options.root) : undefined;
+  if (built) {
+    for (const candidate of [built, built.replace(/\.js$/, '.mjs')])
+      if (existsSync(candidate)) return candidate;
   }
   throw new ServerlessConfigError(
     settings.handlerModule,

@@ -28,7 +28,7 @@ afterEach(() => {
 
 describe('tidewater CLI', () => {
   it('every command has --help', async () => {
-    for (const command of ['start', 'replay', 'capture', 'aggregate']) {
+    for (const command of ['init', 'start', 'replay', 'capture', 'aggregate', 'demo']) {
       const { out } = captureOutput();
       expect(await main([command, '--help'])).toBe(EXIT.ok);
       expect(out.join('')).toContain(`Usage: tidewater ${command}`);
@@ -47,8 +47,15 @@ describe('tidewater CLI', () => {
 
   it('capture: a wrong command line is a usage error, named', async () => {
     const { err } = captureOutput();
-    expect(await main(['capture', '-o', 'out.jsonl'])).toBe(EXIT.usage);
-    expect(err.join('')).toMatch(/exactly one of --stream-arn and --table/);
+    // No stream named, and no serverless.yml to take the only stream function's from.
+    expect(
+      await main(['capture', '-o', 'out.jsonl', '-c', join(tmpdir(), 'no-such-dir', 'serverless.yml')]),
+    ).toBe(EXIT.usage);
+    expect(err.join('')).toMatch(
+      /give --stream-arn, --table or --function \(there is no .*serverless\.yml to read\)/,
+    );
+    expect(await main(['capture', '--table', 't', '--function', 'f', '-o', 'out.jsonl'])).toBe(EXIT.usage);
+    expect(err.join('')).toMatch(/give one of --stream-arn, --table and --function/);
     expect(await main(['capture', '--table', 't', '--stream-arn', 'arn', '-o', 'out.jsonl'])).toBe(
       EXIT.usage,
     );
@@ -58,24 +65,57 @@ describe('tidewater CLI', () => {
     expect(err.join('')).toMatch(/--from.*yesterday.*trim-horizon, latest/s);
   });
 
-  it('start without Java prints the fix and exits 1, leaving no server behind to hold the process', async () => {
-    // A real process: a server left listening would keep it alive, and this test would time out.
-    const emptyBin = await mkdtemp(join(tmpdir(), 'tidewater-no-java-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'start'], {
-      env: { ...process.env, PATH: emptyBin },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    onTestFinished(() => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(stderr).toMatch(/JavaMissingError: DynamoDB Local needs Java 17 or newer/);
-    expect(stderr).toMatch(/apt-get install -y openjdk-17-jre-headless/);
-    expect(code).toBe(EXIT.error);
+  it.each([
+    ['start', 'in a service folder'],
+    ['demo', "tidewater's own demo service"],
+  ])(
+    '%s without Java (%s) prints the fix and exits 1, leaving no server behind to hold the process',
+    async (command) => {
+      // A real process: a server left listening would keep it alive, and this test would time out.
+      const emptyBin = await mkdtemp(join(tmpdir(), 'tidewater-no-java-'));
+      const service = await mkdtemp(join(tmpdir(), 'tidewater-no-java-service-'));
+      await writeFile(
+        join(service, 'serverless.yml'),
+        'service: no-java\nprovider:\n  name: aws\nresources:\n  Resources: {}\n',
+      );
+      const bin = join(process.cwd(), 'src', 'cli', 'bin.ts');
+      // tsx from this repository: the process runs in the service folder, which has no node_modules.
+      const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), bin, command], {
+        cwd: service,
+        env: { ...process.env, PATH: emptyBin },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      onTestFinished(() => {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(stderr).toMatch(/JavaMissingError: DynamoDB Local needs Java 17 or newer/);
+      expect(stderr).toMatch(/apt-get install -y openjdk-17-jre-headless/);
+      expect(code).toBe(EXIT.error);
+    },
+  );
+
+  it('start without a serverless.yml names the file and the fix, before starting anything', async () => {
+    const { err } = captureOutput();
+    const missing = join(await mkdtemp(join(tmpdir(), 'tidewater-empty-')), 'serverless.yml');
+    expect(await main(['start', '-c', missing])).toBe(EXIT.error);
+    const message = err.join('');
+    expect(message).toContain(`ServerlessConfigError: ${missing}: cannot read: no such file`);
+    expect(message).toMatch(/pass the file with -c, or scaffold one with `npx tidewater init`/);
+    // Nothing was started: no endpoint was printed.
+    expect(message).not.toMatch(/DynamoDB\s+http/);
+  });
+
+  it('start: --once and --for together, and a bad endpoint, are usage errors', async () => {
+    const { err } = captureOutput();
+    expect(await main(['start', '--once', '--for', '5'])).toBe(EXIT.usage);
+    expect(err.join('')).toMatch(/--once or --for, not both/);
+    expect(await main(['start', '--dynamodb-endpoint', 'localhost:8000'])).toBe(EXIT.usage);
+    expect(err.join('')).toMatch(/expected an http\(s\) URL, got localhost:8000/);
   });
 
   it('replay runs serverless.yml settings over a file and exits 0 when nothing is discarded', async () => {

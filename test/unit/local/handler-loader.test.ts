@@ -59,10 +59,11 @@ describe('handler loader', () => {
     }
   });
 
-  it('fails with HandlerLoadError naming the fix: unbuilt source, missing export, missing file', async () => {
+  it('fails with HandlerLoadError naming the fix: no esbuild for an unbuilt source, missing export, missing file', async () => {
+    // No built copy, and the project has no esbuild to compile it with: say what to install, where.
     await expect(
       loadHandler(join(root, 'src', 'handlers', 'unbuilt.ts'), 'handler', { root, built: true }),
-    ).rejects.toThrow(/is not built: run `npm run build`/);
+    ).rejects.toThrow(/esbuild of the service in .*not installed there.*npm install --save-dev esbuild/s);
     await expect(loadHandler(join(root, 'plain.mjs'), 'value', { root })).rejects.toThrow(
       /exports no function 'value'/,
     );

@@ -1,0 +1,76 @@
+import type { ServerlessConfig, StreamFunctionSettings } from '../local/index.js';
+import { ServerlessConfigError } from '../local/index.js';
+import { isEndpointVariable } from '../local/process-env.js';
+import {
+  plannedReferences,
+  planServiceResources,
+  type ResourceReferences,
+  resolveEnvironment,
+} from '../local/service-resources.js';
+
+/** `-f key`, or the only function with a DynamoDB stream event when none is named. */
+export async function streamFunctionOf(
+  config: ServerlessConfig,
+  key: string | undefined,
+): Promise<StreamFunctionSettings> {
+  if (key !== undefined) {
+    const fn = await config.streamFunction(key);
+    if (!fn) throw new ServerlessConfigError(config.file, `function '${key}' has no DynamoDB stream event`);
+    return fn;
+  }
+  const all = await config.streamFunctions();
+  if (all.length === 1) return all[0] as StreamFunctionSettings;
+  throw new ServerlessConfigError(
+    config.file,
+    all.length === 0
+      ? 'no function has a DynamoDB stream event'
+      : `several functions have a DynamoDB stream event; pick one with -f (${all.map((f) => f.key).join(', ')})`,
+  );
+}
+
+/**
+ * The environment a function's handler gets outside `tidewater start` (a replay): serverless.yml's
+ * provider.environment and the function's own, literals as written. A CloudFormation reference
+ * (`Ref: Bucket`) takes the variable's value from your shell when it is set there, else the name
+ * `tidewater start` gives the resource locally; one that resolves to neither is left unset, with
+ * a warning. Local endpoints set in the shell (AWS_ENDPOINT_URL_*) win over serverless.yml's.
+ */
+export async function functionEnvironment(
+  config: ServerlessConfig,
+  fn: Pick<StreamFunctionSettings, 'key' | 'environment'>,
+  options: { warn: (line: string) => void; env?: Readonly<Record<string, string | undefined>> },
+): Promise<Record<string, string>> {
+  const shell = options.env ?? process.env;
+  const intrinsic = Object.entries(fn.environment).filter(
+    ([, value]) => value !== null && typeof value === 'object',
+  );
+  let references: ResourceReferences = { refs: {}, stackName: '', region: 'us-east-1', conditions: {} };
+  if (intrinsic.some(([name]) => shell[name] === undefined)) {
+    try {
+      const endpoint = shell.AWS_ENDPOINT_URL_SQS;
+      references = plannedReferences(
+        await planServiceResources(config),
+        endpoint ? { sqsEndpoint: endpoint } : {},
+      );
+    } catch (error) {
+      if (!(error instanceof ServerlessConfigError)) throw error;
+      options.warn(`${error.message}; CloudFormation references in ${fn.key}'s environment stay unresolved`);
+    }
+  }
+  const { values, unresolved } = resolveEnvironment(fn.environment, references);
+  for (const [name] of intrinsic) {
+    const fromShell = shell[name];
+    if (fromShell !== undefined) values[name] = fromShell;
+  }
+  for (const { name, reason } of unresolved) {
+    if (shell[name] !== undefined) continue;
+    options.warn(
+      `${fn.key}: environment ${name} is left unset (${reason}); set it in your shell to give it a value`,
+    );
+  }
+  for (const name of Object.keys(values)) {
+    const fromShell = shell[name];
+    if (isEndpointVariable(name) && fromShell !== undefined) values[name] = fromShell;
+  }
+  return values;
+}

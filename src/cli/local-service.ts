@@ -1,0 +1,385 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import {
+  type EmulatorEvent,
+  EventSourceMappingEmulator,
+  type FailureDestination,
+  handlerFile,
+  loadHandler,
+  loadServerlessConfig,
+  S3FailureDestination,
+  SqsFailureDestination,
+  type StartingPosition,
+  type StreamFunctionSettings,
+  type StreamHandler,
+  StreamPoller,
+  startDynamoDbLocal,
+  startS3Server,
+  startSqsServer,
+  toEmulatorOptions,
+} from '../local/index.js';
+import { connectLocalAws, type LocalAws } from '../local/local-aws.js';
+import { overlayEnv } from '../local/process-env.js';
+import {
+  createServiceResources,
+  planServiceResources,
+  resolveEnvironment,
+  type ServiceResources,
+} from '../local/service-resources.js';
+import { describeEvent } from './describe-event.js';
+
+/**
+ * `tidewater start` in a service: the local servers, the resources its serverless.yml declares,
+ * and every function with a DynamoDB stream event fed by its table's stream the way Lambda's event
+ * source mapping would feed it, until stopped.
+ */
+export interface LocalServiceOptions {
+  /** The service's serverless.yml. */
+  config: string;
+  stage: string;
+  /** Run only these functions (keys under `functions:`); default every stream function. */
+  functions?: readonly string[];
+  /** Deliver what the streams hold, then stop. */
+  once?: boolean;
+  /** Stop after this many seconds. */
+  forSeconds?: number;
+  /** Stops the run (SIGINT / SIGTERM in the CLI). */
+  signal?: AbortSignal;
+  /** Servers already running (Docker, a test's); each one not given is started here. */
+  endpoints?: { dynamodb?: string; s3?: string; sqs?: string };
+  /** Write the environment that reaches the local servers here (KEY=value lines) once ready. */
+  envFile?: string;
+  verbose?: boolean;
+  /** tidewater's own lines (the functions' output goes to stdout, as in Lambda). */
+  log: (line: string) => void;
+}
+
+export interface LocalServiceResult {
+  /** The functions that ran. */
+  functions: string[];
+  invocations: number;
+  /** Records handed to an on-failure destination (or dropped, without one): Lambda would have lost them. */
+  discarded: number;
+}
+
+interface Servers {
+  aws: LocalAws;
+  sqs: SQSClient;
+  sqsEndpoint: string;
+  stop(): Promise<void>;
+}
+
+interface RunningFunction {
+  fn: StreamFunctionSettings;
+  streamArn: string;
+  environment: Record<string, string>;
+  handler: StreamHandler;
+  onFailure?: FailureDestination;
+  onFailureNote: string;
+}
+
+const NOT_STOPPED = { endpoint: '', stop: async () => undefined };
+
+export async function runLocalService(options: LocalServiceOptions): Promise<LocalServiceResult> {
+  const { log } = options;
+  // Everything that can be wrong in serverless.yml is found before a server starts.
+  const config = await loadServerlessConfig({ file: options.config, stage: options.stage });
+  const root = config.root;
+  const stage = await config.stage();
+  const service = await config.service();
+  const plan = await planServiceResources(config);
+  const streamFunctions = await selectFunctions(config, options.functions);
+  for (const fn of streamFunctions) handlerFile(fn, { root });
+
+  log(`${service} (stage ${stage}) from ${config.file}`);
+  const servers = await startServers(options.endpoints ?? {});
+  const checkpoints = await mkdtemp(join(tmpdir(), 'tidewater-start-'));
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const timer =
+    options.forSeconds !== undefined ? setTimeout(() => stop.abort(), options.forSeconds * 1000) : undefined;
+  let restoreEnv: () => void = () => undefined;
+  const stats = { invocations: 0, discarded: 0 };
+  try {
+    const { aws } = servers;
+    const localEnv: Record<string, string> = { ...aws.env, AWS_ENDPOINT_URL_SQS: servers.sqsEndpoint };
+    log(`  DynamoDB  ${aws.dynamoEndpoint}${options.endpoints?.dynamodb ? ' (given)' : ' (DynamoDB Local)'}`);
+    log(`  S3        ${aws.s3Endpoint}${options.endpoints?.s3 ? ' (given)' : ''}`);
+    log(`  SQS       ${servers.sqsEndpoint}${options.endpoints?.sqs ? ' (given)' : ''}`);
+
+    const resources = await createServiceResources({
+      config,
+      dynamodb: aws.dynamodb,
+      s3: aws.s3,
+      sqs: servers.sqs,
+    });
+    describeResources(resources, plan.tables.length + plan.buckets.length + plan.queues.length, log);
+
+    const running: RunningFunction[] = [];
+    for (const fn of streamFunctions) {
+      const prepared = await prepareFunction(fn, resources, localEnv, servers, root, log);
+      if (prepared) running.push(prepared);
+    }
+    // One process runs every function: each handler was imported with its own environment (what
+    // it reads at cold start is exact); while they run, process.env holds all of them.
+    const runtimeEnv: Record<string, string> = {};
+    for (const { fn, environment } of running) {
+      for (const [name, value] of Object.entries(environment)) {
+        if (name in runtimeEnv && runtimeEnv[name] !== value && !(name in localEnv))
+          log(`warning: ${name} differs between functions; code reading it per invocation sees ${fn.key}'s`);
+        runtimeEnv[name] = value;
+      }
+    }
+    restoreEnv = overlayEnv({ ...runtimeEnv, ...localEnv });
+
+    log('environment for your own scripts and tools (the same servers):');
+    for (const [name, value] of Object.entries(localEnv)) log(`  export ${name}=${value}`);
+    if (options.envFile) {
+      await writeFile(
+        options.envFile,
+        Object.entries(localEnv)
+          .map(([name, value]) => `${name}=${value}\n`)
+          .join(''),
+      );
+    }
+    if (running.length === 0) log('no function with a DynamoDB stream event to run');
+
+    const pollers = running.map((fn) => runFunction(fn, servers, checkpoints, stop.signal, options, stats));
+    log(
+      options.once
+        ? 'delivering what the streams hold, then stopping'
+        : options.forSeconds !== undefined
+          ? `running for ${options.forSeconds} s`
+          : 'running; Ctrl-C to stop',
+    );
+    const settled = await Promise.allSettled(
+      pollers.map((p) =>
+        p.catch((error: unknown) => {
+          // One mapping failing stops the others: a local run that silently lost a function
+          // would look healthy.
+          stop.abort();
+          throw error;
+        }),
+      ),
+    );
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    log(
+      `stopped: ${stats.invocations} invocation${stats.invocations === 1 ? '' : 's'}, ` +
+        `${stats.discarded} record${stats.discarded === 1 ? '' : 's'} discarded`,
+    );
+    return { functions: running.map((r) => r.fn.key), ...stats };
+  } finally {
+    if (timer) clearTimeout(timer);
+    stop.abort();
+    options.signal?.removeEventListener('abort', onAbort);
+    restoreEnv();
+    await Promise.all([servers.stop(), rm(checkpoints, { recursive: true, force: true })]);
+  }
+}
+
+/** The stream functions to run: all, or the ones named (each must exist and have a stream). */
+async function selectFunctions(
+  config: Awaited<ReturnType<typeof loadServerlessConfig>>,
+  keys: readonly string[] | undefined,
+): Promise<StreamFunctionSettings[]> {
+  if (!keys?.length) return config.streamFunctions();
+  const out: StreamFunctionSettings[] = [];
+  for (const key of keys) {
+    const fn = await config.streamFunction(key);
+    if (!fn) throw new Error(`${config.file}: function '${key}' has no DynamoDB stream event`);
+    out.push(fn);
+  }
+  return out;
+}
+
+/** Starts the servers not given as endpoints; on any failure stops the ones that started. */
+async function startServers(endpoints: NonNullable<LocalServiceOptions['endpoints']>): Promise<Servers> {
+  const external = (endpoint: string) => ({ ...NOT_STOPPED, endpoint });
+  const started = await Promise.allSettled([
+    endpoints.dynamodb ? external(endpoints.dynamodb) : startDynamoDbLocal(),
+    endpoints.s3 ? external(endpoints.s3) : startS3Server(),
+    endpoints.sqs ? external(endpoints.sqs) : startSqsServer(),
+  ]);
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    // A server left listening would keep the process alive after the error (e.g. no Java).
+    await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
+    throw failed.reason;
+  }
+  const [dynamo, s3, sqsServer] = started.map(
+    (r) => (r as PromiseFulfilledResult<typeof NOT_STOPPED>).value,
+  ) as [typeof NOT_STOPPED, typeof NOT_STOPPED, typeof NOT_STOPPED];
+  const aws = connectLocalAws(dynamo, s3);
+  const sqs = new SQSClient({
+    endpoint: sqsServer.endpoint,
+    region: aws.region,
+    credentials: aws.credentials,
+  });
+  return {
+    aws,
+    sqs,
+    sqsEndpoint: sqsServer.endpoint,
+    async stop() {
+      sqs.destroy();
+      await Promise.all([aws.stop(), sqsServer.stop()]);
+    },
+  };
+}
+
+function describeResources(resources: ServiceResources, declared: number, log: (line: string) => void) {
+  if (declared === 0) {
+    log("resources: serverless.yml's resources: declares no table, bucket or queue");
+  } else {
+    log("resources (serverless.yml's resources:):");
+    for (const table of resources.tables) {
+      const details = [
+        table.streamArn ? 'stream' : 'no stream',
+        ...(table.ttlAttribute ? [`TTL on ${table.ttlAttribute}`] : []),
+      ];
+      log(`  ${table.logicalId.padEnd(24)} table  ${table.name} (${details.join(', ')})`);
+    }
+    for (const bucket of resources.buckets) log(`  ${bucket.logicalId.padEnd(24)} bucket ${bucket.name}`);
+    for (const queue of resources.queues) log(`  ${queue.logicalId.padEnd(24)} queue  ${queue.url}`);
+  }
+  if (resources.notEmulated.length)
+    log(`  deployed but not emulated locally: ${resources.notEmulated.join(', ')}`);
+}
+
+/** Resolves a function's stream, environment and on-failure destination, and loads its handler. */
+async function prepareFunction(
+  fn: StreamFunctionSettings,
+  resources: ServiceResources,
+  localEnv: Record<string, string>,
+  servers: Servers,
+  root: string,
+  log: (line: string) => void,
+): Promise<RunningFunction | undefined> {
+  if (!fn.stream.enabled) {
+    log(`function ${fn.key}: its stream event is disabled (enabled: false); not run`);
+    return undefined;
+  }
+  const streamArn = resources.streamArnOf(fn);
+  if (!streamArn) {
+    log(
+      `function ${fn.key}: its stream (${JSON.stringify(fn.stream.arn)}) is not a table serverless.yml's ` +
+        'resources: declares; not run',
+    );
+    return undefined;
+  }
+  const { values, unresolved } = resolveEnvironment(fn.environment, resources);
+  for (const { name, reason } of unresolved)
+    log(`warning: function ${fn.key}: environment ${name} is left unset: ${reason}`);
+  // The local servers' endpoints win over anything serverless.yml sets for AWS.
+  const environment = { ...values, ...localEnv };
+  const restore = overlayEnv(environment);
+  let handler: StreamHandler;
+  try {
+    handler = await loadHandler<StreamHandler>(handlerFile(fn, { root }), fn.handlerExport, { root });
+  } finally {
+    restore();
+  }
+  const { destination, note } = onFailureDestination(fn, resources, servers);
+  const s = fn.stream;
+  const settings = [
+    `batch ${s.batchSize ?? 100}`,
+    ...(s.filterPatterns
+      ? [`${s.filterPatterns.length} filter pattern${s.filterPatterns.length === 1 ? '' : 's'}`]
+      : []),
+    ...(s.reportBatchItemFailures ? ['ReportBatchItemFailures'] : []),
+    ...(s.bisectBatchOnFunctionError ? ['bisect'] : []),
+    `retries ${s.maximumRetryAttempts === undefined || s.maximumRetryAttempts < 0 ? 'unbounded' : s.maximumRetryAttempts}`,
+    `from ${s.startingPosition}`,
+  ];
+  log(`function ${fn.key} (${fn.handler}) ← ${streamArn}`);
+  log(`  ${settings.join(', ')}; on failure: ${note}`);
+  for (const [name, value] of Object.entries(values)) log(`  ${name}=${value}`);
+  return {
+    fn,
+    streamArn,
+    environment: values,
+    handler,
+    ...(destination ? { onFailure: destination } : {}),
+    onFailureNote: note,
+  };
+}
+
+/** destinations.onFailure, when it names a local queue or bucket. */
+function onFailureDestination(
+  fn: StreamFunctionSettings,
+  resources: ServiceResources,
+  servers: Servers,
+): { destination?: FailureDestination; note: string } {
+  const target = fn.stream.onFailure;
+  if (!target) return { note: 'none (Lambda drops the batch)' };
+  const arn = resolveEnvironment({ arn: target.arn }, resources).values.arn;
+  const queue = resources.queues.find((q) => q.arn === arn);
+  if (queue)
+    return { destination: new SqsFailureDestination(servers.sqs, queue.url), note: `queue ${queue.name}` };
+  const bucket = resources.buckets.find((b) => `arn:aws:s3:::${b.name}` === arn);
+  if (bucket)
+    return {
+      destination: new S3FailureDestination(servers.aws.s3, bucket.name),
+      note: `bucket ${bucket.name}`,
+    };
+  return {
+    note: `${arn ?? JSON.stringify(target.arn)} is not a local queue or bucket (discards are only logged)`,
+  };
+}
+
+function startingPosition(fn: StreamFunctionSettings, log: (line: string) => void): StartingPosition {
+  if (fn.stream.startingPosition === 'AT_TIMESTAMP') {
+    log(`function ${fn.key}: startingPosition AT_TIMESTAMP is read from TRIM_HORIZON locally`);
+    return 'TRIM_HORIZON';
+  }
+  return fn.stream.startingPosition;
+}
+
+async function runFunction(
+  running: RunningFunction,
+  servers: Servers,
+  checkpoints: string,
+  signal: AbortSignal,
+  options: LocalServiceOptions,
+  stats: { invocations: number; discarded: number },
+): Promise<void> {
+  const { fn, log } = { fn: running.fn, log: options.log };
+  const sizes = new Map<string, number>();
+  const onEvent = (event: EmulatorEvent) => {
+    if (options.verbose) log(`${fn.key}: ${describeEvent(event)}`);
+    if (event.type === 'invoke') {
+      stats.invocations++;
+      sizes.set(event.requestId, event.sequenceNumbers.length);
+    } else if (event.type === 'response') {
+      const size = sizes.get(event.requestId) ?? 0;
+      sizes.delete(event.requestId);
+      if (!options.verbose)
+        log(
+          `${fn.key}: ${size} record${size === 1 ? '' : 's'} → ${event.outcome}${event.error ? `: ${event.error}` : ''}`,
+        );
+    } else if (event.type === 'discard') {
+      const size = event.record.DDBStreamBatchInfo.batchSize;
+      stats.discarded += size;
+      log(
+        `${fn.key}: ${size} record${size === 1 ? '' : 's'} discarded (${event.condition}); on failure: ${running.onFailureNote}`,
+      );
+    }
+  };
+  const emulator = new EventSourceMappingEmulator({
+    ...toEmulatorOptions(fn, { region: servers.aws.region }),
+    handler: running.handler,
+    keepLog: false,
+    ...(running.onFailure ? { onFailure: running.onFailure } : {}),
+    onEvent,
+  });
+  const poller = new StreamPoller({
+    streams: servers.aws.streams,
+    streamArn: running.streamArn,
+    startingPosition: startingPosition(fn, log),
+    checkpointFile: join(checkpoints, `${fn.key}.json`),
+  });
+  await poller.runEmulator(emulator, { signal, ...(options.once ? { stopWhenCaughtUp: true } : {}) });
+}
