@@ -47,7 +47,7 @@ export function localClients() {
  * `stop()` destroys the client and stops the server.
  */
 export async function startLocalSqs(): Promise<{ sqs: SQSClient; server: SqsServer; stop(): Promise<void> }> {
-  const server = await startSqsServer();
+  const server = await startSqsServerOnFreePort();
   const sqs = new SQSClient({ ...clientConfig, endpoint: server.endpoint });
   return {
     sqs,
@@ -57,6 +57,22 @@ export async function startLocalSqs(): Promise<{ sqs: SQSClient; server: SqsServ
       await server.stop();
     },
   };
+}
+
+/**
+ * startSqsServer asks the OS for a free port, closes it, then listens on it: in between, another
+ * socket (an outgoing connection of a test running alongside takes its port from the same range)
+ * can take it. DynamoDB Local and the S3 server retry that case themselves; the SQS server does
+ * not, so the tests do.
+ */
+export async function startSqsServerOnFreePort(): Promise<SqsServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startSqsServer();
+    } catch (error) {
+      if (attempt >= 5 || !String((error as Error)?.message).includes('EADDRINUSE')) throw error;
+    }
+  }
 }
 
 export function uniqueName(prefix: string): string {
@@ -85,14 +101,7 @@ export async function createTestTable(dynamodb: DynamoDBClient, options: TestTab
       },
     }),
   );
-  if (options.ttlAttribute) {
-    await dynamodb.send(
-      new UpdateTimeToLiveCommand({
-        TableName: tableName,
-        TimeToLiveSpecification: { Enabled: true, AttributeName: options.ttlAttribute },
-      }),
-    );
-  }
+  if (options.ttlAttribute) await enableTtl(dynamodb, tableName, options.ttlAttribute);
   const streamArn = created.TableDescription?.LatestStreamArn;
   if (!streamArn) throw new Error('DynamoDB Local created a table without a stream');
   return {
@@ -100,6 +109,25 @@ export async function createTestTable(dynamodb: DynamoDBClient, options: TestTab
     streamArn,
     drop: () => dynamodb.send(new DeleteTableCommand({ TableName: tableName })).then(() => undefined),
   };
+}
+
+/**
+ * Turns TTL on for a table. DynamoDB Local's TTL sweep runs every second from then on, at a time
+ * no test controls: a test that asserts where a TTL delete lands among its own writes creates the
+ * table without `ttlAttribute`, makes every write, and only then calls this, so the sweep cannot
+ * run between two of its writes.
+ */
+export async function enableTtl(
+  dynamodb: DynamoDBClient,
+  tableName: string,
+  attribute: string,
+): Promise<void> {
+  await dynamodb.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { Enabled: true, AttributeName: attribute },
+    }),
+  );
 }
 
 export async function createTestBucket(s3: S3Client): Promise<string> {
@@ -111,12 +139,16 @@ export async function createTestBucket(s3: S3Client): Promise<string> {
 /**
  * Reads every shard of a stream from TRIM_HORIZON until `until(records)` holds or the timeout
  * passes. Returns the records in shard order. Test-only: the real poller lives in src/local.
+ * The timeout only turns a condition that never comes into a clear error; it returns as soon as
+ * the condition holds. DynamoDB Local writes a stream record within the write's own request, so
+ * what a test wrote is all there once it is read; only TTL deletes (DynamoDB Local's own sweep)
+ * arrive later, at a time the test does not set: `until` waits for those.
  */
 export async function readStreamUntil(
   streams: DynamoDBStreamsClient,
   streamArn: string,
   until: (records: _Record[]) => boolean,
-  timeoutMs = 20_000,
+  timeoutMs = 45_000,
 ): Promise<_Record[]> {
   const deadline = Date.now() + timeoutMs;
   const description = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));

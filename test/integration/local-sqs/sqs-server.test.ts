@@ -8,13 +8,14 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS } from '../../../src/local/dynamodb-local.js';
-import { type SqsServer, startSqsServer } from '../../../src/local/sqs-server.js';
+import type { SqsServer } from '../../../src/local/sqs-server.js';
+import { startSqsServerOnFreePort } from '../../support/aws.js';
 
 describe('local SQS server through the real SQSClient', () => {
   let server: SqsServer;
   let sqs: SQSClient;
   beforeAll(async () => {
-    server = await startSqsServer();
+    server = await startSqsServerOnFreePort();
     sqs = new SQSClient({ endpoint: server.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
   });
   afterAll(async () => {

@@ -5,7 +5,7 @@ import { DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryFailureDestination } from '../../../src/local/destinations.js';
 import { capture, replay } from '../../../src/local/replay.js';
-import { createTestTable, localClients, readStreamUntil } from '../../support/aws.js';
+import { createTestTable, enableTtl, localClients, readStreamUntil } from '../../support/aws.js';
 
 const { dynamodb, streams } = localClients();
 let dir: string;
@@ -18,7 +18,9 @@ afterAll(async () => {
 
 describe('capture → replay', () => {
   it('captures a live DynamoDB Local stream (with a real TTL delete) and replays it with a TTL filter', async () => {
-    const table = await createTestTable(dynamodb, { ttlAttribute: 'expiresAt' });
+    // TTL on only after the writes: the sweep then cannot delete 'expired' between them, so the
+    // stream is INSERT expired, INSERT kept, REMOVE kept, then the TTL REMOVE of expired.
+    const table = await createTestTable(dynamodb);
     const past = Math.floor(Date.now() / 1000) - 60;
     await dynamodb.send(
       new PutItemCommand({
@@ -33,6 +35,7 @@ describe('capture → replay', () => {
       }),
     );
     await dynamodb.send(new DeleteItemCommand({ TableName: table.tableName, Key: { pk: { S: 'kept' } } }));
+    await enableTtl(dynamodb, table.tableName, 'expiresAt');
     await readStreamUntil(streams, table.streamArn, (records) =>
       records.some((r) => r.userIdentity?.Type === 'Service'),
     );

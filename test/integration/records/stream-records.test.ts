@@ -15,7 +15,7 @@ import {
   toLambdaRecord,
 } from '../../../src/records/index.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
-import { createTestTable, localClients, readStreamUntil } from '../../support/aws.js';
+import { createTestTable, enableTtl, localClients, readStreamUntil } from '../../support/aws.js';
 
 const TTL = 'expiresAt';
 
@@ -39,7 +39,10 @@ describe('stream records from DynamoDB Local', () => {
   const exact = '12345678901234567890.123456789012345678';
 
   beforeAll(async () => {
-    table = await createTestTable(dynamodb, { ttlAttribute: TTL });
+    // TTL is turned on only after the last write: DynamoDB Local sweeps every second from then on,
+    // so a table created with TTL could have 'expired' deleted between two of the writes below,
+    // and the stream order asserted here would depend on when the sweep happened to run.
+    table = await createTestTable(dynamodb);
     const TableName = table.tableName;
     await dynamodb.send(
       new PutItemCommand({
@@ -72,9 +75,10 @@ describe('stream records from DynamoDB Local', () => {
     await dynamodb.send(
       new PutItemCommand({ TableName, Item: { pk: { S: 'string-ttl' }, [TTL]: { S: String(past) } } }),
     );
-    sdkRecords = await readStreamUntil(streams, table.streamArn, (all) => all.some(isExpiredRemove), 45_000);
+    await enableTtl(dynamodb, TableName, TTL);
+    sdkRecords = await readStreamUntil(streams, table.streamArn, (all) => all.some(isExpiredRemove), 90_000);
     records = parseStreamEvent({ Records: sdkRecords }, { streamArn: table.streamArn });
-  }, 90_000);
+  }, 180_000);
 
   afterAll(async () => {
     await table?.drop();

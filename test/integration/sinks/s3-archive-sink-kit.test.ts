@@ -1,11 +1,15 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { afterAll } from 'vitest';
+import { afterAll, vi } from 'vitest';
 import { readArchive } from '../../../src/archive.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import { parseObjectKey } from '../../../src/sinks/archive-format.js';
 import { runSinkTestKit } from '../../../src/sinks/testkit.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { s3ClientFor, startRecordingS3 } from './s3-helpers.js';
+
+// The kit's cases are plain it() calls: their timeout is the file's. The large batches put
+// hundreds of objects through s3rver (with redeliveries): ~4 s idle, ~17 s with the cores busy.
+vi.setConfig({ testTimeout: 180_000 });
 
 const { s3 } = localClients();
 const buckets = new WeakMap<S3ArchiveSink, { client: S3Client; bucket: string }>();

@@ -235,5 +235,6 @@ describe('aggregateVotes against DynamoDB Local', () => {
     expect(aggregatorRuns.reduce((n, run) => n + run.retries, 0)).toBeGreaterThan(0);
     expect(writerFaults.reduce((n, f) => n + f.throttled, 0)).toBeGreaterThan(0);
     expect(aggregatorFaults.reduce((n, f) => n + f.stripped, 0)).toBeGreaterThan(0);
-  }, 180_000);
+    // Hang detector, not a performance bound: ~20 s idle, ~90 s on a 2-core machine with its cores busy.
+  }, 600_000);
 });

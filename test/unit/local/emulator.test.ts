@@ -1,5 +1,5 @@
 import type { DynamoDBBatchResponse } from 'aws-lambda';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/local/clock.js';
 import { MemoryFailureDestination } from '../../../src/local/destinations.js';
 import {
@@ -230,11 +230,11 @@ describe('EventSourceMappingEmulator', () => {
       maximumRetryAttempts: 0,
       timedOutSettleMs: 0,
       onFailure: new MemoryFailureDestination(),
-      handler: (context) =>
-        new Promise((resolve) => {
+      // Never settles: with a 1 s timer instead, an event loop stalled past that second (a loaded
+      // machine) would let the call finish before the 0 ms settle cap and drop "still running".
+      handler: () =>
+        new Promise(() => {
           calls++;
-          void context;
-          setTimeout(resolve, 1_000).unref();
         }),
     });
     await emulator.runRecords(input);
@@ -523,9 +523,19 @@ describe('EventSourceMappingEmulator', () => {
       releaseA = resolve;
     });
     let failA = true;
+    const invokes = () =>
+      events(emulator.log, 'invoke') as Array<{ requestId: string; lane: number; sequenceNumbers: string[] }>;
+    const requestOf = (seq: string) => invokes().find((e) => e.sequenceNumbers[0] === seq)?.requestId;
+    let bAnswered: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => {
+      bAnswered = resolve;
+    });
     const emulator = new EventSourceMappingEmulator({
       parallelizationFactor: 10,
       batchSize: 1,
+      onEvent: (e) => {
+        if (e.type === 'response' && e.requestId === requestOf(b)) bAnswered();
+      },
       handler: async (event) => {
         if (event.Records[0]?.dynamodb.Keys.pk?.S === 'a' && failA) {
           failA = false;
@@ -542,15 +552,9 @@ describe('EventSourceMappingEmulator', () => {
         checkpoints.push(s);
       },
     });
-    const invokes = () =>
-      events(emulator.log, 'invoke') as Array<{ requestId: string; lane: number; sequenceNumbers: string[] }>;
-    const requestOf = (seq: string) => invokes().find((e) => e.sequenceNumbers[0] === seq)?.requestId;
-    // b's batch answered (in its own lane) while a is still running in another.
-    await vi.waitFor(() =>
-      expect(
-        events(emulator.log, 'response').some((e) => (e as { requestId: string }).requestId === requestOf(b)),
-      ).toBe(true),
-    );
+    // b's batch answered (in its own lane) while a is still running in another: waited for by the
+    // emulator's own response event, not by polling against a deadline.
+    await answered;
     await new Promise((resolve) => setImmediate(resolve));
     expect(new Set(invokes().map((e) => e.lane)).size).toBe(2);
     expect(checkpoints).toEqual([]);
