@@ -49,8 +49,61 @@ export function isBinary(value: unknown): boolean {
   return typeof value === 'string' ? isBase64(value) : value instanceof Uint8Array;
 }
 
-function invalidBinary(detail: string): InvalidAttributeValueError {
+export function invalidBinary(detail: string): InvalidAttributeValueError {
   return new InvalidAttributeValueError('invalid-binary', detail);
+}
+
+/**
+ * The length of base64 text without its padding (as unpaddedLength), for callers that size the
+ * output themselves: decodedLength(end) bytes follow from it.
+ */
+export function unpaddedBase64Length(text: string): number {
+  return unpaddedLength(text);
+}
+
+/** Bytes that `end` unpadded base64 characters decode to. */
+export function decodedLength(end: number): number {
+  return (end * 3) >> 2;
+}
+
+/**
+ * Decodes the first `end` characters of `text` (its unpadded length) into `out` from `offset`;
+ * false, with `out` partly written, when a character is not base64. The caller sized `out`.
+ */
+export function decodeBase64Into(text: string, end: number, out: Uint8Array, offset: number): boolean {
+  let o = offset;
+  let i = 0;
+  const whole = end - (end % 4);
+  for (; i < whole; i += 4) {
+    const c0 = text.charCodeAt(i);
+    const c1 = text.charCodeAt(i + 1);
+    const c2 = text.charCodeAt(i + 2);
+    const c3 = text.charCodeAt(i + 3);
+    // Any code unit above 255 sets a bit above the table's range; test once for all four.
+    if ((c0 | c1 | c2 | c3) > 255) return false;
+    const a = DECODE[c0]!;
+    const b = DECODE[c1]!;
+    const c = DECODE[c2]!;
+    const d = DECODE[c3]!;
+    if ((a | b | c | d) === 255) return false;
+    out[o++] = (a << 2) | (b >> 4);
+    out[o++] = ((b & 15) << 4) | (c >> 2);
+    out[o++] = ((c & 3) << 6) | d;
+  }
+  const rest = end - i;
+  if (rest >= 2) {
+    const c0 = text.charCodeAt(i);
+    const c1 = text.charCodeAt(i + 1);
+    const c2 = rest === 3 ? text.charCodeAt(i + 2) : 65;
+    if ((c0 | c1 | c2) > 255) return false;
+    const a = DECODE[c0]!;
+    const b = DECODE[c1]!;
+    const c = DECODE[c2]!;
+    if ((a | b | c) === 255) return false;
+    out[o++] = (a << 2) | (b >> 4);
+    if (rest === 3) out[o] = ((b & 15) << 4) | (c >> 2);
+  }
+  return true;
 }
 
 /**
@@ -61,39 +114,8 @@ function invalidBinary(detail: string): InvalidAttributeValueError {
 function decodeBase64(text: string): Uint8Array {
   const end = unpaddedLength(text);
   if (end < 0) throw invalidBinary('B is not valid base64');
-  const out = new Uint8Array((end * 3) >> 2);
-  let o = 0;
-  let i = 0;
-  const whole = end - (end % 4);
-  for (; i < whole; i += 4) {
-    const c0 = text.charCodeAt(i);
-    const c1 = text.charCodeAt(i + 1);
-    const c2 = text.charCodeAt(i + 2);
-    const c3 = text.charCodeAt(i + 3);
-    // Any code unit above 255 sets a bit above the table's range; test once for all four.
-    if ((c0 | c1 | c2 | c3) > 255) throw invalidBinary('B is not valid base64');
-    const a = DECODE[c0]!;
-    const b = DECODE[c1]!;
-    const c = DECODE[c2]!;
-    const d = DECODE[c3]!;
-    if ((a | b | c | d) === 255) throw invalidBinary('B is not valid base64');
-    out[o++] = (a << 2) | (b >> 4);
-    out[o++] = ((b & 15) << 4) | (c >> 2);
-    out[o++] = ((c & 3) << 6) | d;
-  }
-  const rest = end - i;
-  if (rest >= 2) {
-    const c0 = text.charCodeAt(i);
-    const c1 = text.charCodeAt(i + 1);
-    const c2 = rest === 3 ? text.charCodeAt(i + 2) : 65;
-    if ((c0 | c1 | c2) > 255) throw invalidBinary('B is not valid base64');
-    const a = DECODE[c0]!;
-    const b = DECODE[c1]!;
-    const c = DECODE[c2]!;
-    if ((a | b | c) === 255) throw invalidBinary('B is not valid base64');
-    out[o++] = (a << 2) | (b >> 4);
-    if (rest === 3) out[o++] = ((b & 15) << 4) | (c >> 2);
-  }
+  const out = new Uint8Array(decodedLength(end));
+  if (!decodeBase64Into(text, end, out, 0)) throw invalidBinary('B is not valid base64');
   return out;
 }
 

@@ -22,68 +22,77 @@ function invalidNumber(text: unknown): InvalidAttributeValueError {
   );
 }
 
-/**
- * True for short canonical integers ("0", "-42", "12345"), which are the common case and always
- * safe and round-tripping: skips String(Number(text)), the costliest step of the general path.
- */
-function isShortCanonicalInteger(text: string): boolean {
-  const len = text.length;
-  if (len === 0 || len > 15) return false;
-  let i = text.charCodeAt(0) === 45 ? 1 : 0;
-  if (i === len) return false;
-  const first = text.charCodeAt(i);
-  if (first === 48) return len === 1;
-  if (first < 49 || first > 57) return false;
-  for (i++; i < len; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
-}
+/** Powers of ten a double holds exactly (10^22 is the last). */
+const POW10 = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+  1e20, 1e21, 1e22,
+];
 
 /**
- * True for plain decimals ("12.5", "-0.000123") whose text a double reproduces exactly:
- * at most 15 significant digits (every such decimal maps to a distinct double, so the shortest
- * round-trip printing is the text itself), no redundant zeros, and magnitude ≥ 1e-6 (below it
- * JS prints exponent notation). Avoids String(number), the slowest step, for the common case.
+ * The exact policy, in one left-to-right pass for the forms items carry almost always:
+ *
+ * - a canonical integer of at most 15 digits ("0", "-42", "1767225600") is a safe integer;
+ * - a plain decimal of at most 15 significant digits, no redundant zeros and magnitude ≥ 1e-6
+ *   ("12.5", "-0.000123") is the double whose shortest printing is the text itself (every such
+ *   decimal maps to a distinct double), so it becomes a number;
+ * - an integer of 17 or more digits is never safe: a bigint, without a detour through a double;
+ * - a plain decimal ending in 0 ("1.50") never prints back as itself: a NumberValue.
+ *
+ * The digits are accumulated as they are checked. The value of a decimal is then m / 10^f with
+ * m < 2^53 and f ≤ 20: both exact in a double, so the one division is correctly rounded — the
+ * same double as `+text` (Clinger's fast path), without the runtime call and with no string
+ * built to compare. Every other form (exponents, "+5", "007", "-0", ".5", 16-digit integers,
+ * long decimals) takes generalNumber, the definition itself.
  */
-function isRoundTripDecimal(text: string): boolean {
+export function exactNumber(text: string): number | bigint | NumberValue {
+  if (typeof text !== 'string') throw invalidNumber(text);
   const len = text.length;
-  let i = text.charCodeAt(0) === 45 ? 1 : 0;
-  const intStart = i;
+  const start = len !== 0 && text.charCodeAt(0) === 45 ? 1 : 0;
+  let i = start;
+  let m = 0;
+  let c = 0;
   while (i < len) {
-    const c = text.charCodeAt(i);
+    c = text.charCodeAt(i);
     if (c < 48 || c > 57) break;
+    m = m * 10 + (c - 48);
     i++;
   }
-  const intDigits = i - intStart;
-  if (intDigits === 0 || i === len || text.charCodeAt(i) !== 46) return false;
-  const zeroInt = intDigits === 1 && text.charCodeAt(intStart) === 48;
-  if (!zeroInt && text.charCodeAt(intStart) === 48) return false;
+  const intDigits = i - start;
+  if (intDigits === 0) return generalNumber(text);
+  const zeroInt = text.charCodeAt(start) === 48;
+  if (i === len) {
+    if (zeroInt) return intDigits === 1 && start === 0 ? 0 : generalNumber(text);
+    if (intDigits <= 15) return start === 0 ? m : -m;
+    return intDigits >= 17 ? BigInt(text) : generalNumber(text);
+  }
+  if (c !== 46 || (zeroInt && intDigits > 1)) return generalNumber(text);
   const fracStart = ++i;
+  // After "0.", the zeros before the first significant digit.
   let leadingZeros = 0;
-  let counting = zeroInt;
   while (i < len) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-    if (counting) {
-      if (c === 48) leadingZeros++;
-      else counting = false;
-    }
+    c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return generalNumber(text);
+    if (m === 0 && c === 48) leadingZeros++;
+    m = m * 10 + (c - 48);
     i++;
   }
   const fracDigits = len - fracStart;
-  if (fracDigits === 0 || text.charCodeAt(len - 1) === 48) return false;
-  if (zeroInt) return leadingZeros <= 5 && fracDigits - leadingZeros <= 15;
-  return intDigits + fracDigits <= 15;
+  if (fracDigits === 0) return generalNumber(text);
+  if (c === 48) return new NumberValue(text);
+  const significant = zeroInt ? fracDigits - leadingZeros : intDigits + fracDigits;
+  if (significant > 15 || leadingZeros > 5) return generalNumber(text);
+  const value = m / (POW10[fracDigits] as number);
+  return start === 0 ? value : -value;
 }
 
-export function exactNumber(text: string): number | bigint | NumberValue {
-  if (typeof text !== 'string') throw invalidNumber(text);
-  if (isShortCanonicalInteger(text) || isRoundTripDecimal(text)) return +text;
+/**
+ * The exact policy as defined: a number when the text is what the double prints (and, for an
+ * integer, the double is safe: 1e20 printed in full still becomes a bigint, since arithmetic on
+ * it as a double would be silently wrong), else a bigint for a canonical integer, else a
+ * NumberValue; an error for anything that is not DynamoDB number syntax.
+ */
+function generalNumber(text: string): number | bigint | NumberValue {
   const n = +text;
-  // Unsafe integers that happen to print back identically (1e20 as "100000000000000000000")
-  // still become bigint: arithmetic on them as doubles would be silently wrong.
   if (Number.isFinite(n) && String(n) === text && (!Number.isInteger(n) || Number.isSafeInteger(n))) return n;
   if (isCanonicalInteger(text)) return BigInt(text);
   if (!isNumberText(text)) throw invalidNumber(text);
@@ -95,12 +104,11 @@ export function exactNumber(text: string): number | bigint | NumberValue {
  * false: each of its fast paths only admits DynamoDB number syntax).
  */
 export function isValidNumberText(text: unknown): boolean {
-  return typeof text === 'string' && (isShortCanonicalInteger(text) || isNumberText(text));
+  return typeof text === 'string' && isNumberText(text);
 }
 
 function checkedText(text: string): string {
-  if (typeof text !== 'string' || !(isShortCanonicalInteger(text) || isNumberText(text)))
-    throw invalidNumber(text);
+  if (typeof text !== 'string' || !isNumberText(text)) throw invalidNumber(text);
   return text;
 }
 

@@ -2,7 +2,7 @@ import { lambdaShape } from './convert.js';
 import { InvalidAttributeValueError, MalformedRecordError } from './errors.js';
 import type { NumberConverter } from './numbers.js';
 import type { AttributeMap, Item, LambdaStreamRecord, RecordKind, StreamEventName } from './types.js';
-import { convertMap } from './unmarshall.js';
+import { convertImage } from './unmarshall.js';
 
 /** Everything a record needs from the parse options, computed once per parser. */
 export interface RecordContext {
@@ -149,7 +149,7 @@ export class StreamRecord {
     const map = this.#source.dynamodb[name];
     if (map === undefined) return undefined;
     try {
-      return convertMap(map, this.#context.num);
+      return convertImage(map, this.#context.num);
     } catch (error) {
       if (!(error instanceof InvalidAttributeValueError)) throw error;
       const path = error.path;

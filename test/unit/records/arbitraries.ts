@@ -46,7 +46,14 @@ const bigInteger = fc.bigInt({ min: -(10n ** 38n) + 1n, max: 10n ** 38n - 1n });
 const sdkNumber = fc.oneof(numberText, edgeNumberText).map((text) => new SdkNumberValue(text));
 
 const text = fc.string({ unit: 'binary', maxLength: 12 });
-const bytes = fc.uint8Array({ maxLength: 16 });
+/**
+ * Binaries of both sizes unmarshall treats differently: up to 64 bytes each gets its own buffer,
+ * larger ones of one image share one (src/records/unmarshall.ts).
+ */
+const bytes = fc.oneof(
+  { arbitrary: fc.uint8Array({ maxLength: 16 }), weight: 4 },
+  { arbitrary: fc.uint8Array({ minLength: 60, maxLength: 160 }), weight: 1 },
+);
 const name = fc
   .string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 })
   .filter((k) => k !== '__proto__');
@@ -99,6 +106,18 @@ export function attributeMapArbitrary() {
   const badBase64 = fc.oneof(
     fc.constantFrom('Y', 'YQ=', 'YQ===', 'ab$=', 'YWJj\u0100', '====', 'A==='),
     fc.string({ maxLength: 9 }),
+    // Long enough to be deferred to the image's shared buffer, with one bad character.
+    fc
+      .tuple(
+        fc.uint8Array({ minLength: 66, maxLength: 120 }),
+        fc.nat(),
+        fc.constantFrom('$', ' ', '\u0100', '='),
+      )
+      .map(([b, at, bad]) => {
+        const text = base64(b);
+        const i = at % (text.length - 4);
+        return `${text.slice(0, i)}${bad}${text.slice(i + 1)}`;
+      }),
   );
   const badNumber = fc.oneof(
     fc.constantFrom('', 'abc', '1e', '--1', '1.2.3', ' 1', '0x10', 'Infinity', 'NaN', '+'),
