@@ -377,7 +377,9 @@ export function formatReport(report: InitReport): string {
   const lines: string[] = [];
   const width = Math.max(...report.files.map((f) => f.path.length));
   for (const file of report.files)
-    lines.push(`  ${file.status.padEnd(9)} ${file.path.padEnd(width)}${file.note ? `  ${file.note}` : ''}`);
+    lines.push(
+      `  ${file.status.padEnd(9)} ${file.note ? `${file.path.padEnd(width)}  ${file.note}` : file.path}`,
+    );
   if (report.manual) {
     lines.push(
       '',

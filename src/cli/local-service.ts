@@ -167,6 +167,8 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
     );
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
+    // The servers stay up for the user's own scripts until stopped, even with no function to run.
+    if (!options.once) await stopped(stop.signal);
     log(
       `stopped: ${stats.invocations} invocation${stats.invocations === 1 ? '' : 's'}, ` +
         `${stats.discarded} record${stats.discarded === 1 ? '' : 's'} discarded`,
@@ -179,6 +181,13 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
     restoreEnv();
     await Promise.all([servers.stop(), rm(checkpoints, { recursive: true, force: true })]);
   }
+}
+
+function stopped(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }
 
 /** The stream functions to run: all, or the ones named (each must exist and have a stream). */

@@ -12,7 +12,7 @@ interface StartFlags {
   dynamodbEndpoint?: string;
   s3Endpoint?: string;
   sqsEndpoint?: string;
-  envFile?: string;
+  writeEnv?: string;
   verbose?: boolean;
 }
 
@@ -52,7 +52,11 @@ export function startCommand(): Command {
     )
     .option('--s3-endpoint <url>', 'use this S3 server instead of starting one', url)
     .option('--sqs-endpoint <url>', 'use this SQS server instead of starting one', url)
-    .option('--env-file <file>', 'write the local endpoints and credentials here (KEY=value) once ready')
+    // Not --env-file: Node itself reads that flag anywhere on its command line.
+    .option(
+      '--write-env <file>',
+      'write the local endpoints and credentials here (KEY=value lines) once ready',
+    )
     .option('-v, --verbose', 'print every event-source-mapping decision (invoke, response, retry, bisect…)')
     .action(async (flags: StartFlags) => {
       if (flags.once && flags.for !== undefined) command.error('error: give --once or --for, not both');
@@ -81,7 +85,7 @@ export function startCommand(): Command {
             ...(flags.s3Endpoint ? { s3: flags.s3Endpoint } : {}),
             ...(flags.sqsEndpoint ? { sqs: flags.sqsEndpoint } : {}),
           },
-          ...(flags.envFile ? { envFile: flags.envFile } : {}),
+          ...(flags.writeEnv ? { envFile: flags.writeEnv } : {}),
           ...(flags.verbose ? { verbose: true } : {}),
           log: (line) => process.stderr.write(`tidewater: ${line}\n`),
         });

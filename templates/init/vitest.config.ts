@@ -7,5 +7,7 @@ export default defineConfig({
     // DynamoDB Local starts a JVM and its TTL sweep takes seconds: room for both on a busy machine.
     hookTimeout: 120_000,
     testTimeout: 120_000,
+    // The AWS SDK's notice that its 2027 releases need Node 22 (Lambda runs nodejs22.x).
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });
