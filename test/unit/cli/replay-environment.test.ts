@@ -35,6 +35,8 @@ async function recordingService(): Promise<{ dir: string; events: string; seen: 
       '      STREAM:',
       '        Fn::GetAtt: [Table, StreamArn]',
       '      AWS_ENDPOINT_URL_S3: https://s3.us-east-1.amazonaws.com',
+      // ${AWS::Region} and ${Table} are Fn::Sub's, not serverless variables (serverless leaves them too).
+      "      SUBBED: !Sub '${Table}@${AWS::Region}'",
       '    events:',
       '      - stream:',
       '          arn:',
@@ -64,6 +66,7 @@ async function recordingService(): Promise<{ dir: string; events: string; seen: 
     'OVERRIDABLE',
     'STREAM',
     'AWS_ENDPOINT_URL_S3',
+    'SUBBED',
   ];
   await writeFile(
     join(dir, 'handlers', 'recorder.mjs'),
@@ -129,6 +132,7 @@ describe("tidewater replay: the function's environment", () => {
       // A stream ARN exists only once the table does: left unset, with a warning naming it.
       STREAM: null,
       AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:4569',
+      SUBBED: 'envcheck-local-items@us-east-1',
     };
     expect(await seenLines(seen)).toEqual([
       { at: 'import', env: expected },
