@@ -75,7 +75,8 @@ export function captureCommand(): Command {
           } finally {
             dynamodb.destroy();
           }
-          if (!streamArn) throw new Error(`table ${source.table} has no stream`);
+          if (!streamArn)
+            throw new ServerlessConfigError(flags.config, `table ${source.table} has no stream to capture`);
         }
       }
       const abort = new AbortController();

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
+import { InitError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import {
   describePieces,
@@ -93,7 +94,7 @@ interface TidewaterPackage {
 export async function initService(options: InitOptions = {}): Promise<InitReport> {
   const dir = resolve(options.dir ?? '.');
   const force = options.force === true;
-  if (!existsSync(dir)) throw new Error(`${dir} does not exist`);
+  if (!existsSync(dir)) throw new InitError(dir, 'no such folder');
   const tidewater = JSON.parse(await readFile(PACKAGE_JSON, 'utf8')) as TidewaterPackage;
   const files: InitFileReport[] = [];
 
@@ -296,7 +297,7 @@ async function preparePackageJson(
   try {
     pkg = original === undefined ? {} : (JSON.parse(original) as Record<string, unknown>);
   } catch (error) {
-    throw new Error(`${path} is not valid JSON (${(error as Error).message}); fix it and run init again`);
+    throw new InitError(path, `is not valid JSON (${(error as Error).message}); fix it and run init again`);
   }
   if (original === undefined) {
     pkg = {
@@ -311,7 +312,7 @@ async function preparePackageJson(
     const value = pkg[key];
     if (value === undefined) pkg[key] = {};
     else if (typeof value !== 'object' || value === null || Array.isArray(value))
-      throw new Error(`${path}: "${key}" is not an object`);
+      throw new InitError(path, `"${key}" is not an object`);
     return pkg[key] as Record<string, string>;
   };
   const declared = (name: string) =>
@@ -325,7 +326,11 @@ async function preparePackageJson(
   for (const [name, from] of DEV_DEPENDENCIES) {
     if (declared(name)) continue;
     const range = tidewater[from][name];
-    if (!range) throw new Error(`tidewater's package.json has no ${from}.${name} to take a version from`);
+    if (!range)
+      throw new InitError(
+        PACKAGE_JSON.pathname,
+        `has no ${from}.${name} to take a version from (a packaging bug)`,
+      );
     section('devDependencies')[name] = range;
     added.push(name);
   }

@@ -10,6 +10,7 @@ import {
   loadHandler,
   loadServerlessConfig,
   S3FailureDestination,
+  ServerlessConfigError,
   SqsFailureDestination,
   type StartingPosition,
   type StreamFunctionSettings,
@@ -199,7 +200,7 @@ async function selectFunctions(
   const out: StreamFunctionSettings[] = [];
   for (const key of keys) {
     const fn = await config.streamFunction(key);
-    if (!fn) throw new Error(`${config.file}: function '${key}' has no DynamoDB stream event`);
+    if (!fn) throw new ServerlessConfigError(config.file, `function '${key}' has no DynamoDB stream event`);
     out.push(fn);
   }
   return out;

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { InitError } from '../../../src/cli/errors.js';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { initService } from '../../../src/cli/init.js';
 import { main } from '../../../src/cli/program.js';
@@ -288,6 +289,16 @@ describe('tidewater init', () => {
     const before = await snapshot(dir);
     await initService({ dir });
     expect(await snapshot(dir)).toEqual(before);
+  });
+
+  it('stops with InitError, writing nothing, on a package.json that is not JSON or a folder that is not there', async () => {
+    const dir = await emptyDir();
+    await writeFile(join(dir, 'package.json'), '{ "name": "broken", }\n');
+    const failure = initService({ dir });
+    await expect(failure).rejects.toBeInstanceOf(InitError);
+    await expect(failure).rejects.toThrow(/package\.json: is not valid JSON .*fix it and run init again/);
+    expect([...(await snapshot(dir)).keys()]).toEqual(['package.json']);
+    await expect(initService({ dir: join(dir, 'missing') })).rejects.toThrow(/missing: no such folder/);
   });
 
   it('refuses to merge over a function of the same name with another handler', async () => {
