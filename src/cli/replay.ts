@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import {
+  DEFAULT_STALL_AFTER_ATTEMPTS,
   handlerFile,
   loadHandler,
   loadServerlessConfig,
@@ -26,6 +27,7 @@ interface ReplayFlags {
   onFailureOut?: string;
   verbose?: boolean;
   progress: boolean;
+  stallAfter?: number;
 }
 
 export function replayCommand(): Command {
@@ -48,6 +50,12 @@ export function replayCommand(): Command {
     .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
     .option('--handler <module#export>', "call this handler instead of the function's own")
     .option('--on-failure-out <file>', 'write on-failure invocation records here (JSONL)')
+    .option(
+      '--stall-after <attempts>',
+      'with unbounded retries, end with ReplayStalledError after this many failed attempts in a row without ' +
+        'progress (default 10; Infinity retries without end)',
+      stallAttempts,
+    )
     .option('-v, --verbose', 'print every decision (invoke, response, retry, bisect, checkpoint)')
     .option('--no-progress', 'no progress bar')
     .action(async (files: string[], flags: ReplayFlags) => {
@@ -87,7 +95,8 @@ async function replayWith(
     process.stderr.write(
       `warning: ${fn.key} has no maximumRetryAttempts (Lambda's default: retry until the record is ` +
         "older than maximumRecordAgeInSeconds or expires from the stream after 24 h; a replay's clock does " +
-        'not move while it retries). A record that always fails is retried until you stop the replay; set ' +
+        'not move while it retries). A record that always fails ends the replay with ReplayStalledError after ' +
+        `${flags.stallAfter ?? DEFAULT_STALL_AFTER_ATTEMPTS} failed attempts without progress (--stall-after); set ` +
         'maximumRetryAttempts on the stream event to bound it.\n',
     );
   }
@@ -105,7 +114,10 @@ async function replayWith(
       onFailure,
       keepLog: false,
       onEvent: flags.verbose ? (event) => process.stderr.write(`${describeEvent(event)}\n`) : undefined,
+      ...(flags.stallAfter === undefined ? {} : { stallAfterAttempts: flags.stallAfter }),
     },
+    // --verbose prints every event already; otherwise failures, repeats collapsed into one line.
+    ...(flags.verbose ? {} : { log: (line: string) => process.stderr.write(`${line}\n`) }),
     onProgress: ({ handled, total }) => {
       if (!bar) return;
       if (!started) bar.start(total, 0);
@@ -127,6 +139,14 @@ async function replayWith(
     `${result.records} records replayed; ${onFailure.records.length} on-failure records\n`,
   );
   process.exitCode = onFailure.records.length > 0 ? EXIT.recordsDiscarded : EXIT.ok;
+}
+
+function stallAttempts(value: string): number {
+  if (value === 'Infinity') return Number.POSITIVE_INFINITY;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError('a whole number of attempts from 1, or Infinity');
+  return n;
 }
 
 /** Unset or -1: Lambda's "until the record expires". */

@@ -189,6 +189,60 @@ export async function handler(event) {
     expect(out.join('')).toMatch(/1 records replayed; 0 on-failure records/);
   });
 
+  it('replay of a record that always fails ends with ReplayStalledError, its failures logged once with a count', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tidewater-cli-'));
+    await writeFile(
+      join(dir, 'serverless.yml'),
+      [
+        'service: stalls',
+        'provider:',
+        '  name: aws',
+        'functions:',
+        '  archive:',
+        '    handler: handler.handler',
+        '    events:',
+        '      - stream:',
+        '          arn: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
+        '',
+      ].join('\n'),
+    );
+    const handlerFile = join(dir, 'handler.mjs');
+    await writeFile(handlerFile, "export async function handler() { throw new Error('poison'); }");
+    const file = join(dir, 'events.jsonl');
+    const build = streamEvents({ tableName: 't' });
+    await writeFile(file, `${JSON.stringify({ Records: [build.insert({ pk: 'a' })] })}\n`);
+    const { err } = captureOutput();
+    const code = await main([
+      'replay',
+      file,
+      '-c',
+      join(dir, 'serverless.yml'),
+      '--handler',
+      `${handlerFile}#handler`,
+      '--stall-after',
+      '4',
+      '--no-progress',
+    ]);
+    const stderr = err.join('');
+    expect(code).toBe(EXIT.error);
+    expect(stderr).toMatch(/ReplayStalledError: shardId-replay-00000000: 4 invocations in a row failed/);
+    expect(stderr).toMatch(/100000000000000000001/);
+    expect(stderr).toMatch(/poison/);
+    expect(stderr).toMatch(/maximumRetryAttempts/);
+    // The four identical failures: one line, then the count once.
+    expect(stderr.match(/\(repeated 4 times\)/g)).toHaveLength(1);
+    expect(
+      stderr.split('\n').filter((line) => line.includes('poison') && !line.includes('ReplayStalledError'))
+        .length,
+    ).toBeLessThanOrEqual(3);
+  });
+
+  it('replay refuses a --stall-after that is not a positive whole number or Infinity', async () => {
+    captureOutput();
+    expect(await main(['replay', 'x.jsonl', '--stall-after', '0'])).toBe(EXIT.usage);
+    expect(await main(['replay', 'x.jsonl', '--stall-after', '2.5'])).toBe(EXIT.usage);
+  });
+
   it('replay exits with recordsDiscarded when Lambda would have discarded records', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tidewater-cli-'));
     const build = streamEvents({ tableName: 'tidewater-local-records', keyAttributes: ['pk', 'sk'] });
