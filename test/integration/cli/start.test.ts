@@ -111,12 +111,15 @@ export async function handler(event) {
   return { file: join(dir, 'serverless.yml'), seen };
 }
 
+/**
+ * The recorder's complete lines. Read while `start` runs, the file may end in a line the handler
+ * is still appending (no newline yet): that one is left for the next read, not parsed half-written.
+ */
 async function seenLines(file: string): Promise<Seen[]> {
   if (!existsSync(file)) return [];
-  return (await readFile(file, 'utf8'))
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Seen);
+  const lines = (await readFile(file, 'utf8')).split('\n');
+  lines.pop();
+  return lines.map((line) => JSON.parse(line) as Seen);
 }
 
 function captureStderr(): string[] {
@@ -211,9 +214,19 @@ describe('tidewater start in a service folder', () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     };
-    await until(async () => existsSync(envFile), 'environment file');
+    // The file exists from the moment writeFile opens it, before its content is written: wait for
+    // the lines this test reads, complete, not for the file.
+    let envText = '';
+    await until(async () => {
+      envText = existsSync(envFile) ? await readFile(envFile, 'utf8') : '';
+      return (
+        envText.endsWith('\n') &&
+        envText.includes('AWS_ENDPOINT_URL_DYNAMODB=') &&
+        envText.includes('AWS_ENDPOINT_URL_S3=')
+      );
+    }, 'environment file');
     const env = Object.fromEntries(
-      (await readFile(envFile, 'utf8'))
+      envText
         .trim()
         .split('\n')
         .map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]),
@@ -238,5 +251,7 @@ describe('tidewater start in a service folder', () => {
     const invoked = (await seenLines(seen)).filter((s) => s.at === 'invoke');
     expect(invoked.map((s) => s.records)).toEqual([[{ eventName: 'INSERT', pk: 'live' }]]);
     expect(invoked[0]?.env.S3).toBe(env.AWS_ENDPOINT_URL_S3);
-  });
+    // A process of its own starting DynamoDB Local (a JVM), s3rver and the SQS server: ~10 s idle,
+    // ~36 s with the cores busy. The timeout, like the waits above, only catches a hang.
+  }, 300_000);
 });
