@@ -6,8 +6,11 @@
 import { unmarshall as sdkUnmarshall } from '@aws-sdk/util-dynamodb';
 import { createRecordParser } from '../../src/records/parse.js';
 import type { LambdaStreamRecord } from '../../src/records/types.js';
+import { map as handUnmarshall } from '../peers/hand-loop.js';
 
 export interface Variant {
+  /** Stable id: the suite finds its rows by it. */
+  id: string;
   name: string;
   note: string;
   /** Processes every record once; returns a number derived from the output so none of it is dead code. */
@@ -36,8 +39,9 @@ function countKeys(item: object | undefined): number {
 
 export const variants: Variant[] = [
   {
+    id: 'tidewater',
     name: 'tidewater (parse + classify + keys + both images)',
-    note: 'each record parsed (createRecordParser, what parseStreamEvent runs per record), then its keys, newImage and oldImage read (full unmarshall, exact numbers, binaries decoded to Uint8Array) and dropped, as the util-dynamodb variants drop theirs — holding all 20,000 parsed records at once would time the garbage collector, not unmarshall',
+    note: 'each record parsed (createRecordParser, what parseStreamEvent runs per record), then its keys, newImage and oldImage read (full unmarshall, exact numbers, binaries decoded to Uint8Array — those over 64 bytes as views of one buffer per image) and dropped, as the util-dynamodb variants drop theirs — holding all 20,000 parsed records at once would time the garbage collector, not unmarshall',
     run(records) {
       const parse = parseLazy;
       let acc = 0;
@@ -49,6 +53,22 @@ export const variants: Variant[] = [
     },
   },
   {
+    id: 'hand-loop',
+    name: "hand-written loop's minimal unmarshaller (+ hand classify)",
+    note: "the throughput suite's hand-written loop (bench/peers/hand-loop.ts) without its loop: its ~25-line unmarshaller on Keys, NewImage and OldImage per record — numbers of ≤ 15 characters `Number(text)`, longer ones left as strings (not exact), binaries `Buffer.from(base64)` (views of Node's shared pool), sets as Set, no validation of the type key",
+    run(records) {
+      let acc = 0;
+      for (const r of records) {
+        const d = r.dynamodb;
+        acc += sdkKind(r).length + countKeys(handUnmarshall(d.Keys as never));
+        if (d.NewImage) acc += countKeys(handUnmarshall(d.NewImage as never));
+        if (d.OldImage) acc += countKeys(handUnmarshall(d.OldImage as never));
+      }
+      return acc;
+    },
+  },
+  {
+    id: 'util-dynamodb',
     name: '@aws-sdk/util-dynamodb unmarshall (+ hand classify)',
     note: 'unmarshall of Keys, NewImage and OldImage per record, eventName/userIdentity checked by hand; numbers lossy-or-bigint, binaries left as base64 strings',
     run(records) {
@@ -63,6 +83,7 @@ export const variants: Variant[] = [
     },
   },
   {
+    id: 'util-dynamodb-exact',
     name: '@aws-sdk/util-dynamodb unmarshall, wrapNumbers (exact)',
     note: "as above with wrapNumbers: true, util-dynamodb's only mode that keeps every number exact",
     run(records) {
@@ -77,6 +98,7 @@ export const variants: Variant[] = [
     },
   },
   {
+    id: 'tidewater-validate',
     name: 'tidewater parse + classify + validate (opt-in)',
     note: 'createRecordParser({ validate: true }) per record and kind: keys and images checked structurally as unmarshall would (same errors), not unmarshalled — what the pipeline pays per record with `parse: { validate: true }`',
     run(records) {
@@ -90,6 +112,7 @@ export const variants: Variant[] = [
     },
   },
   {
+    id: 'tidewater-lazy',
     name: 'tidewater parse + classify only (lazy)',
     note: 'each record parsed and classified; images never read, so never unmarshalled (what a filter-then-route handler pays for records it drops)',
     run(records) {
