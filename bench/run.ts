@@ -165,7 +165,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   for (const [i, suite] of selected.entries()) {
     console.log(`[${i + 1}/${selected.length}] ${suite.name} …`);
-    const outcome = await runChild(suite.file, quick, quick ? 120_000 : 480_000, source);
+    // The throughput suite starts a process per implementation, workload, batch size and method.
+    const outcome = await runChild(suite.file, quick, quick ? 300_000 : 900_000, source);
     console.log(
       `[${i + 1}/${selected.length}] ${suite.name} ${outcome.ok ? 'done' : 'FAILED'} in ${fixed(outcome.ms / 1000, 1)} s`,
     );
