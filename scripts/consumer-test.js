@@ -6,11 +6,17 @@
 // there with the service's own dependencies, and runs the service's own `npm test` (strict tsc,
 // the sink kit, a DynamoDB Local replay, the Lambda bundle in a fresh process). Run by `npm test`
 // after the repository's suite; `node scripts/consumer-test.js --keep` leaves the copy behind.
+//
+// The copy also checks the docs: scripts/docs-snippets.js writes every TypeScript block of README.md
+// and docs/*.md into <copy>/docs-check/ (which the service's tsconfig and vitest config include),
+// so the service's `npm test` compiles them against the installed tarball and runs those marked to
+// run; blocks of other kinds are checked before anything is installed.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkDocs, formatSummary } from './docs-snippets.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const example = path.join(root, 'examples', 'orders-service');
@@ -31,6 +37,25 @@ function run(command, args, cwd) {
 const work = mkdtempSync(path.join(tmpdir(), 'tidewater-consumer-'));
 try {
   if (!existsSync(path.join(root, 'dist', 'index.js'))) run('npm', ['run', 'build'], root);
+  const service = path.join(work, 'orders-service');
+  cpSync(example, service, {
+    recursive: true,
+    filter: (source) =>
+      !/[\\/](node_modules|\.out|dist|\.tidewater|docs-check)([\\/]|$)/.test(path.relative(example, source)),
+  });
+  // The docs' code blocks, before anything is installed: a block of an unknown kind, a bad sh
+  // command or unparseable YAML fails here; the TypeScript ones go to docs-check/.
+  const manifestFile = path.join(service, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+  const docs = checkDocs({ outDir: path.join(service, 'docs-check'), consumerJson: manifest });
+  process.stdout.write(`\n${formatSummary(docs)}\n`);
+  // Packages the docs import that the service itself does not use (Powertools, the SQS client…),
+  // at the repository's ranges: in this copy only.
+  if (Object.keys(docs.add).length > 0) {
+    manifest.devDependencies = { ...manifest.devDependencies, ...docs.add };
+    writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+    process.stdout.write(`docs-check dependencies added to the copy: ${Object.keys(docs.add).join(', ')}\n`);
+  }
   // --ignore-scripts: dist/ is already built (npm test builds first); prepack would build again.
   const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
     cwd: root,
@@ -41,16 +66,11 @@ try {
   // The example depends on "file:../tidewater.tgz": the tarball sits next to the service copy.
   renameSync(path.join(work, path.basename(filename)), path.join(work, 'tidewater.tgz'));
 
-  const service = path.join(work, 'orders-service');
-  cpSync(example, service, {
-    recursive: true,
-    filter: (source) =>
-      !/[\\/](node_modules|\.out|dist|\.tidewater)([\\/]|$)/.test(path.relative(example, source)),
-  });
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], service);
   run('npm', ['test'], service);
   process.stdout.write(
-    `\nconsumer project (${path.relative(root, example)}) passed against the packed tarball\n`,
+    `\nconsumer project (${path.relative(root, example)}) passed against the packed tarball\n` +
+      `${formatSummary(docs)}\n`,
   );
 } catch (error) {
   process.stderr.write(`\nconsumer test failed: ${error.message}\n`);
