@@ -7,6 +7,13 @@ import { isNumberText } from './number-text.js';
  * `marshall` writes `value` back unchanged.
  */
 export class NumberValue {
+  /**
+   * Keeps the map of a constructed NumberValue alive across full GCs, so code optimized for
+   * NumberValues is not discarded when an event's all die (see StreamRecord's #shapeAnchor).
+   */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the instance map alive
+  static readonly #shapeAnchor = new NumberValue('0');
+
   readonly value: string;
 
   constructor(value: string | number | bigint) {

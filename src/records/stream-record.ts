@@ -37,6 +37,22 @@ interface Source {
  * and a record nobody looks into is never unmarshalled.
  */
 export class StreamRecord {
+  /**
+   * Keeps the map (hidden class) of a constructed StreamRecord alive. V8 holds the map an
+   * instance reaches through its field initializers only weakly: when a full GC frees every
+   * record of an event, the map goes, and the code optimized for it — the getters, the parser,
+   * the engine's routing and sinks — is discarded ("deoptimization, reason: weak objects") and
+   * recompiled on the next event. The class holds this record as long as it exists. Its undefined
+   * fields start out general, so any later value fits in place and records of every source share
+   * the map. Never read, never changed.
+   */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the instance map alive
+  static readonly #shapeAnchor = new StreamRecord(
+    { eventID: '', eventName: 'INSERT', dynamodb: { Keys: {}, SequenceNumber: '' } },
+    'insert',
+    { num: (text) => text, streamArn: undefined, shardId: undefined },
+  );
+
   readonly kind: RecordKind;
   readonly eventID: string;
   readonly eventName: StreamEventName;
@@ -48,6 +64,11 @@ export class StreamRecord {
   readonly shardId: string | undefined;
 
   readonly #source: Source;
+  // The images themselves, so the getters read no field of the event's objects: code that did
+  // would be optimized for the event's maps, which die with it.
+  readonly #keysMap: AttributeMap;
+  readonly #newImageMap: AttributeMap | undefined;
+  readonly #oldImageMap: AttributeMap | undefined;
   readonly #context: RecordContext;
   /** The source already is in the Lambda shape with its ARN: raw is the source object itself. */
   readonly #sourceIsRaw: boolean;
@@ -72,6 +93,9 @@ export class StreamRecord {
     this.awsRegion = source.awsRegion ?? (arn === undefined ? undefined : arn.split(':')[3] || undefined);
     this.shardId = context.shardId;
     this.#source = source;
+    this.#keysMap = d.Keys;
+    this.#newImageMap = d.NewImage;
+    this.#oldImageMap = d.OldImage;
     this.#context = context;
     const identity = (source as { userIdentity?: { Type?: unknown }; UserIdentity?: unknown }).userIdentity;
     this.#sourceIsRaw =
@@ -93,17 +117,17 @@ export class StreamRecord {
   }
 
   get keys(): Item {
-    if (this.#keys === UNSET) this.#keys = this.#unmarshall('Keys') as Item;
+    if (this.#keys === UNSET) this.#keys = this.#unmarshall(this.#keysMap, 'Keys') as Item;
     return this.#keys;
   }
 
   get newImage(): Item | undefined {
-    if (this.#newImage === UNSET) this.#newImage = this.#unmarshall('NewImage');
+    if (this.#newImage === UNSET) this.#newImage = this.#unmarshall(this.#newImageMap, 'NewImage');
     return this.#newImage;
   }
 
   get oldImage(): Item | undefined {
-    if (this.#oldImage === UNSET) this.#oldImage = this.#unmarshall('OldImage');
+    if (this.#oldImage === UNSET) this.#oldImage = this.#unmarshall(this.#oldImageMap, 'OldImage');
     return this.#oldImage;
   }
 
@@ -145,8 +169,7 @@ export class StreamRecord {
     return 'StreamRecord';
   }
 
-  #unmarshall(name: MapName): Item | undefined {
-    const map = this.#source.dynamodb[name];
+  #unmarshall(map: AttributeMap | undefined, name: MapName): Item | undefined {
     if (map === undefined) return undefined;
     try {
       return convertImage(map, this.#context.num);

@@ -75,6 +75,20 @@ const SET_MEMBER = -1;
  * of up to 64 bytes, has a buffer of exactly its own bytes.
  */
 class Conversion {
+  /**
+   * Keeps the map (hidden class) of a fully initialized Conversion alive. V8 holds the map an
+   * instance reaches through its field initializers only weakly: once a full GC finds no
+   * instance, the map is freed and every function optimized for it (convertMap, convertValue…) is
+   * discarded ("deoptimization, reason: weak objects"), to be recompiled on the next event.
+   * Conversions live for one image, so without this a full GC between two events threw away the
+   * unmarshaller's optimized code each time (measured: a full GC between 100-record invocations
+   * cut the parser's rate to a fifth). A static field, because the class holds it strongly (a
+   * module-level constant that no function reads may live on the stack of the module's
+   * evaluation only). Never read, never changed.
+   */
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the instance map alive
+  static readonly #shapeAnchor = new Conversion((text) => text, true);
+
   readonly num: NumberConverter;
   /** false: every binary decoded where it is met (the re-run that finds an error's path). */
   readonly share: boolean;
