@@ -96,6 +96,8 @@ class Conversion {
   deferred: unknown[] | undefined = undefined;
   /** Bytes of the shared buffer: the sum of the deferred large binaries. */
   sharedBytes = 0;
+  /** How many deferred binaries are large: with one, it gets a buffer of its own, no view. */
+  sharedCount = 0;
   /** The binary convertValue just answered DEFERRED for, until its caller places it. */
   text = '';
   end = 0;
@@ -109,7 +111,10 @@ class Conversion {
   defer(source: string | Uint8Array, end: number, container: object, slot: string | number): void {
     if (end > 0) {
       const size = decodedLength(end);
-      if (size > OWN_BUFFER_MAX_BYTES) this.sharedBytes += size;
+      if (size > OWN_BUFFER_MAX_BYTES) {
+        this.sharedBytes += size;
+        this.sharedCount++;
+      }
     }
     if (this.deferred === undefined) this.deferred = [source, end, container, slot];
     else this.deferred.push(source, end, container, slot);
@@ -298,8 +303,10 @@ function convertMap(map: AttributeMap, cx: Conversion): Item {
  * small set members into their own. False when a text turns out not to be base64 (its
  * characters are checked here, not when it was deferred).
  */
-function resolve(deferred: unknown[], sharedBytes: number): boolean {
-  const shared = sharedBytes === 0 ? undefined : new ArrayBuffer(sharedBytes);
+function resolve(cx: Conversion): boolean {
+  const deferred = cx.deferred as unknown[];
+  // One large binary (the common case) is decoded into a buffer of its own, as small ones are.
+  const shared = cx.sharedCount > 1 ? new ArrayBuffer(cx.sharedBytes) : undefined;
   let offset = 0;
   for (let i = 0; i < deferred.length; i += 4) {
     const source = deferred[i] as string | Uint8Array;
@@ -351,8 +358,7 @@ export function convertImage(map: AttributeMap, num: NumberConverter): Item {
     throw error;
   }
   // A deferred text that is not base64: the walk without deferral throws its error and path.
-  if (cx.deferred !== undefined && !resolve(cx.deferred, cx.sharedBytes))
-    return convertMap(map, new Conversion(num, false));
+  if (cx.deferred !== undefined && !resolve(cx)) return convertMap(map, new Conversion(num, false));
   return item;
 }
 
@@ -369,8 +375,7 @@ function convertTopValue(av: AttributeValue, num: NumberConverter): unknown {
     if (hidesBinaryError(cx)) convertValue(av, new Conversion(num, false));
     throw error;
   }
-  if (cx.deferred !== undefined && !resolve(cx.deferred, cx.sharedBytes))
-    return convertValue(av, new Conversion(num, false));
+  if (cx.deferred !== undefined && !resolve(cx)) return convertValue(av, new Conversion(num, false));
   return box[0];
 }
 
