@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { LocalServerStartError } from './errors.js';
-import { freePort } from './free-port.js';
 
 /**
  * A small in-memory SQS server speaking the AWS JSON 1.0 protocol the current SDK uses, with
@@ -47,8 +47,9 @@ class SqsFault extends Error {
 
 export async function startSqsServer(options: { port?: number } = {}): Promise<SqsServer> {
   const queues = new Map<string, Queue>();
-  const port = options.port ?? (await freePort());
-  const endpoint = `http://127.0.0.1:${port}`;
+  // Port 0 lets the kernel pick a free port at bind time: no window for another process to take it.
+  let port = options.port ?? 0;
+  let endpoint = '';
   const queueUrl = (name: string) => `${endpoint}/${ACCOUNT}/${name}`;
 
   const queueOf = (url: unknown): Queue => {
@@ -221,6 +222,8 @@ export async function startSqsServer(options: { port?: number } = {}): Promise<S
     server.once('error', (error) => reject(new LocalServerStartError('SQS server', String(error))));
     server.listen(port, '127.0.0.1', () => resolve());
   });
+  port = (server.address() as AddressInfo).port;
+  endpoint = `http://127.0.0.1:${port}`;
 
   return {
     endpoint,
