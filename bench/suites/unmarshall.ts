@@ -42,9 +42,9 @@ export default {
   name: 'unmarshall',
   title: 'Unmarshall and classify: tidewater vs the hand-written loop and @aws-sdk/util-dynamodb',
   async run({ quick, log }: { quick: boolean; log: (m: string) => void }) {
-    const count = quick ? 2_000 : 20_000;
-    const rounds = quick ? 5 : 15;
-    const processes = quick ? 1 : 3;
+    const count = quick ? 4_000 : 20_000;
+    const rounds = quick ? 8 : 15;
+    const processes = quick ? 2 : 3;
     log(`${count} records, ${processes} process(es) × ${rounds} rounds per variant`);
     const samples = new Map<string, number[]>(variants.map((v) => [v.name, []]));
     let sink = 0;
