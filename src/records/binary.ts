@@ -12,9 +12,10 @@ const DECODE = (() => {
 
 /**
  * The length of the base64 text without its `=` padding, or -1 when the padding or length can
- * not be base64. The one length rule decodeBase64 and isBase64 share.
+ * not be base64. The one length rule decodeBase64, isBase64 and unmarshall's deferred binaries
+ * share; decodedLength(it) bytes follow from it.
  */
-function unpaddedLength(text: string): number {
+export function unpaddedBase64Length(text: string): number {
   let end = text.length;
   while (end > 0 && text.charCodeAt(end - 1) === 61) end--;
   const padding = text.length - end;
@@ -24,7 +25,7 @@ function unpaddedLength(text: string): number {
 
 /** Whether decodeBase64 accepts the text; allocates nothing (structural validation). */
 export function isBase64(text: string): boolean {
-  const end = unpaddedLength(text);
+  const end = unpaddedBase64Length(text);
   if (end < 0) return false;
   let i = 0;
   const whole = end - (end % 4);
@@ -51,14 +52,6 @@ export function isBinary(value: unknown): boolean {
 
 export function invalidBinary(detail: string): InvalidAttributeValueError {
   return new InvalidAttributeValueError('invalid-binary', detail);
-}
-
-/**
- * The length of base64 text without its padding (as unpaddedLength), for callers that size the
- * output themselves: decodedLength(end) bytes follow from it.
- */
-export function unpaddedBase64Length(text: string): number {
-  return unpaddedLength(text);
 }
 
 /** Bytes that `end` unpadded base64 characters decode to. */
@@ -112,7 +105,7 @@ export function decodeBase64Into(text: string, end: number, out: Uint8Array, off
  * leave unrelated memory reachable through `.buffer`), and it rejects non-base64 text.
  */
 function decodeBase64(text: string): Uint8Array {
-  const end = unpaddedLength(text);
+  const end = unpaddedBase64Length(text);
   if (end < 0) throw invalidBinary('B is not valid base64');
   const out = new Uint8Array(decodedLength(end));
   if (!decodeBase64Into(text, end, out, 0)) throw invalidBinary('B is not valid base64');

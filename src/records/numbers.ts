@@ -100,15 +100,35 @@ function generalNumber(text: string): number | bigint | NumberValue {
 }
 
 /**
+ * True for short canonical integers ("0", "-42", "12345"), the common case: a scan of a few
+ * characters where the syntax check is a regular expression call.
+ */
+function isShortCanonicalInteger(text: string): boolean {
+  const len = text.length;
+  if (len === 0 || len > 15) return false;
+  let i = text.charCodeAt(0) === 45 ? 1 : 0;
+  if (i === len) return false;
+  const first = text.charCodeAt(i);
+  if (first === 48) return len === 1;
+  if (first < 49 || first > 57) return false;
+  for (i++; i < len; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/**
  * Whether every number policy accepts the `N` text (exactNumber throws exactly when this is
  * false: each of its fast paths only admits DynamoDB number syntax).
  */
 export function isValidNumberText(text: unknown): boolean {
-  return typeof text === 'string' && isNumberText(text);
+  return typeof text === 'string' && (isShortCanonicalInteger(text) || isNumberText(text));
 }
 
 function checkedText(text: string): string {
-  if (typeof text !== 'string' || !isNumberText(text)) throw invalidNumber(text);
+  if (typeof text !== 'string' || !(isShortCanonicalInteger(text) || isNumberText(text)))
+    throw invalidNumber(text);
   return text;
 }
 

@@ -61,18 +61,17 @@ const SHARED_MIN_CHARS = Math.ceil(((OWN_BUFFER_MAX_BYTES + 1) * 4) / 3);
 
 /** convertValue's answer for a binary it deferred (see Conversion): the caller records where it goes. */
 const DEFERRED: unique symbol = Symbol('deferred binary');
-/** The slot of a deferred set member: added to the set, in order, when resolved. */
-const SET_MEMBER = -1;
 
 /**
- * One image's conversion. Binaries larger than OWN_BUFFER_MAX_BYTES are not decoded where they
- * are met: their text is kept, with where the result goes, and after the walk all of them are
- * decoded into one ArrayBuffer sized to hold exactly them — one off-heap allocation per image
- * instead of one per binary. Each is then a Uint8Array view of that buffer: its bytes are its
- * own, but its `.buffer` also holds the image's other large binaries (never other images', never
- * unrelated memory as with Node's Buffer pool). Read it through byteOffset / byteLength, or
- * `slice()` it for a standalone copy. A binary that is the image's only large one, and any binary
- * of up to 64 bytes, has a buffer of exactly its own bytes.
+ * One image's conversion. Binaries larger than OWN_BUFFER_MAX_BYTES (in maps and lists; set
+ * members and a lone unmarshallValue are decoded in place) are not decoded where they are met:
+ * their text is kept, with where the result goes, and after the walk all of them are decoded
+ * into one ArrayBuffer sized to hold exactly them — one off-heap allocation per image instead of
+ * one per binary. Each is then a Uint8Array view of that buffer: its bytes are its own, but its
+ * `.buffer` also holds the image's other large binaries (never other images', never unrelated
+ * memory as with Node's Buffer pool). Read it through byteOffset / byteLength, or `slice()` it
+ * for a standalone copy. A binary that is the image's only large one, and any binary of up to 64
+ * bytes, has a buffer of exactly its own bytes.
  */
 class Conversion {
   /**
@@ -92,12 +91,10 @@ class Conversion {
   readonly num: NumberConverter;
   /** false: every binary decoded where it is met (the re-run that finds an error's path). */
   readonly share: boolean;
-  /** Four entries per deferred binary: text (or bytes), unpadded length, container, slot. */
+  /** Four entries per deferred binary: its base64 text, unpadded length, container, slot. */
   deferred: unknown[] | undefined = undefined;
-  /** Bytes of the shared buffer: the sum of the deferred large binaries. */
+  /** The deferred binaries' bytes: the size of the buffer they share. */
   sharedBytes = 0;
-  /** How many deferred binaries are large: with one, it gets a buffer of its own, no view. */
-  sharedCount = 0;
   /** The binary convertValue just answered DEFERRED for, until its caller places it. */
   text = '';
   end = 0;
@@ -107,22 +104,10 @@ class Conversion {
     this.share = share;
   }
 
-  /** Keeps a binary for the end of the walk, to go to `container[slot]` (a set: SET_MEMBER). */
-  defer(source: string | Uint8Array, end: number, container: object, slot: string | number): void {
-    if (end > 0) {
-      const size = decodedLength(end);
-      if (size > OWN_BUFFER_MAX_BYTES) {
-        this.sharedBytes += size;
-        this.sharedCount++;
-      }
-    }
-    if (this.deferred === undefined) this.deferred = [source, end, container, slot];
-    else this.deferred.push(source, end, container, slot);
-  }
-
-  /** Places the binary convertValue deferred (see binaryValue). */
+  /** Keeps the binary convertValue deferred (see binaryValue), to go to `container[slot]`. */
   place(container: object, slot: string | number): void {
-    this.defer(this.text, this.end, container, slot);
+    if (this.deferred === undefined) this.deferred = [this.text, this.end, container, slot];
+    else this.deferred.push(this.text, this.end, container, slot);
   }
 }
 
@@ -134,39 +119,11 @@ function binaryValue(value: unknown, cx: Conversion): unknown {
       // The caller, which knows where the value goes, calls cx.place.
       cx.text = value;
       cx.end = end;
+      cx.sharedBytes += decodedLength(end);
       return DEFERRED;
     }
   }
   return toBytes(value);
-}
-
-/**
- * BS with a large member (share mode): every member deferred, small ones too, so that the set
- * receives them in their order. Lengths, types and padding are checked now, in order.
- */
-function deferBinarySet(list: unknown[], out: Set<Uint8Array>, cx: Conversion): void {
-  for (let i = 0; i < list.length; i++) {
-    const member = list[i];
-    const end = typeof member === 'string' ? unpaddedBase64Length(member) : -1;
-    if (end < 0) {
-      // Not base64 by length, or not a string: toBytes throws (or passes SDK bytes through).
-      let bytes: Uint8Array;
-      try {
-        bytes = toBytes(member);
-      } catch (error) {
-        throw addSegment(error, i);
-      }
-      cx.defer(bytes, -1, out, SET_MEMBER);
-    } else cx.defer(member as string, end, out, SET_MEMBER);
-  }
-}
-
-function hasLargeMember(list: unknown[]): boolean {
-  for (let i = 0; i < list.length; i++) {
-    const member = list[i];
-    if (typeof member === 'string' && member.length >= SHARED_MIN_CHARS) return true;
-  }
-  return false;
 }
 
 /**
@@ -255,11 +212,9 @@ function convertValue(av: AttributeValue, cx: Conversion): unknown {
       return binaryValue(value, cx);
     case 'BS': {
       if (!Array.isArray(value)) fail('wrong-shape', 'BS must be an array');
+      // Set members are decoded in place: sharing stops at maps and lists (a set would need
+      // its members placed in order after the walk).
       const out = new Set<Uint8Array>();
-      if (cx.share && hasLargeMember(value)) {
-        deferBinarySet(value, out, cx);
-        return out;
-      }
       for (let i = 0; i < value.length; i++) {
         try {
           out.add(toBytes(value[i]));
@@ -299,41 +254,27 @@ function convertMap(map: AttributeMap, cx: Conversion): Item {
 }
 
 /**
- * Decodes the deferred binaries into their places: large ones into views of one ArrayBuffer,
- * small set members into their own. False when a text turns out not to be base64 (its
- * characters are checked here, not when it was deferred).
+ * Decodes the deferred binaries into their places: several into views of one ArrayBuffer, a lone
+ * one (the common case) into a buffer of its own, as small ones are. False when a text turns out
+ * not to be base64 (its characters are read here, not when it was deferred).
  */
 function resolve(cx: Conversion): boolean {
   const deferred = cx.deferred as unknown[];
-  // One large binary (the common case) is decoded into a buffer of its own, as small ones are.
-  const shared = cx.sharedCount > 1 ? new ArrayBuffer(cx.sharedBytes) : undefined;
+  const shared = deferred.length > 4 ? new ArrayBuffer(cx.sharedBytes) : undefined;
   let offset = 0;
   for (let i = 0; i < deferred.length; i += 4) {
-    const source = deferred[i] as string | Uint8Array;
     const end = deferred[i + 1] as number;
-    const container = deferred[i + 2] as Record<string | number, unknown> | Set<Uint8Array>;
-    const slot = deferred[i + 3] as string | number;
-    let bytes: Uint8Array;
-    if (typeof source !== 'string') bytes = source;
-    else {
-      const size = decodedLength(end);
-      if (size > OWN_BUFFER_MAX_BYTES && shared !== undefined) {
-        bytes = new Uint8Array(shared, offset, size);
-        offset += size;
-      } else bytes = new Uint8Array(size);
-      if (!decodeBase64Into(source, end, bytes, 0)) return false;
-    }
-    if (slot === SET_MEMBER) (container as Set<Uint8Array>).add(bytes);
-    else setProperty(container as Record<string, unknown>, slot as string, bytes);
+    const size = decodedLength(end);
+    const bytes = shared === undefined ? new Uint8Array(size) : new Uint8Array(shared, offset, size);
+    offset += size;
+    if (!decodeBase64Into(deferred[i] as string, end, bytes, 0)) return false;
+    setProperty(deferred[i + 2] as Record<string, unknown>, deferred[i + 3] as string, bytes);
   }
   return true;
 }
 
 function deferredAreBase64(deferred: unknown[]): boolean {
-  for (let i = 0; i < deferred.length; i += 4) {
-    const source = deferred[i];
-    if (typeof source === 'string' && !isBase64(source)) return false;
-  }
+  for (let i = 0; i < deferred.length; i += 4) if (!isBase64(deferred[i] as string)) return false;
   return true;
 }
 
@@ -360,23 +301,6 @@ export function convertImage(map: AttributeMap, num: NumberConverter): Item {
   // A deferred text that is not base64: the walk without deferral throws its error and path.
   if (cx.deferred !== undefined && !resolve(cx)) return convertMap(map, new Conversion(num, false));
   return item;
-}
-
-/** One AttributeValue to its value, binaries shared as within an image. */
-function convertTopValue(av: AttributeValue, num: NumberConverter): unknown {
-  const cx = new Conversion(num, true);
-  // A box, so that a lone large binary has a slot to be resolved into like any other.
-  const box: unknown[] = [undefined];
-  try {
-    const value = convertValue(av, cx);
-    if (value === DEFERRED) cx.place(box, 0);
-    else box[0] = value;
-  } catch (error) {
-    if (hidesBinaryError(cx)) convertValue(av, new Conversion(num, false));
-    throw error;
-  }
-  if (cx.deferred !== undefined && !resolve(cx)) return convertValue(av, new Conversion(num, false));
-  return box[0];
 }
 
 function withPath(error: unknown): unknown {
@@ -411,7 +335,8 @@ export function unmarshallValue(
   assertOptions(options, UNMARSHALL_OPTIONS, 'unmarshallValue');
   const num = numberConverter(options?.numbers, 'unmarshallValue');
   try {
-    return convertTopValue(value as AttributeValue, num);
+    // A lone value: every binary decoded where it is met, none shared.
+    return convertValue(value as AttributeValue, new Conversion(num, false));
   } catch (error) {
     throw withPath(error);
   }
