@@ -1,5 +1,3 @@
-import { compilePattern } from '../filters/compile.js';
-import type { FilterPattern } from '../filters/types.js';
 // Not the logging index: that also loads pino, which the default logger exists to avoid.
 import { createJsonLogger } from '../logging/json-logger.js';
 import {
@@ -12,6 +10,7 @@ import { assertOptions, describe } from '../records/options.js';
 import { createRecordParser, type ParseOptions, type RecordParser } from '../records/parse.js';
 import type { ClassifiedRecord, RecordKind, RecordOfKind } from '../records/types.js';
 import type { DeadLetterSink, Sink, SinkContext, SinkLogger } from '../sinks/types.js';
+import { type EmfTemplate, emfTemplate } from './metrics.js';
 
 /** A logger the pipeline can make a per-invocation child of (a pino Logger is one). */
 export interface PipelineLogger extends SinkLogger {
@@ -20,8 +19,11 @@ export interface PipelineLogger extends SinkLogger {
 
 export type RecordPredicate = (record: ClassifiedRecord) => boolean;
 
-/** A kind, several kinds, a predicate, or a Lambda filter pattern (matched against the raw record). */
-export type RouteCondition = RecordKind | readonly RecordKind[] | RecordPredicate | FilterPattern;
+/**
+ * A kind, several kinds, or a predicate. A Lambda filter pattern is a predicate made by
+ * `matching(pattern)` (filters), so only the handlers that use one load the filter compiler.
+ */
+export type RouteCondition = RecordKind | readonly RecordKind[] | RecordPredicate;
 
 export interface RouteConfig {
   /** Used in logs; default `route-<n>`. */
@@ -109,6 +111,8 @@ export type CompiledMetrics =
       readonly writer: MetricsWriter;
       readonly namespace: string;
       readonly dimensions: Readonly<Record<string, string>>;
+      /** The line's fixed parts, built once; undefined when names collide (the line is then built generically). */
+      readonly template: EmfTemplate | undefined;
     })
   | (CompiledMetricsBase & { readonly target: MetricsTarget; readonly publish: boolean });
 
@@ -182,8 +186,12 @@ export const KIND_BIT: Readonly<Record<RecordKind, number>> = {
   'user-delete': 4,
   'ttl-delete': 8,
 };
-/** Routing uses one 32-bit mask per record. */
+/** Routing uses one 32-bit mask per record: a bit per sink, and HANDLER_BIT. */
 const MAX_SINKS = 31;
+/** In a record's routing mask: its kind handler has yet to run. Above every sink's bit. */
+export const HANDLER_BIT = 1 << MAX_SINKS;
+/** Every sink's bit. */
+export const SINK_BITS = ~HANDLER_BIT;
 
 /** One route, ready for the hot path: either a kind mask or a test function, and the sinks' bits. */
 export interface CompiledRoute {
@@ -195,6 +203,14 @@ export interface CompiledRoute {
 
 export interface CompiledConfig {
   readonly routes: readonly CompiledRoute[];
+  /**
+   * Per kind, the routing mask its kind routes and handler give every record of that kind: the
+   * per-record path only evaluates `predicateRoutes` on top (kind routes have no side effects, so
+   * folding them here changes nothing a predicate could see).
+   */
+  readonly kindMasks: Readonly<Record<RecordKind, number>>;
+  /** The routes with a predicate, in config order. */
+  readonly predicateRoutes: readonly CompiledRoute[];
   readonly sinks: readonly Sink[];
   /** Indexed by KIND_BIT position order of KINDS. */
   readonly handlers: readonly (
@@ -290,12 +306,18 @@ function compileRoutes(routes: unknown): { routes: CompiledRoute[]; sinks: Sink[
       }
     } else if (typeof when === 'function') test = when as RecordPredicate;
     else if (isPlainObject(when)) {
-      const matcher = compilePattern(when as FilterPattern);
-      // Lambda evaluates filters against the record as it delivers it.
-      test = (record) => matcher(record.raw);
+      // The pipeline no longer compiles patterns itself, so that a handler without pattern routes
+      // does not load (or bundle) the filter compiler.
+      fail(
+        `${where}.when: a filter pattern object is not a route condition; write when: matching(pattern) ` +
+          "(import { matching } from 'tidewater'), which compiles the pattern once",
+      );
     } else if (typeof when === 'string') {
       fail(`${where}.when: unknown kind ${JSON.stringify(when)} (known: ${KINDS.join(', ')})`);
-    } else fail(`${where}.when must be a kind, a list of kinds, a predicate or a filter pattern`);
+    } else
+      fail(
+        `${where}.when must be a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)`,
+      );
     const targets = Array.isArray(r.to) ? r.to : [r.to];
     if (targets.length === 0) fail(`${where}.to is empty`);
     let sinkMask = 0;
@@ -406,6 +428,7 @@ function compileMetrics(metrics: unknown, sinks: readonly Sink[]): CompiledMetri
     writer: writer as MetricsWriter,
     routedNames,
     target: undefined,
+    template: emfTemplate(namespace, dimensions as Record<string, string>, routedNames),
   };
 }
 
@@ -438,6 +461,13 @@ export function compileConfig(config: PipelineConfig): CompiledConfig {
   const { routes, sinks } = compileRoutes(config.routes);
   const handlers = compileHandlers(config.handlers);
   if (routes.length === 0 && handlers.mask === 0) fail('give at least one route or handler');
+  const kindMasks = { insert: 0, modify: 0, 'user-delete': 0, 'ttl-delete': 0 };
+  for (const kind of KINDS) {
+    const bit = KIND_BIT[kind];
+    let mask = (handlers.mask & bit) === 0 ? 0 : HANDLER_BIT;
+    for (const r of routes) if (r.test === undefined && (r.kindMask & bit) !== 0) mask |= r.sinkMask;
+    kindMasks[kind] = mask;
+  }
   const ordering = compileOrdering(config.ordering);
   const deadLetter = config.deadLetter;
   if (
@@ -485,6 +515,8 @@ export function compileConfig(config: PipelineConfig): CompiledConfig {
   const clock = optionalFunction<() => number>(config.clock, 'clock') ?? Date.now;
   return {
     routes,
+    kindMasks,
+    predicateRoutes: routes.filter((r) => r.test !== undefined),
     sinks,
     handlers: handlers.list,
     handledKinds: handlers.mask,

@@ -1,18 +1,12 @@
-import pLimit from 'p-limit';
 import { streamRecordsOf } from '../records/parse.js';
 import { type CompiledConfig, compileConfig, type PipelineConfig } from './config.js';
-import { UnreadableSequenceNumberError } from './errors.js';
-import { eventIdOf, Invocation, type InvocationContext, sequenceNumberOf } from './invocation.js';
+import { sendDeadLetters } from './dead-letter.js';
+import { deliverOrdered, deliverPerKey, flushSinks } from './deliver.js';
+import { type BatchResponse, type InvocationContext, Ledger } from './ledger.js';
 import { publishMetrics } from './metrics.js';
+import { readRecords, routeRecords } from './route.js';
 
-export interface BatchItemFailure {
-  itemIdentifier: string;
-}
-
-/** Lambda's partial batch response (ReportBatchItemFailures). */
-export interface BatchResponse {
-  batchItemFailures: BatchItemFailure[];
-}
+export type { BatchItemFailure, BatchResponse } from './ledger.js';
 
 /** A validated, precompiled pipeline. Build it once per container, not per invocation. */
 export interface Pipeline {
@@ -53,18 +47,10 @@ export function processBatch(
     : run(compileConfig(pipeline), event, context);
 }
 
-function groupByKey(invocation: Invocation, indices: readonly number[]): number[][] {
-  // The raw Keys JSON is the item's identity: DynamoDB sends an item's key attributes the same way every time.
-  const lanes = new Map<string, number[]>();
-  for (const i of indices) {
-    const key = JSON.stringify(invocation.records[i]!.raw.dynamodb.Keys);
-    const lane = lanes.get(key);
-    if (lane === undefined) lanes.set(key, [i]);
-    else lane.push(i);
-  }
-  return [...lanes.values()];
-}
-
+/**
+ * The engine: read → route → deliver (handlers, sinks, retries) → flush and dead-letter → respond.
+ * Every stage is a function of the ledger (the batch's state) and the compiled config.
+ */
 async function run(
   config: CompiledConfig,
   event: unknown,
@@ -72,40 +58,27 @@ async function run(
 ): Promise<BatchResponse> {
   const started = config.clock();
   const raws = streamRecordsOf(event);
-  const n = raws.length;
-  const seqs = new Array<string>(n);
-  for (let i = 0; i < n; i++) {
-    const seq = sequenceNumberOf(raws[i]);
-    if (seq === undefined) throw new UnreadableSequenceNumberError(i, eventIdOf(raws[i]));
-    seqs[i] = seq;
-  }
-  if (n === 0) return { batchItemFailures: [] };
-  const invocation = new Invocation(config, raws, seqs, context);
+  const read = readRecords(raws, config.parse);
+  if (raws.length === 0) return { batchItemFailures: [] };
+  const ledger = new Ledger(config, raws, read.records, read.errors, context);
   try {
-    const valid = invocation.prepare();
-    if (!config.perKey) await invocation.runLane(valid);
-    else {
-      const limit = pLimit(config.concurrency);
-      await Promise.all(groupByKey(invocation, valid).map((lane) => limit(() => invocation.runLane(lane))));
-    }
-    await invocation.finish();
+    routeRecords(ledger, config);
+    if (config.perKey) await deliverPerKey(ledger, config);
+    else await deliverOrdered(ledger, config);
+    await flushSinks(ledger, config);
+    await sendDeadLetters(ledger);
   } finally {
-    invocation.dispose();
+    ledger.dispose();
   }
-  const { cutoff, metrics } = invocation;
-  metrics.failed = n - cutoff;
+  const { metrics } = ledger;
+  metrics.failed = ledger.n - ledger.cutoff;
   const finished = config.clock();
   if (config.metrics !== undefined) {
     try {
       publishMetrics(config, metrics, finished - started, finished);
     } catch (error) {
-      invocation.logger.error({ err: error }, 'writing the metrics line failed');
+      ledger.logger.error({ err: error }, 'writing the metrics line failed');
     }
   }
-  if (cutoff === n) return { batchItemFailures: [] };
-  invocation.logger.warn(
-    { err: invocation.cutoffError, itemIdentifier: seqs[cutoff], notDone: n - cutoff },
-    'batch partially failed: Lambda retries from the reported record',
-  );
-  return { batchItemFailures: [{ itemIdentifier: seqs[cutoff]! }] };
+  return ledger.response();
 }

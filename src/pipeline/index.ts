@@ -22,5 +22,5 @@ export {
   UnreadableSequenceNumberError,
   UnroutedRecordError,
 } from './errors.js';
-export type { InvocationContext } from './invocation.js';
+export type { InvocationContext } from './ledger.js';
 export { createStreamHandler, streamProcessor } from './middleware.js';

@@ -59,10 +59,9 @@ function addToTarget(
  * metrics without an API call (nothing to fail or slow the batch). Per-sink counts are metrics
  * named `Routed.<sink>` because one EMF directive carries one set of dimension values.
  *
- * With a Powertools Metrics target the metrics go to the target instead (published by it, or
- * by its logMetrics middleware) and the line is empty: the compiled writer then ignores it.
+ * With a Powertools Metrics target the metrics go to the target instead (published by it, or by
+ * its logMetrics middleware) and no line is written.
  */
-/** Hands an invocation's metrics on: to the configured target, or as one EMF line to the writer. */
 export function publishMetrics(
   config: CompiledConfig,
   metrics: InvocationMetrics,
@@ -75,26 +74,91 @@ export function publishMetrics(
   else settings.writer.write(emfLine(settings, metrics, durationMs, timestamp));
 }
 
+/**
+ * The fixed text of a pipeline's EMF line, built once from its config: per invocation only the
+ * numbers are written in between. The directive alone is a dozen objects and most of the line.
+ */
+export interface EmfTemplate {
+  /** `{"_aws":{"Timestamp":` */
+  readonly start: string;
+  /** The directive, closing `_aws`, then the dimension values. */
+  readonly afterTimestamp: string;
+  /** `,"Records":`…, one per COUNT_METRICS entry, then one per routed sink. */
+  readonly keys: readonly string[];
+  readonly iteratorAgeKey: string;
+  readonly durationKey: string;
+}
+
+/**
+ * The template, or undefined when a dimension or sink name collides with another key of the line:
+ * then one JSON object key would stand for two values, which only the generic path (an object,
+ * stringified) resolves as before.
+ */
+export function emfTemplate(
+  namespace: string,
+  dimensions: Readonly<Record<string, string>>,
+  routedNames: readonly string[],
+): EmfTemplate | undefined {
+  const names = [...COUNT_METRICS.map(([name]) => name), ...routedNames, 'IteratorAgeMs', 'DurationMs'];
+  const dimensionNames = Object.keys(dimensions);
+  const all = ['_aws', ...dimensionNames, ...names];
+  // Index-like keys ("42") come first in an object whatever their insertion order.
+  if (new Set(all).size !== all.length || all.some((key) => /^(0|[1-9]\d*)$/.test(key))) return undefined;
+  const directive = JSON.stringify([
+    { Namespace: namespace, Dimensions: [dimensionNames], Metrics: definitions(routedNames) },
+  ]);
+  const dimensionValues = JSON.stringify(dimensions).slice(1, -1);
+  return {
+    start: '{"_aws":{"Timestamp":',
+    afterTimestamp: `,"CloudWatchMetrics":${directive}}${dimensionValues === '' ? '' : `,${dimensionValues}`}`,
+    keys: [...COUNT_METRICS.map(([name]) => name), ...routedNames].map((name) => `,${JSON.stringify(name)}:`),
+    iteratorAgeKey: ',"IteratorAgeMs":',
+    durationKey: ',"DurationMs":',
+  };
+}
+
+function definitions(routedNames: readonly string[]): { Name: string; Unit: string }[] {
+  const list: { Name: string; Unit: string }[] = [];
+  for (const [name] of COUNT_METRICS) list.push({ Name: name, Unit: 'Count' });
+  for (const name of routedNames) list.push({ Name: name, Unit: 'Count' });
+  list.push({ Name: 'IteratorAgeMs', Unit: 'Milliseconds' }, { Name: 'DurationMs', Unit: 'Milliseconds' });
+  return list;
+}
+
+/** A number as JSON.stringify writes it. */
+function json(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null';
+}
+
 function emfLine(
   settings: Extract<CompiledMetrics, { target: undefined }>,
   metrics: InvocationMetrics,
   durationMs: number,
   timestamp: number,
 ): string {
-  const definitions: { Name: string; Unit: string }[] = [];
+  const template = settings.template;
+  if (template === undefined) return genericEmfLine(settings, metrics, durationMs, timestamp);
+  const { keys } = template;
+  let line = template.start + JSON.stringify(timestamp) + template.afterTimestamp;
+  let k = 0;
+  for (; k < COUNT_METRICS.length; k++) line += keys[k]! + json(metrics[COUNT_METRICS[k]![1]]);
+  const routed = metrics.routed;
+  for (let i = 0; i < routed.length; i++) line += keys[k + i]! + json(routed[i]!);
+  return `${line}${template.iteratorAgeKey}${json(metrics.iteratorAgeMs)}${template.durationKey}${json(durationMs)}}\n`;
+}
+
+/** The line as an object stringified: what the template reproduces when no names collide. */
+function genericEmfLine(
+  settings: Extract<CompiledMetrics, { target: undefined }>,
+  metrics: InvocationMetrics,
+  durationMs: number,
+  timestamp: number,
+): string {
   const values: Record<string, unknown> = {};
-  for (const [name, field] of COUNT_METRICS) {
-    definitions.push({ Name: name, Unit: 'Count' });
-    values[name] = metrics[field];
-  }
+  for (const [name, field] of COUNT_METRICS) values[name] = metrics[field];
   settings.routedNames.forEach((name, i) => {
-    definitions.push({ Name: name, Unit: 'Count' });
     values[name] = metrics.routed[i];
   });
-  definitions.push(
-    { Name: 'IteratorAgeMs', Unit: 'Milliseconds' },
-    { Name: 'DurationMs', Unit: 'Milliseconds' },
-  );
   values.IteratorAgeMs = metrics.iteratorAgeMs;
   values.DurationMs = durationMs;
   const document = {
@@ -104,7 +168,7 @@ function emfLine(
         {
           Namespace: settings.namespace,
           Dimensions: [Object.keys(settings.dimensions)],
-          Metrics: definitions,
+          Metrics: definitions(settings.routedNames),
         },
       ],
     },

@@ -78,6 +78,25 @@ describe('deadline', () => {
     expect(signal?.reason).toMatchObject({ name: 'DeadlineReachedError' });
   });
 
+  it('gives a signal already aborted to a sink that first asks for it after the deadline', async () => {
+    let aborted: boolean | undefined;
+    const late = new RecordingSink(
+      'late',
+      () => false,
+      async (_records, context) => {
+        // 20 ms were left when the batch started; the signal is taken 60 ms later.
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        aborted = context.signal?.aborted;
+      },
+    );
+    await processBatch(
+      batch(1),
+      { ...quiet, deadlineMarginMs: 1000, routes: [{ when: 'insert', to: late }] },
+      { getRemainingTimeInMillis: () => 1020 },
+    );
+    expect(aborted).toBe(true);
+  });
+
   it("gives sinks the time left before the margin and the invocation's logger, even taken off the context", async () => {
     const { logger, lines } = captureLogger();
     let seen: { left: number; detached: number } | undefined;

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { processBatch } from '../../../src/pipeline/index.js';
 import { batch, captureLogger, quiet, RecordingDeadLetter, RecordingSink, seq } from './fixtures.js';
@@ -90,5 +91,64 @@ describe('observability', () => {
     );
     const summary = lines.find((l) => l.itemIdentifier !== undefined);
     expect(summary).toMatchObject({ requestId: 'req-2', itemIdentifier: seq(1), notDone: 1, records: 2 });
+  });
+
+  it('writes the EMF line an object with these keys stringifies to, whatever the dimension and sink names', async () => {
+    // Names that collide with the line's own keys, index-like ones, and ordinary ones.
+    const name = fc.constantFrom('Function', 'Records', '_aws', '42', 'Routed.a', 'a', 'Stage', 'DurationMs');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(name, fc.string({ maxLength: 3 }), { maxKeys: 4 }),
+        fc.array(fc.constantFrom('a', 'b', '7', 'Records'), { minLength: 1, maxLength: 3 }),
+        async (dimensions, sinkNames) => {
+          const emf = emfCapture();
+          const now = 1_800_000_010_000;
+          await processBatch(batch(3), {
+            ...quiet,
+            clock: () => now,
+            metrics: { namespace: 'Orders', dimensions, writer: emf.writer },
+            routes: sinkNames.map((sinkName) => ({
+              when: 'insert' as const,
+              to: new RecordingSink(sinkName),
+            })),
+          });
+          const counts: Record<string, number> = {
+            Records: 3,
+            Inserts: 3,
+            Modifies: 0,
+            UserDeletes: 0,
+            TtlDeletes: 0,
+            Malformed: 0,
+            Unrouted: 0,
+            Failed: 0,
+            DeadLettered: 0,
+            TtlNeverExpires: 0,
+            Retries: 0,
+          };
+          const metrics = [
+            ...Object.keys(counts).map((n) => ({ Name: n, Unit: 'Count' })),
+            ...sinkNames.map((n) => ({ Name: `Routed.${n}`, Unit: 'Count' })),
+            { Name: 'IteratorAgeMs', Unit: 'Milliseconds' },
+            { Name: 'DurationMs', Unit: 'Milliseconds' },
+          ];
+          const values: Record<string, number> = { ...counts };
+          for (const n of sinkNames) values[`Routed.${n}`] = 3;
+          values.IteratorAgeMs = 10_000;
+          values.DurationMs = 0;
+          const document = {
+            _aws: {
+              Timestamp: now,
+              CloudWatchMetrics: [
+                { Namespace: 'Orders', Dimensions: [Object.keys(dimensions)], Metrics: metrics },
+              ],
+            },
+            ...dimensions,
+            ...values,
+          };
+          expect(emf.lines).toEqual([`${JSON.stringify(document)}\n`]);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidPatternError, matching } from '../../../src/filters/index.js';
 import { createPipeline, processBatch, UnreadableSequenceNumberError } from '../../../src/pipeline/index.js';
 import { InvalidOptionsError, NotAStreamEventError } from '../../../src/records/errors.js';
 import { batch, quiet, RecordingDeadLetter, RecordingSink, seq, streamRecord } from './fixtures.js';
@@ -154,6 +155,27 @@ describe('ordered mode', () => {
     expect(sink.calls).toEqual([[seq(0), seq(1)]]);
   });
 
+  it('fails the record of an async handler that rejects, like one that throws', async () => {
+    const sink = new RecordingSink('s');
+    const seen: string[] = [];
+    const response = await processBatch(batch(4), {
+      ...quiet,
+      retry: { attempts: 2, baseDelayMs: 0, maxDelayMs: 0 },
+      routes: [{ when: 'insert', to: sink }],
+      handlers: {
+        insert: async (record) => {
+          seen.push(record.sequenceNumber);
+          await Promise.resolve();
+          if (record.sequenceNumber === seq(1)) throw new Error('handler broke later');
+        },
+      },
+    });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(1) }]);
+    // Tried twice (the retry), then nothing after it ran.
+    expect(seen).toEqual([seq(0), seq(1), seq(1)]);
+    expect(sink.calls).toEqual([[seq(0)]]);
+  });
+
   it('rejects unknown config keys, listing the valid ones', () => {
     expect(() => createPipeline({ ...quiet, routes: [], rotes: [] } as never)).toThrow(InvalidOptionsError);
     expect(() => createPipeline({ ...quiet, rotes: [] } as never)).toThrow(
@@ -187,10 +209,27 @@ describe('ordered mode', () => {
       ...quiet,
       // Lambda's filters see N as a string: numeric operators do not apply to it, exact strings do.
       routes: [
-        { when: { eventName: ['INSERT'], dynamodb: { NewImage: { n: { N: ['4', '5'] } } } }, to: big },
+        {
+          when: matching({ eventName: ['INSERT'], dynamodb: { NewImage: { n: { N: ['4', '5'] } } } }),
+          to: big,
+        },
       ],
     });
     expect(response.batchItemFailures).toEqual([]);
     expect(big.calls).toEqual([[seq(4), seq(5)]]);
+  });
+
+  it('refuses a bare filter pattern as a route condition, saying to write matching(pattern)', () => {
+    const sink = new RecordingSink('s');
+    const bare = { eventName: ['INSERT'] };
+    expect(() => createPipeline({ ...quiet, routes: [{ when: bare as never, to: sink }] })).toThrow(
+      InvalidOptionsError,
+    );
+    expect(() => createPipeline({ ...quiet, routes: [{ when: bare as never, to: sink }] })).toThrow(
+      /routes\[0\]\.when: a filter pattern object is not a route condition; write when: matching\(pattern\)/,
+    );
+    // matching() compiles, so a bad pattern fails where the route is written.
+    expect(() => matching({ eventName: 'INSERT' } as never)).toThrow(InvalidPatternError);
+    expect(() => matching('{"eventName":["INSERT"]}')).not.toThrow();
   });
 });

@@ -1,0 +1,225 @@
+import pLimit from 'p-limit';
+import { MalformedRecordError } from '../records/errors.js';
+import type { ClassifiedRecord } from '../records/types.js';
+import type { Sink } from '../sinks/types.js';
+import { type CompiledConfig, HANDLER_BIT, KINDS, SINK_BITS } from './config.js';
+import { SinkContractError } from './errors.js';
+import type { Ledger } from './ledger.js';
+import { type Failures, retryFailures } from './retry.js';
+
+/** Handlers by kind, where KINDS lists them: record.kind → index into CompiledConfig.handlers. */
+const KIND_INDEX = Object.fromEntries(KINDS.map((kind, i) => [kind, i])) as Record<string, number>;
+
+/** Delivers the whole batch in stream order (ordered mode): one lane, every record in it. */
+export function deliverOrdered(ledger: Ledger, config: CompiledConfig): Promise<void> {
+  return runLane(ledger, config, undefined);
+}
+
+/**
+ * Per-key mode: one lane per item key, each in stream order, `concurrency` lanes at a time. The
+ * raw Keys JSON is the item's identity: DynamoDB sends an item's key attributes the same way
+ * every time.
+ */
+export async function deliverPerKey(ledger: Ledger, config: CompiledConfig): Promise<void> {
+  const lanes = new Map<string, number[]>();
+  const { masks, records } = ledger;
+  for (let i = 0; i < ledger.n; i++) {
+    if (masks[i] === 0) continue;
+    const key = JSON.stringify(records[i]!.raw.dynamodb.Keys);
+    const lane = lanes.get(key);
+    if (lane === undefined) lanes.set(key, [i]);
+    else lane.push(i);
+  }
+  const limit = pLimit(config.concurrency);
+  await Promise.all([...lanes.values()].map((lane) => limit(() => runLane(ledger, config, lane))));
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as PromiseLike<unknown>).then === 'function'
+  );
+}
+
+/**
+ * Runs one lane: kind handlers record by record, then each sink once with the lane's records
+ * routed to it. `lane` lists batch indices in stream order; undefined is every record (ordered
+ * mode, where a list would only repeat 0..n-1). Records with no work left (mask 0) are skipped;
+ * nothing at or past the cut-off starts.
+ */
+async function runLane(
+  ledger: Ledger,
+  config: CompiledConfig,
+  lane: readonly number[] | undefined,
+): Promise<void> {
+  const { masks, records } = ledger;
+  const end = lane === undefined ? ledger.n : lane.length;
+  if (config.handledKinds !== 0) {
+    for (let k = 0; k < end; k++) {
+      const i = lane === undefined ? k : lane[k]!;
+      if (i >= ledger.cutoff) break;
+      if ((masks[i]! & HANDLER_BIT) === 0) continue;
+      const record = records[i]!;
+      if (ledger.outOfTime()) return ledger.deadline(firstUndone(ledger, lane, i, 0));
+      const handler = config.handlers[KIND_INDEX[record.kind]!]!;
+      try {
+        // Awaited only when it returns a promise: a synchronous handler costs no microtask per record.
+        const result = handler(record, ledger.context);
+        if (isThenable(result)) await result;
+      } catch (error) {
+        if (ledger.isPoison(error, i)) {
+          ledger.malformed(i, error, `handler:${record.kind}`);
+          continue;
+        }
+        await retryFailures(ledger, config, `handler:${record.kind}`, new Map([[i, error]]), async () => {
+          try {
+            await handler(record, ledger.context);
+            return undefined;
+          } catch (again) {
+            return new Map([[i, again]]);
+          }
+        });
+      }
+    }
+  }
+  const sinks = config.sinks;
+  for (let s = 0; s < sinks.length; s++) {
+    const bit = 1 << s;
+    let indices: number[] | undefined;
+    let batch: ClassifiedRecord[] | undefined;
+    for (let k = 0; k < end; k++) {
+      const i = lane === undefined ? k : lane[k]!;
+      if (i >= ledger.cutoff) break;
+      if ((masks[i]! & bit) === 0) continue;
+      if (indices === undefined) {
+        indices = [i];
+        batch = [records[i]!];
+      } else {
+        indices.push(i);
+        batch!.push(records[i]!);
+      }
+    }
+    if (indices === undefined) continue;
+    if (ledger.outOfTime()) return ledger.deadline(firstUndone(ledger, lane, Number.POSITIVE_INFINITY, s));
+    await deliverToSink(ledger, config, s, indices, batch!);
+  }
+}
+
+/** The first record of the lane with work left: a handler not yet run (from `handlerFrom`) or a sink from `sinkFrom` on. */
+function firstUndone(
+  ledger: Ledger,
+  lane: readonly number[] | undefined,
+  handlerFrom: number,
+  sinkFrom: number,
+): number {
+  const pending = SINK_BITS & ~((1 << sinkFrom) - 1);
+  const end = lane === undefined ? ledger.n : lane.length;
+  for (let k = 0; k < end; k++) {
+    const i = lane === undefined ? k : lane[k]!;
+    if (i >= ledger.cutoff) break;
+    const mask = ledger.masks[i]!;
+    if ((mask & pending) !== 0) return i;
+    if (i >= handlerFrom && (mask & HANDLER_BIT) !== 0) return i;
+  }
+  return ledger.cutoff;
+}
+
+async function deliverToSink(
+  ledger: Ledger,
+  config: CompiledConfig,
+  s: number,
+  indices: number[],
+  batch: ClassifiedRecord[],
+): Promise<void> {
+  const sink = config.sinks[s]!;
+  ledger.metrics.routed[s]! += indices.length;
+  if (indices[0]! < ledger.firstWritten[s]!) ledger.firstWritten[s] = indices[0]!;
+  const failures = await write(ledger, sink, indices, batch);
+  if (failures === undefined) return;
+  await retryFailures(ledger, config, sink.name, failures, (pending) =>
+    write(
+      ledger,
+      sink,
+      pending,
+      pending.map((i) => ledger.records[i]!),
+    ),
+  );
+}
+
+/** One sink call. A throw fails every record given; reported failures are mapped back to batch indices. */
+async function write(
+  ledger: Ledger,
+  sink: Sink,
+  indices: readonly number[],
+  batch: readonly ClassifiedRecord[],
+): Promise<Failures | undefined> {
+  let failed: readonly { sequenceNumber: string; error: unknown }[] | undefined;
+  for (;;) {
+    try {
+      failed = (await sink.write(batch, ledger.context))?.failed;
+      break;
+    } catch (error) {
+      // Images are checked when first read: a sink that hits a malformed one throws for that
+      // record alone. It is poison, not a sink outage: dead-letter it and give the sink the
+      // rest again at once (sinks are idempotent), without spending a retry attempt on them.
+      const at = poisonAt(ledger, error, indices);
+      if (at < 0) return new Map(indices.map((i) => [i, error]));
+      ledger.malformed(indices[at]!, error as MalformedRecordError, sink.name);
+      // Without a dead-letter sink the record was failed instead, lowering the cutoff: nothing
+      // at or after it may start. And each rerun is a new sink call, so it minds the deadline.
+      const keptIndices: number[] = [];
+      const keptBatch: ClassifiedRecord[] = [];
+      for (let k = 0; k < indices.length; k++) {
+        if (k === at || indices[k]! >= ledger.cutoff) continue;
+        keptIndices.push(indices[k]!);
+        keptBatch.push(batch[k]!);
+      }
+      indices = keptIndices;
+      batch = keptBatch;
+      if (indices.length === 0) return undefined;
+      if (ledger.outOfTime()) {
+        ledger.deadline(indices[0]!);
+        return undefined;
+      }
+    }
+  }
+  if (failed === undefined || failed.length === 0) return undefined;
+  const given = new Set(indices);
+  const out: Failures = new Map();
+  for (const failure of failed) {
+    const i = ledger.indexOf(failure?.sequenceNumber);
+    if (i === undefined || !given.has(i)) {
+      const error = new SinkContractError(sink.name, failure?.sequenceNumber);
+      ledger.logger.error({ err: error }, error.message);
+      return new Map(indices.map((j) => [j, error]));
+    }
+    out.set(i, failure.error);
+  }
+  return out;
+}
+
+/** The position in `indices` of the record a MalformedRecordError names, or -1. */
+function poisonAt(ledger: Ledger, error: unknown, indices: readonly number[]): number {
+  if (!(error instanceof MalformedRecordError)) return -1;
+  for (let k = 0; k < indices.length; k++) if (ledger.isPoison(error, indices[k]!)) return k;
+  return -1;
+}
+
+/** Flushes buffering sinks that were written to; a failed flush fails from the sink's first record. */
+export async function flushSinks(ledger: Ledger, config: CompiledConfig): Promise<void> {
+  for (let s = 0; s < config.sinks.length; s++) {
+    const sink = config.sinks[s]!;
+    const first = ledger.firstWritten[s]!;
+    if (sink.flush === undefined || first === Number.POSITIVE_INFINITY) continue;
+    try {
+      await sink.flush(ledger.context);
+    } catch (error) {
+      ledger.logger.error(
+        { err: error, sink: sink.name },
+        'sink flush failed: its records are reported failed',
+      );
+      ledger.fail(first, error);
+    }
+  }
+}

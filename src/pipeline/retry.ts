@@ -1,0 +1,93 @@
+import pRetry, { AbortError } from 'p-retry';
+import type { CompiledConfig } from './config.js';
+import { DeadlineReachedError } from './errors.js';
+import type { Ledger } from './ledger.js';
+
+/** Records (by batch index) that failed in one attempt, with their errors, in the order reported. */
+export type Failures = Map<number, unknown>;
+
+/** Thrown inside p-retry to ask for another attempt; never escapes. */
+class PendingRetry extends Error {
+  override name = 'PendingRetry';
+}
+
+/**
+ * The pipeline's one retry point, entered only after something failed: bounded in-process retries
+ * of the failed records only, with exponential backoff and jitter (p-retry). Non-retryable and
+ * too-old records are given up at once; after the last attempt the rest are given up
+ * (dead-lettered). The deadline interrupts the backoff: what is still pending then is reported as
+ * failed, not dead-lettered, because it was never given its attempts.
+ */
+export async function retryFailures(
+  ledger: Ledger,
+  config: CompiledConfig,
+  label: string,
+  first: Failures,
+  again: (pending: number[]) => Promise<Failures | undefined>,
+): Promise<void> {
+  const lastError = new Map<number, unknown>();
+  let attempt = 1;
+  let pending = sortOut(ledger, config, first, attempt, label, lastError);
+  if (pending.length === 0) return;
+  if (config.attempts > 1) {
+    try {
+      await pRetry(
+        async (n) => {
+          if (n === 1) throw new PendingRetry();
+          if (ledger.outOfTime())
+            throw new AbortError(new DeadlineReachedError(ledger.seq(pending[0]!), config.deadlineMarginMs));
+          attempt = n;
+          ledger.metrics.retries += pending.length;
+          const failures = await again(pending);
+          pending = failures === undefined ? [] : sortOut(ledger, config, failures, n, label, lastError);
+          if (pending.length > 0) throw new PendingRetry();
+        },
+        {
+          retries: config.attempts - 1,
+          factor: 2,
+          minTimeout: config.baseDelayMs,
+          maxTimeout: config.maxDelayMs,
+          randomize: true,
+          signal: ledger.signal,
+        },
+      );
+    } catch (error) {
+      // p-retry rejects with the AbortError's cause or the signal's reason when the deadline cut the backoff.
+      if (error instanceof DeadlineReachedError) return ledger.deadline(pending[0]!);
+      if (!(error instanceof PendingRetry)) throw error;
+    }
+  }
+  for (const i of pending) ledger.giveUp(i, 'retries-exhausted', lastError.get(i), attempt, label);
+}
+
+/** Splits an attempt's failures: records worth another attempt (returned, in stream order) and records given up. */
+function sortOut(
+  ledger: Ledger,
+  config: CompiledConfig,
+  failures: Failures,
+  attempt: number,
+  label: string,
+  lastError: Map<number, unknown>,
+): number[] {
+  const pending: number[] = [];
+  const now = config.clock();
+  for (const [i, error] of failures) {
+    if (ledger.isPoison(error, i)) {
+      ledger.malformed(i, error, label, attempt);
+      continue;
+    }
+    lastError.set(i, error);
+    ledger.logger.debug({ err: error, sequenceNumber: ledger.seq(i), attempt, sink: label }, 'record failed');
+    if (config.retryable !== undefined && !config.retryable(error)) {
+      ledger.giveUp(i, 'retries-exhausted', error, attempt, label);
+      continue;
+    }
+    const created = ledger.records[i]?.approximateCreationTime;
+    if (created !== undefined && now - created * 1000 > config.maxRecordAgeMs) {
+      ledger.giveUp(i, 'record-too-old', error, attempt, label);
+      continue;
+    }
+    pending.push(i);
+  }
+  return pending.sort((a, b) => a - b);
+}

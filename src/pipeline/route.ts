@@ -1,0 +1,133 @@
+import { MalformedRecordError } from '../records/errors.js';
+import type { RecordParser } from '../records/parse.js';
+import type { ClassifiedRecord } from '../records/types.js';
+import type { CompiledConfig } from './config.js';
+import { UnreadableSequenceNumberError, UnroutedRecordError } from './errors.js';
+import type { Ledger } from './ledger.js';
+import { checkTtl } from './ttl-health.js';
+
+/** A batch's records parsed, and why parsing failed where it did (undefined when it never did). */
+export interface ReadBatch {
+  readonly records: (ClassifiedRecord | undefined)[];
+  readonly errors: unknown[] | undefined;
+}
+
+/**
+ * The first stage, before anything observable happens: parses every record and checks that each
+ * has a sequence number. Parsing is pure, so doing it all up front changes nothing a predicate,
+ * log or sink could see, and it is the only pass over the raw records: their sequence numbers are
+ * read from the parsed records. A parse error is kept for routeRecords, which handles it in
+ * stream order.
+ *
+ * Throws UnreadableSequenceNumberError (the whole batch fails) for the first record without a
+ * readable sequence number: no partial response could name it.
+ */
+export function readRecords(raws: readonly unknown[], parse: RecordParser): ReadBatch {
+  const n = raws.length;
+  const records = new Array<ClassifiedRecord | undefined>(n);
+  let errors: unknown[] | undefined;
+  for (let i = 0; i < n; i++) {
+    try {
+      const record = parse(raws[i]);
+      if (record.sequenceNumber === '') throw new UnreadableSequenceNumberError(i, record.eventID);
+      records[i] = record;
+    } catch (error) {
+      if (error instanceof UnreadableSequenceNumberError) throw error;
+      if (sequenceNumberOf(raws[i]) === undefined)
+        throw new UnreadableSequenceNumberError(i, eventIdOf(raws[i]));
+      errors ??= new Array<unknown>(n);
+      errors[i] = error;
+    }
+  }
+  return { records, errors };
+}
+
+/**
+ * Counts, health-checks and routes every record, in stream order: its routing mask (sinks and
+ * kind handler) goes into the ledger. A malformed record is given up on, a throwing predicate
+ * fails its record, an unrouted one is counted, dead-lettered or failed as configured.
+ */
+export function routeRecords(ledger: Ledger, config: CompiledConfig): void {
+  const { metrics, records, masks, n } = ledger;
+  const { kindMasks, predicateRoutes, ttlAttribute } = config;
+  const errors = ledger.parseErrors;
+  const now = config.clock();
+  const nowSeconds = now / 1000;
+  for (let i = 0; i < n; i++) {
+    const record = records[i];
+    if (record === undefined) {
+      const error = errors![i];
+      if (!(error instanceof MalformedRecordError)) throw error;
+      ledger.malformed(i, error, undefined);
+      continue;
+    }
+    const kind = record.kind;
+    if (kind === 'insert') metrics.inserts++;
+    else if (kind === 'modify') metrics.modifies++;
+    else if (kind === 'user-delete') metrics.userDeletes++;
+    else metrics.ttlDeletes++;
+    const created = record.approximateCreationTime;
+    if (created !== undefined) {
+      const age = now - created * 1000;
+      if (age > metrics.iteratorAgeMs) metrics.iteratorAgeMs = age;
+    }
+    if (ttlAttribute !== undefined && (kind === 'insert' || kind === 'modify'))
+      checkTtl(ledger, record, ttlAttribute, nowSeconds);
+    let mask = kindMasks[kind];
+    if (predicateRoutes.length !== 0) {
+      const routed = routeByPredicates(ledger, i, record, predicateRoutes);
+      if (routed === undefined) continue;
+      mask |= routed;
+    }
+    if (mask === 0) {
+      metrics.unrouted++;
+      if (config.onUnrouted === 'dead-letter')
+        ledger.giveUp(i, 'unrouted', new UnroutedRecordError(record), 0, undefined);
+      else if (config.onUnrouted === 'fail') ledger.fail(i, new UnroutedRecordError(record));
+      continue;
+    }
+    masks[i] = mask;
+  }
+}
+
+/** The sink bits of the predicate routes that take the record; undefined when one threw (handled here). */
+function routeByPredicates(
+  ledger: Ledger,
+  i: number,
+  record: ClassifiedRecord,
+  routes: CompiledConfig['predicateRoutes'],
+): number | undefined {
+  let mask = 0;
+  let r = 0;
+  try {
+    for (; r < routes.length; r++) {
+      const route = routes[r]!;
+      if (route.test!(record)) mask |= route.sinkMask;
+    }
+    return mask;
+  } catch (error) {
+    const name = routes[r]!.name;
+    if (ledger.isPoison(error, i)) ledger.malformed(i, error, `route:${name}`);
+    else {
+      // A throwing predicate is a bug in the config: retrying may help (a fixed deploy), dropping would lose data.
+      ledger.logger.error(
+        { err: error, sequenceNumber: record.sequenceNumber, route: name },
+        'route predicate threw',
+      );
+      ledger.fail(i, error);
+    }
+    return undefined;
+  }
+}
+
+/** A raw record's sequence number, or undefined when it has no usable one. */
+export function sequenceNumberOf(raw: unknown): string | undefined {
+  const d = (raw as { dynamodb?: { SequenceNumber?: unknown } } | null | undefined)?.dynamodb;
+  const s = d !== null && typeof d === 'object' ? d.SequenceNumber : undefined;
+  return typeof s === 'string' && s !== '' ? s : undefined;
+}
+
+export function eventIdOf(raw: unknown): string | undefined {
+  const id = (raw as { eventID?: unknown } | null | undefined)?.eventID;
+  return typeof id === 'string' ? id : undefined;
+}
