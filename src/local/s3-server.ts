@@ -168,17 +168,8 @@ const CLASS_FIELD = 'tidewater:storage-class';
 const UPLOAD_CLASS_HEADER = 'x-tidewater-storage-class';
 const STORAGE_CLASS_HEADER = 'x-amz-storage-class';
 const KNOWN_CLASSES: ReadonlySet<string> = new Set(S3_STORAGE_CLASSES);
-/** s3rver 3.7's own list (S3Object.STORAGE_CLASSES): it refuses any other class. */
-const S3RVER_CLASSES: ReadonlySet<string> = new Set([
-  'STANDARD',
-  'REDUCED_REDUNDANCY',
-  'STANDARD_IA',
-  'ONEZONE_IA',
-  'INTELLIGENT_TIERING',
-  'GLACIER',
-  'DEEP_ARCHIVE',
-  'OUTPOSTS',
-]);
+/** s3rver 3.7's own list (S3Object.STORAGE_CLASSES), the enum's first eight: it refuses any other class. */
+const S3RVER_CLASSES: ReadonlySet<string> = new Set(S3_STORAGE_CLASSES.slice(0, 8));
 
 /** Query parameters that name a sub-resource: such a request is no plain object or bucket request. */
 const SUBRESOURCES: ReadonlySet<string> = new Set([
