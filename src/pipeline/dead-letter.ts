@@ -1,16 +1,16 @@
 import type { DeadLetterEntry, DeadLetterReason } from '../sinks/types.js';
-import type { Ledger } from './ledger.js';
+import { contextOf, dueDeadLetters, fail, type Ledger, loggerOf, seq } from './ledger.js';
 import { eventIdOf } from './route.js';
 
 /** The last stage: send the dead letters of records before the cut-off, in one call. */
 export async function sendDeadLetters(ledger: Ledger): Promise<void> {
-  const due = ledger.dueDeadLetters();
+  const due = dueDeadLetters(ledger);
   if (due === undefined) return;
   try {
-    await ledger.config.deadLetter!.send(due.entries, ledger.context);
+    await ledger.config.deadLetter!.send(due.entries, contextOf(ledger));
     ledger.metrics.deadLettered += due.entries.length;
     for (const entry of due.entries) {
-      ledger.logger.warn(
+      loggerOf(ledger).warn(
         {
           sequenceNumber: entry.sequenceNumber,
           reason: entry.reason,
@@ -21,8 +21,8 @@ export async function sendDeadLetters(ledger: Ledger): Promise<void> {
       );
     }
   } catch (error) {
-    ledger.logger.error({ err: error }, 'dead-letter send failed: those records are reported failed');
-    ledger.fail(due.lowest, error);
+    loggerOf(ledger).error({ err: error }, 'dead-letter send failed: those records are reported failed');
+    fail(ledger, due.lowest, error);
   }
 }
 
@@ -42,7 +42,7 @@ export function deadLetterEntry(
     reason,
     record: parsed?.raw ?? raw,
     eventID: parsed?.eventID ?? eventIdOf(raw),
-    sequenceNumber: ledger.seq(index),
+    sequenceNumber: seq(ledger, index),
     eventSourceARN: typeof arn === 'string' ? arn : undefined,
     error: serializeError(error),
     attempts,

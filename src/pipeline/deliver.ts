@@ -4,7 +4,17 @@ import type { ClassifiedRecord } from '../records/types.js';
 import type { Sink } from '../sinks/types.js';
 import { type CompiledConfig, HANDLER_BIT, KINDS, SINK_BITS } from './config.js';
 import { SinkContractError } from './errors.js';
-import type { Ledger } from './ledger.js';
+import {
+  contextOf,
+  deadline,
+  fail,
+  indexOf,
+  isPoison,
+  type Ledger,
+  loggerOf,
+  malformed,
+  outOfTime,
+} from './ledger.js';
 import { type Failures, retryFailures } from './retry.js';
 
 /** Handlers by kind, where KINDS lists them: record.kind → index into CompiledConfig.handlers. */
@@ -61,20 +71,20 @@ async function runLane(
       if (i >= ledger.cutoff) break;
       if ((masks[i]! & HANDLER_BIT) === 0) continue;
       const record = records[i]!;
-      if (ledger.outOfTime()) return ledger.deadline(firstUndone(ledger, lane, i, 0));
+      if (outOfTime(ledger)) return deadline(ledger, firstUndone(ledger, lane, i, 0));
       const handler = config.handlers[KIND_INDEX[record.kind]!]!;
       try {
         // Awaited only when it returns a promise: a synchronous handler costs no microtask per record.
-        const result = handler(record, ledger.context);
+        const result = handler(record, contextOf(ledger));
         if (isThenable(result)) await result;
       } catch (error) {
-        if (ledger.isPoison(error, i)) {
-          ledger.malformed(i, error, `handler:${record.kind}`);
+        if (isPoison(ledger, error, i)) {
+          malformed(ledger, i, error, `handler:${record.kind}`);
           continue;
         }
         await retryFailures(ledger, config, `handler:${record.kind}`, new Map([[i, error]]), async () => {
           try {
-            await handler(record, ledger.context);
+            await handler(record, contextOf(ledger));
             return undefined;
           } catch (again) {
             return new Map([[i, again]]);
@@ -101,7 +111,7 @@ async function runLane(
       }
     }
     if (indices === undefined) continue;
-    if (ledger.outOfTime()) return ledger.deadline(firstUndone(ledger, lane, Number.POSITIVE_INFINITY, s));
+    if (outOfTime(ledger)) return deadline(ledger, firstUndone(ledger, lane, Number.POSITIVE_INFINITY, s));
     await deliverToSink(ledger, config, s, indices, batch!);
   }
 }
@@ -157,7 +167,7 @@ async function write(
   let failed: readonly { sequenceNumber: string; error: unknown }[] | undefined;
   for (;;) {
     try {
-      failed = (await sink.write(batch, ledger.context))?.failed;
+      failed = (await sink.write(batch, contextOf(ledger)))?.failed;
       break;
     } catch (error) {
       // Images are checked when first read: a sink that hits a malformed one throws for that
@@ -165,7 +175,7 @@ async function write(
       // rest again at once (sinks are idempotent), without spending a retry attempt on them.
       const at = poisonAt(ledger, error, indices);
       if (at < 0) return new Map(indices.map((i) => [i, error]));
-      ledger.malformed(indices[at]!, error as MalformedRecordError, sink.name);
+      malformed(ledger, indices[at]!, error as MalformedRecordError, sink.name);
       // Without a dead-letter sink the record was failed instead, lowering the cutoff: nothing
       // at or after it may start. And each rerun is a new sink call, so it minds the deadline.
       const keptIndices: number[] = [];
@@ -178,8 +188,8 @@ async function write(
       indices = keptIndices;
       batch = keptBatch;
       if (indices.length === 0) return undefined;
-      if (ledger.outOfTime()) {
-        ledger.deadline(indices[0]!);
+      if (outOfTime(ledger)) {
+        deadline(ledger, indices[0]!);
         return undefined;
       }
     }
@@ -188,10 +198,10 @@ async function write(
   const given = new Set(indices);
   const out: Failures = new Map();
   for (const failure of failed) {
-    const i = ledger.indexOf(failure?.sequenceNumber);
+    const i = indexOf(ledger, failure?.sequenceNumber);
     if (i === undefined || !given.has(i)) {
       const error = new SinkContractError(sink.name, failure?.sequenceNumber);
-      ledger.logger.error({ err: error }, error.message);
+      loggerOf(ledger).error({ err: error }, error.message);
       return new Map(indices.map((j) => [j, error]));
     }
     out.set(i, failure.error);
@@ -202,7 +212,7 @@ async function write(
 /** The position in `indices` of the record a MalformedRecordError names, or -1. */
 function poisonAt(ledger: Ledger, error: unknown, indices: readonly number[]): number {
   if (!(error instanceof MalformedRecordError)) return -1;
-  for (let k = 0; k < indices.length; k++) if (ledger.isPoison(error, indices[k]!)) return k;
+  for (let k = 0; k < indices.length; k++) if (isPoison(ledger, error, indices[k]!)) return k;
   return -1;
 }
 
@@ -213,13 +223,13 @@ export async function flushSinks(ledger: Ledger, config: CompiledConfig): Promis
     const first = ledger.firstWritten[s]!;
     if (sink.flush === undefined || first === Number.POSITIVE_INFINITY) continue;
     try {
-      await sink.flush(ledger.context);
+      await sink.flush(contextOf(ledger));
     } catch (error) {
-      ledger.logger.error(
+      loggerOf(ledger).error(
         { err: error, sink: sink.name },
         'sink flush failed: its records are reported failed',
       );
-      ledger.fail(first, error);
+      fail(ledger, first, error);
     }
   }
 }

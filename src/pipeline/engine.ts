@@ -2,8 +2,16 @@ import { streamRecordsOf } from '../records/parse.js';
 import { type CompiledConfig, compileConfig, type PipelineConfig } from './config.js';
 import { sendDeadLetters } from './dead-letter.js';
 import { deliverOrdered, deliverPerKey, flushSinks } from './deliver.js';
-import { type BatchResponse, type InvocationContext, Ledger } from './ledger.js';
-import { publishMetrics } from './metrics.js';
+import {
+  type BatchResponse,
+  closeLedger,
+  contextShapeKeeper,
+  type InvocationContext,
+  loggerOf,
+  openLedger,
+  response,
+} from './ledger.js';
+import { publishMetrics, tallyRecords } from './metrics.js';
 import { readRecords, routeRecords } from './route.js';
 
 export type { BatchItemFailure, BatchResponse } from './ledger.js';
@@ -19,7 +27,8 @@ const PIPELINE = Symbol('tidewater.pipeline');
 export function createPipeline(config: PipelineConfig): Pipeline {
   const compiled = compileConfig(config);
   return {
-    [PIPELINE]: true,
+    // Marks a pipeline; its value keeps the per-invocation context's hidden class alive.
+    [PIPELINE]: contextShapeKeeper(compiled),
     config: compiled,
     process: (event: unknown, context?: InvocationContext) => run(compiled, event, context),
   } as Pipeline;
@@ -60,25 +69,26 @@ async function run(
   const raws = streamRecordsOf(event);
   const read = readRecords(raws, config.parse);
   if (raws.length === 0) return { batchItemFailures: [] };
-  const ledger = new Ledger(config, raws, read.records, read.errors, context);
+  const ledger = openLedger(config, raws, read.records, read.errors, context);
+  let routedAt: number;
   try {
-    routeRecords(ledger, config);
+    routedAt = routeRecords(ledger, config);
     if (config.perKey) await deliverPerKey(ledger, config);
     else await deliverOrdered(ledger, config);
     await flushSinks(ledger, config);
     await sendDeadLetters(ledger);
   } finally {
-    ledger.dispose();
+    closeLedger(ledger);
   }
   const { metrics } = ledger;
   metrics.failed = ledger.n - ledger.cutoff;
   const finished = config.clock();
   if (config.metrics !== undefined) {
     try {
-      publishMetrics(config, metrics, finished - started, finished);
+      publishMetrics(config, metrics, tallyRecords(ledger, routedAt), finished - started, finished);
     } catch (error) {
-      ledger.logger.error({ err: error }, 'writing the metrics line failed');
+      loggerOf(ledger).error({ err: error }, 'writing the metrics line failed');
     }
   }
-  return ledger.response();
+  return response(ledger);
 }

@@ -4,7 +4,7 @@ import type { DeadLetterEntry, DeadLetterReason } from '../sinks/types.js';
 import type { CompiledConfig, HandlerContext, PipelineLogger } from './config.js';
 import { deadLetterEntry } from './dead-letter.js';
 import { DeadlineReachedError } from './errors.js';
-import { InvocationMetrics } from './metrics.js';
+import { type InvocationMetrics, newInvocationMetrics } from './metrics.js';
 import { sequenceNumberOf } from './route.js';
 
 /** The parts of a Lambda context the pipeline reads. A real `Context` fits. */
@@ -36,14 +36,15 @@ interface GivenUp {
  * 4× more promoted to the old generation, and more full collections.
  */
 function timeLeftOf(ledger: Ledger): () => number {
-  return () => ledger.timeLeft();
+  return () => timeLeft(ledger);
 }
 
 /**
  * What handlers and sinks receive as their context: the invocation's signal, logger and time left,
  * each made on first use. A class rather than an object literal with getters: V8 builds such a
- * literal on a slow path that allocates in the old generation, and one per invocation was enough
- * to make full collections several times more frequent.
+ * literal on a slow path (dictionary properties). Its instances' hidden class is a transition
+ * chain that dies with the last instance (see Ledger), so a pipeline keeps one instance alive:
+ * contextShapeKeeper.
  */
 class LedgerContext implements HandlerContext {
   readonly #ledger: Ledger;
@@ -56,24 +57,42 @@ class LedgerContext implements HandlerContext {
   }
 
   get signal(): AbortSignal {
-    return this.#ledger.signal;
+    return signalOf(this.#ledger);
   }
 
   get logger(): PipelineLogger {
-    return this.#ledger.logger;
+    return loggerOf(this.#ledger);
   }
 }
 
 /**
- * The state of one batch, and the only state the stages share. `cutoff` is the batch index of the
- * first record that is not done; every failure only ever lowers it, and no stage starts work at or
- * beyond it, so the response (the sequence number at `cutoff`) is always the lowest failed record.
- * Records given up on are buffered here as dead letters; the deadline is judged here.
- *
- * Everything a batch that goes well never needs (logger child, abort controller and its timer,
- * sequence-number index, dead-letter buffer) is made on first use.
+ * A context on an empty ledger, for a pipeline to hold for as long as it lives: it keeps the
+ * context's hidden class (and the ledger's) alive across full collections, so the per-invocation
+ * contexts reuse it instead of building it again in the interpreter after each one.
  */
-export class Ledger {
+export function contextShapeKeeper(config: CompiledConfig): object {
+  return new LedgerContext(openLedger(config, [], [], undefined, undefined));
+}
+
+/**
+ * The state of one batch, and the only state the stages share; the functions below are its
+ * operations. `cutoff` is the batch index of the first record that is not done; every failure
+ * only ever lowers it, and no stage starts work at or beyond it, so the response (the sequence
+ * number at `cutoff`) is always the lowest failed record. Records given up on are buffered here
+ * as dead letters; the deadline is judged here.
+ *
+ * A plain object made by one object literal (openLedger), not a class instance: V8 keeps a
+ * literal's hidden class alive in the literal's boilerplate, while a class instance's hidden
+ * class is a transition from the constructor's that dies with the last instance. With a ledger
+ * class, a full collection between invocations (Lambda's process runs them) killed it each time:
+ * every property access in the stages missed its inline cache, which reset V8's optimization
+ * counters, so the stages never left the interpreter (−30% of the batch's rate, `--log-ic`:
+ * every ledger access re-learned once per invocation).
+ *
+ * Fields written after opening are the ledger functions' own; stages read, and change only
+ * `masks` and `firstWritten` directly.
+ */
+export interface Ledger {
   readonly config: CompiledConfig;
   readonly n: number;
   readonly raws: readonly unknown[];
@@ -90,203 +109,235 @@ export class Ledger {
   readonly firstWritten: number[];
   cutoff: number;
   cutoffError: unknown;
-  readonly #lambda: InvocationContext | undefined;
+  readonly lambda: InvocationContext | undefined;
   /**
    * performance.now() at which the deadline margin is reached, read once from the Lambda context
-   * at the start (Infinity without one). The abort timer is armed from it only when someone takes
-   * the signal: a timer armed on every invocation, even a no-op one, made V8 promote several times
-   * more of each batch's objects to the old generation (tidewater's throughput −30% at batch 100).
+   * at the start; undefined without one. The abort timer is armed from it only when someone takes
+   * the signal: a timer armed on every invocation made V8 promote several times more of each
+   * batch's objects to the old generation. Opened as undefined and set after: a field the literal
+   * gives a fractional number would have its hidden class rebuilt each invocation (see above).
    */
-  readonly #deadlineAt: number;
-  #givenUp: GivenUp[] | undefined;
-  #controller: AbortController | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #logger: PipelineLogger | undefined;
-  #context: LedgerContext | undefined;
-  #seqIndex: Map<string, number> | undefined;
-  #deadlineLogged = false;
+  deadlineAt: number | undefined;
+  // Made on first use: a batch that goes well never needs them.
+  givenUp: GivenUp[] | undefined;
+  controller: AbortController | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  logger: PipelineLogger | undefined;
+  context: LedgerContext | undefined;
+  seqIndex: Map<string, number> | undefined;
+  deadlineLogged: boolean;
+}
 
-  constructor(
-    config: CompiledConfig,
-    raws: readonly unknown[],
-    records: readonly (ClassifiedRecord | undefined)[],
-    parseErrors: readonly unknown[] | undefined,
-    lambda: InvocationContext | undefined,
-  ) {
-    const n = raws.length;
-    this.config = config;
-    this.n = n;
-    this.raws = raws;
-    this.records = records;
-    this.parseErrors = parseErrors;
-    this.masks = new Array<number>(n).fill(0);
-    this.metrics = new InvocationMetrics(config.sinks.length);
-    this.metrics.records = n;
-    this.firstWritten = new Array<number>(config.sinks.length).fill(Number.POSITIVE_INFINITY);
-    this.cutoff = n;
-    this.#lambda = lambda;
-    const left = this.timeLeft();
-    this.#deadlineAt = Number.isFinite(left) ? performance.now() + Math.max(0, left) : left;
+export function openLedger(
+  config: CompiledConfig,
+  raws: readonly unknown[],
+  records: readonly (ClassifiedRecord | undefined)[],
+  parseErrors: readonly unknown[] | undefined,
+  lambda: InvocationContext | undefined,
+): Ledger {
+  const n = raws.length;
+  const metrics = newInvocationMetrics(config.sinks.length);
+  metrics.records = n;
+  const ledger: Ledger = {
+    config,
+    n,
+    raws,
+    records,
+    parseErrors,
+    masks: new Array<number>(n).fill(0),
+    metrics,
+    firstWritten: new Array<number>(config.sinks.length).fill(Number.POSITIVE_INFINITY),
+    cutoff: n,
+    cutoffError: undefined,
+    lambda,
+    deadlineAt: undefined,
+    givenUp: undefined,
+    controller: undefined,
+    timer: undefined,
+    logger: undefined,
+    context: undefined,
+    seqIndex: undefined,
+    deadlineLogged: false,
+  };
+  const left = remainingBeforeMargin(lambda, config.deadlineMarginMs);
+  if (Number.isFinite(left)) ledger.deadlineAt = performance.now() + Math.max(0, left);
+  return ledger;
+}
+
+/** Stops the abort timer, if one was armed. */
+export function closeLedger(ledger: Ledger): void {
+  if (ledger.timer !== undefined) clearTimeout(ledger.timer);
+}
+
+/** The sequence number of record `index` (< n; read and checked when the batch was parsed). */
+export function seq(ledger: Ledger, index: number): string {
+  const record = ledger.records[index];
+  return record === undefined ? sequenceNumberOf(ledger.raws[index])! : record.sequenceNumber;
+}
+
+/** The context handed to handlers and sinks. */
+export function contextOf(ledger: Ledger): HandlerContext {
+  if (ledger.context === undefined) ledger.context = new LedgerContext(ledger);
+  return ledger.context;
+}
+
+/** The invocation's child logger: requestId, stream and sequence range on every line. */
+export function loggerOf(ledger: Ledger): PipelineLogger {
+  if (ledger.logger === undefined) {
+    const first = ledger.raws[0] as { eventSourceARN?: unknown } | undefined;
+    ledger.logger = ledger.config.logger.child({
+      requestId: ledger.lambda?.awsRequestId,
+      eventSourceARN: typeof first?.eventSourceARN === 'string' ? first.eventSourceARN : undefined,
+      firstSequenceNumber: seq(ledger, 0),
+      lastSequenceNumber: seq(ledger, ledger.n - 1),
+      records: ledger.n,
+    });
   }
+  return ledger.logger;
+}
 
-  /** The sequence number of record `index` (< n; read and checked when the batch was parsed). */
-  seq(index: number): string {
-    const record = this.records[index];
-    return record === undefined ? sequenceNumberOf(this.raws[index])! : record.sequenceNumber;
-  }
-
-  /** The context handed to handlers and sinks. */
-  get context(): HandlerContext {
-    if (this.#context === undefined) this.#context = new LedgerContext(this);
-    return this.#context;
-  }
-
-  /** The invocation's child logger: requestId, stream and sequence range on every line. */
-  get logger(): PipelineLogger {
-    if (this.#logger === undefined) {
-      const first = this.raws[0] as { eventSourceARN?: unknown } | undefined;
-      this.#logger = this.config.logger.child({
-        requestId: this.#lambda?.awsRequestId,
-        eventSourceARN: typeof first?.eventSourceARN === 'string' ? first.eventSourceARN : undefined,
-        firstSequenceNumber: this.seq(0),
-        lastSequenceNumber: this.seq(this.n - 1),
-        records: this.n,
-      });
-    }
-    return this.#logger;
-  }
-
-  /** Aborted at the deadline margin; made, and its timer armed, on first use. */
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (Number.isFinite(this.#deadlineAt)) {
-        const delay = this.#deadlineAt - performance.now();
-        if (delay <= 0) this.#abort();
-        else {
-          this.#timer = setTimeout(() => this.#abort(), delay);
-          this.#timer.unref?.();
-        }
+/** Aborted at the deadline margin; made, and its timer armed, on first use. */
+export function signalOf(ledger: Ledger): AbortSignal {
+  if (ledger.controller === undefined) {
+    ledger.controller = new AbortController();
+    if (ledger.deadlineAt !== undefined) {
+      const delay = ledger.deadlineAt - performance.now();
+      if (delay <= 0) abort(ledger);
+      else {
+        ledger.timer = setTimeout(abort, delay, ledger);
+        ledger.timer.unref?.();
       }
     }
-    return this.#controller.signal;
   }
+  return ledger.controller.signal;
+}
 
-  /** Milliseconds before the deadline margin; Infinity without a Lambda context. */
-  timeLeft(): number {
-    const remaining = this.#lambda?.getRemainingTimeInMillis?.();
-    return typeof remaining === 'number'
-      ? remaining - this.config.deadlineMarginMs
-      : Number.POSITIVE_INFINITY;
+function remainingBeforeMargin(lambda: InvocationContext | undefined, marginMs: number): number {
+  const remaining = lambda?.getRemainingTimeInMillis?.();
+  return typeof remaining === 'number' ? remaining - marginMs : Number.POSITIVE_INFINITY;
+}
+
+/** Milliseconds before the deadline margin; Infinity without a Lambda context. */
+export function timeLeft(ledger: Ledger): number {
+  return remainingBeforeMargin(ledger.lambda, ledger.config.deadlineMarginMs);
+}
+
+export function outOfTime(ledger: Ledger): boolean {
+  if (ledger.controller?.signal.aborted) return true;
+  if (timeLeft(ledger) > 0) return false;
+  abort(ledger);
+  return true;
+}
+
+function abort(ledger: Ledger): void {
+  // Not through signalOf: aborting needs no timer.
+  if (ledger.controller === undefined) ledger.controller = new AbortController();
+  if (!ledger.controller.signal.aborted) {
+    const next = ledger.cutoff < ledger.n ? seq(ledger, ledger.cutoff) : undefined;
+    ledger.controller.abort(new DeadlineReachedError(next, ledger.config.deadlineMarginMs));
   }
+}
 
-  outOfTime(): boolean {
-    if (this.#controller?.signal.aborted) return true;
-    if (this.timeLeft() > 0) return false;
-    this.#abort();
-    return true;
+export function fail(ledger: Ledger, index: number, error: unknown): void {
+  if (index < ledger.cutoff) {
+    ledger.cutoff = index;
+    ledger.cutoffError = error;
   }
+}
 
-  #abort(): void {
-    // Not through `signal`: aborting needs no timer.
-    this.#controller ??= new AbortController();
-    if (!this.#controller.signal.aborted) {
-      const next = this.cutoff < this.n ? this.seq(this.cutoff) : undefined;
-      this.#controller.abort(new DeadlineReachedError(next, this.config.deadlineMarginMs));
-    }
-  }
-
-  dispose(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-  }
-
-  fail(index: number, error: unknown): void {
-    if (index < this.cutoff) {
-      this.cutoff = index;
-      this.cutoffError = error;
-    }
-  }
-
-  /** Stops for the deadline: everything from `index` on is reported, so the next batch resumes there. */
-  deadline(index: number): void {
-    const error = new DeadlineReachedError(this.seq(index), this.config.deadlineMarginMs);
-    if (!this.#deadlineLogged) {
-      this.#deadlineLogged = true;
-      this.logger.warn({ sequenceNumber: this.seq(index), timeLeftMs: this.timeLeft() }, error.message);
-    }
-    this.fail(index, error);
-  }
-
-  /** The batch index of a sequence number of this batch, or undefined. */
-  indexOf(sequenceNumber: unknown): number | undefined {
-    if (typeof sequenceNumber !== 'string') return undefined;
-    if (this.#seqIndex === undefined) {
-      this.#seqIndex = new Map();
-      for (let i = 0; i < this.n; i++) this.#seqIndex.set(this.seq(i), i);
-    }
-    return this.#seqIndex.get(sequenceNumber);
-  }
-
-  /** Whether `error` says record `index` itself is malformed (thrown by its getters on first read). */
-  isPoison(error: unknown, index: number): error is MalformedRecordError {
-    return error instanceof MalformedRecordError && error.sequenceNumber === this.seq(index);
-  }
-
-  /**
-   * A malformed record: counted, logged and given up at once (retrying cannot fix it), and routed
-   * nowhere else, so no later sink trips over it again.
-   */
-  malformed(index: number, error: MalformedRecordError, where: string | undefined, attempts = 1): void {
-    this.metrics.malformed++;
-    this.masks[index] = 0;
-    this.logger.warn(
-      { err: error, sequenceNumber: this.seq(index), ...(where === undefined ? {} : { sink: where }) },
-      'malformed stream record',
+/** Stops for the deadline: everything from `index` on is reported, so the next batch resumes there. */
+export function deadline(ledger: Ledger, index: number): void {
+  const error = new DeadlineReachedError(seq(ledger, index), ledger.config.deadlineMarginMs);
+  if (!ledger.deadlineLogged) {
+    ledger.deadlineLogged = true;
+    loggerOf(ledger).warn(
+      { sequenceNumber: seq(ledger, index), timeLeftMs: timeLeft(ledger) },
+      error.message,
     );
-    this.giveUp(index, 'malformed', error, where === undefined ? 0 : attempts, where);
   }
+  fail(ledger, index, error);
+}
 
-  /** Buffers a record's dead letter, or fails it when there is nowhere to send it. */
-  giveUp(
-    index: number,
-    reason: DeadLetterReason,
-    error: unknown,
-    attempts: number,
-    sinkName: string | undefined,
-  ): void {
-    if (this.config.deadLetter === undefined) {
-      this.logger.error(
-        { err: error, sequenceNumber: this.seq(index), reason },
-        'giving up on a record but no dead-letter sink is configured: reporting it failed',
-      );
-      this.fail(index, error);
-      return;
-    }
-    const entry = deadLetterEntry(this, index, reason, error, attempts, sinkName);
-    if (this.#givenUp === undefined) this.#givenUp = [{ index, entry }];
-    else this.#givenUp.push({ index, entry });
+/** The batch index of a sequence number of this batch, or undefined. */
+export function indexOf(ledger: Ledger, sequenceNumber: unknown): number | undefined {
+  if (typeof sequenceNumber !== 'string') return undefined;
+  if (ledger.seqIndex === undefined) {
+    ledger.seqIndex = new Map();
+    for (let i = 0; i < ledger.n; i++) ledger.seqIndex.set(seq(ledger, i), i);
   }
+  return ledger.seqIndex.get(sequenceNumber);
+}
 
-  /** The dead letters of records before the cut-off, in the order they were given up, with the lowest index among them. */
-  dueDeadLetters(): { entries: DeadLetterEntry[]; lowest: number } | undefined {
-    if (this.#givenUp === undefined) return undefined;
-    const entries: DeadLetterEntry[] = [];
-    let lowest = this.n;
-    for (const d of this.#givenUp) {
-      if (d.index >= this.cutoff) continue;
-      entries.push(d.entry);
-      if (d.index < lowest) lowest = d.index;
-    }
-    return entries.length === 0 ? undefined : { entries, lowest };
-  }
+/** Whether `error` says record `index` itself is malformed (thrown by its getters on first read). */
+export function isPoison(ledger: Ledger, error: unknown, index: number): error is MalformedRecordError {
+  return error instanceof MalformedRecordError && error.sequenceNumber === seq(ledger, index);
+}
 
-  /** Lambda's partial batch response: nothing, or the first record not done. */
-  response(): BatchResponse {
-    if (this.cutoff === this.n) return { batchItemFailures: [] };
-    this.logger.warn(
-      { err: this.cutoffError, itemIdentifier: this.seq(this.cutoff), notDone: this.n - this.cutoff },
-      'batch partially failed: Lambda retries from the reported record',
+/**
+ * A malformed record: counted, logged and given up at once (retrying cannot fix it), and routed
+ * nowhere else, so no later sink trips over it again.
+ */
+export function malformed(
+  ledger: Ledger,
+  index: number,
+  error: MalformedRecordError,
+  where: string | undefined,
+  attempts = 1,
+): void {
+  ledger.metrics.malformed++;
+  ledger.masks[index] = 0;
+  loggerOf(ledger).warn(
+    { err: error, sequenceNumber: seq(ledger, index), ...(where === undefined ? {} : { sink: where }) },
+    'malformed stream record',
+  );
+  giveUp(ledger, index, 'malformed', error, where === undefined ? 0 : attempts, where);
+}
+
+/** Buffers a record's dead letter, or fails it when there is nowhere to send it. */
+export function giveUp(
+  ledger: Ledger,
+  index: number,
+  reason: DeadLetterReason,
+  error: unknown,
+  attempts: number,
+  sinkName: string | undefined,
+): void {
+  if (ledger.config.deadLetter === undefined) {
+    loggerOf(ledger).error(
+      { err: error, sequenceNumber: seq(ledger, index), reason },
+      'giving up on a record but no dead-letter sink is configured: reporting it failed',
     );
-    return { batchItemFailures: [{ itemIdentifier: this.seq(this.cutoff) }] };
+    fail(ledger, index, error);
+    return;
   }
+  const given = { index, entry: deadLetterEntry(ledger, index, reason, error, attempts, sinkName) };
+  if (ledger.givenUp === undefined) ledger.givenUp = [given];
+  else ledger.givenUp.push(given);
+}
+
+/** The dead letters of records before the cut-off, in the order they were given up, with the lowest index among them. */
+export function dueDeadLetters(ledger: Ledger): { entries: DeadLetterEntry[]; lowest: number } | undefined {
+  if (ledger.givenUp === undefined) return undefined;
+  const entries: DeadLetterEntry[] = [];
+  let lowest = ledger.n;
+  for (const d of ledger.givenUp) {
+    if (d.index >= ledger.cutoff) continue;
+    entries.push(d.entry);
+    if (d.index < lowest) lowest = d.index;
+  }
+  return entries.length === 0 ? undefined : { entries, lowest };
+}
+
+/** Lambda's partial batch response: nothing, or the first record not done. */
+export function response(ledger: Ledger): BatchResponse {
+  if (ledger.cutoff === ledger.n) return { batchItemFailures: [] };
+  loggerOf(ledger).warn(
+    {
+      err: ledger.cutoffError,
+      itemIdentifier: seq(ledger, ledger.cutoff),
+      notDone: ledger.n - ledger.cutoff,
+    },
+    'batch partially failed: Lambda retries from the reported record',
+  );
+  return { batchItemFailures: [{ itemIdentifier: seq(ledger, ledger.cutoff) }] };
 }

@@ -1,25 +1,43 @@
 import type { CompiledConfig, CompiledMetrics, MetricsTarget } from './config.js';
+import type { Ledger } from './ledger.js';
 
-/** What one invocation counted. Plain numbers so the hot path only increments. */
-export class InvocationMetrics {
-  records = 0;
-  inserts = 0;
-  modifies = 0;
-  userDeletes = 0;
-  ttlDeletes = 0;
-  malformed = 0;
-  unrouted = 0;
+/**
+ * What one invocation counted, as small integers only: a field first holding 0 that later took a
+ * fractional number would change its representation, and with it the object's hidden class (see
+ * Ledger). Kinds are tallied from the records when the metrics are published, not per record.
+ */
+export interface InvocationMetrics {
+  records: number;
+  inserts: number;
+  modifies: number;
+  userDeletes: number;
+  ttlDeletes: number;
+  malformed: number;
+  unrouted: number;
   /** Records reported in batchItemFailures' range: the first failed one and every one after it. */
-  failed = 0;
-  deadLettered = 0;
-  ttlNeverExpires = 0;
-  retries = 0;
-  iteratorAgeMs = 0;
+  failed: number;
+  deadLettered: number;
+  ttlNeverExpires: number;
+  retries: number;
   readonly routed: number[];
+}
 
-  constructor(sinkCount: number) {
-    this.routed = new Array<number>(sinkCount).fill(0);
-  }
+/** An object literal, not a class instance, for the reason given at Ledger. */
+export function newInvocationMetrics(sinkCount: number): InvocationMetrics {
+  return {
+    records: 0,
+    inserts: 0,
+    modifies: 0,
+    userDeletes: 0,
+    ttlDeletes: 0,
+    malformed: 0,
+    unrouted: 0,
+    failed: 0,
+    deadLettered: 0,
+    ttlNeverExpires: 0,
+    retries: 0,
+    routed: new Array<number>(sinkCount).fill(0),
+  };
 }
 
 const COUNT_METRICS = [
@@ -37,6 +55,38 @@ const COUNT_METRICS = [
 ] as const;
 
 /**
+ * Counts the parsed records by kind into `metrics` and returns the iteratorAgeMs metric: the age,
+ * at `now` (when the batch was routed), of its oldest record by ApproximateCreationDateTime.
+ */
+export function tallyRecords(ledger: Ledger, now: number): number {
+  const { metrics, records, n } = ledger;
+  let inserts = 0;
+  let modifies = 0;
+  let userDeletes = 0;
+  let ttlDeletes = 0;
+  let iteratorAgeMs = 0;
+  for (let i = 0; i < n; i++) {
+    const record = records[i];
+    if (record === undefined) continue;
+    const kind = record.kind;
+    if (kind === 'insert') inserts++;
+    else if (kind === 'modify') modifies++;
+    else if (kind === 'user-delete') userDeletes++;
+    else ttlDeletes++;
+    const created = record.approximateCreationTime;
+    if (created !== undefined) {
+      const age = now - created * 1000;
+      if (age > iteratorAgeMs) iteratorAgeMs = age;
+    }
+  }
+  metrics.inserts = inserts;
+  metrics.modifies = modifies;
+  metrics.userDeletes = userDeletes;
+  metrics.ttlDeletes = ttlDeletes;
+  return iteratorAgeMs;
+}
+
+/**
  * The same metrics, added to a Powertools Metrics instance: it serializes them with its own
  * namespace and dimensions (and timestamp) when published.
  */
@@ -45,11 +95,12 @@ function addToTarget(
   publish: boolean,
   routedNames: readonly string[],
   metrics: InvocationMetrics,
+  iteratorAgeMs: number,
   durationMs: number,
 ): void {
   for (const [name, field] of COUNT_METRICS) target.addMetric(name, 'Count', metrics[field]);
   for (let i = 0; i < routedNames.length; i++) target.addMetric(routedNames[i]!, 'Count', metrics.routed[i]!);
-  target.addMetric('IteratorAgeMs', 'Milliseconds', metrics.iteratorAgeMs);
+  target.addMetric('IteratorAgeMs', 'Milliseconds', iteratorAgeMs);
   target.addMetric('DurationMs', 'Milliseconds', durationMs);
   if (publish) target.publishStoredMetrics();
 }
@@ -65,13 +116,14 @@ function addToTarget(
 export function publishMetrics(
   config: CompiledConfig,
   metrics: InvocationMetrics,
+  iteratorAgeMs: number,
   durationMs: number,
   timestamp: number,
 ): void {
   const settings = config.metrics!;
   if (settings.target !== undefined)
-    addToTarget(settings.target, settings.publish, settings.routedNames, metrics, durationMs);
-  else settings.writer.write(emfLine(settings, metrics, durationMs, timestamp));
+    addToTarget(settings.target, settings.publish, settings.routedNames, metrics, iteratorAgeMs, durationMs);
+  else settings.writer.write(emfLine(settings, metrics, iteratorAgeMs, durationMs, timestamp));
 }
 
 /**
@@ -133,24 +185,26 @@ function json(value: number): string {
 function emfLine(
   settings: Extract<CompiledMetrics, { target: undefined }>,
   metrics: InvocationMetrics,
+  iteratorAgeMs: number,
   durationMs: number,
   timestamp: number,
 ): string {
   const template = settings.template;
-  if (template === undefined) return genericEmfLine(settings, metrics, durationMs, timestamp);
+  if (template === undefined) return genericEmfLine(settings, metrics, iteratorAgeMs, durationMs, timestamp);
   const { keys } = template;
   let line = template.start + JSON.stringify(timestamp) + template.afterTimestamp;
   let k = 0;
   for (; k < COUNT_METRICS.length; k++) line += keys[k]! + json(metrics[COUNT_METRICS[k]![1]]);
   const routed = metrics.routed;
   for (let i = 0; i < routed.length; i++) line += keys[k + i]! + json(routed[i]!);
-  return `${line}${template.iteratorAgeKey}${json(metrics.iteratorAgeMs)}${template.durationKey}${json(durationMs)}}\n`;
+  return `${line}${template.iteratorAgeKey}${json(iteratorAgeMs)}${template.durationKey}${json(durationMs)}}\n`;
 }
 
 /** The line as an object stringified: what the template reproduces when no names collide. */
 function genericEmfLine(
   settings: Extract<CompiledMetrics, { target: undefined }>,
   metrics: InvocationMetrics,
+  iteratorAgeMs: number,
   durationMs: number,
   timestamp: number,
 ): string {
@@ -159,7 +213,7 @@ function genericEmfLine(
   settings.routedNames.forEach((name, i) => {
     values[name] = metrics.routed[i];
   });
-  values.IteratorAgeMs = metrics.iteratorAgeMs;
+  values.IteratorAgeMs = iteratorAgeMs;
   values.DurationMs = durationMs;
   const document = {
     _aws: {

@@ -1,7 +1,17 @@
 import pRetry, { AbortError } from 'p-retry';
 import type { CompiledConfig } from './config.js';
 import { DeadlineReachedError } from './errors.js';
-import type { Ledger } from './ledger.js';
+import {
+  deadline,
+  giveUp,
+  isPoison,
+  type Ledger,
+  loggerOf,
+  malformed,
+  outOfTime,
+  seq,
+  signalOf,
+} from './ledger.js';
 
 /** Records (by batch index) that failed in one attempt, with their errors, in the order reported. */
 export type Failures = Map<number, unknown>;
@@ -34,8 +44,8 @@ export async function retryFailures(
       await pRetry(
         async (n) => {
           if (n === 1) throw new PendingRetry();
-          if (ledger.outOfTime())
-            throw new AbortError(new DeadlineReachedError(ledger.seq(pending[0]!), config.deadlineMarginMs));
+          if (outOfTime(ledger))
+            throw new AbortError(new DeadlineReachedError(seq(ledger, pending[0]!), config.deadlineMarginMs));
           attempt = n;
           ledger.metrics.retries += pending.length;
           const failures = await again(pending);
@@ -48,16 +58,16 @@ export async function retryFailures(
           minTimeout: config.baseDelayMs,
           maxTimeout: config.maxDelayMs,
           randomize: true,
-          signal: ledger.signal,
+          signal: signalOf(ledger),
         },
       );
     } catch (error) {
       // p-retry rejects with the AbortError's cause or the signal's reason when the deadline cut the backoff.
-      if (error instanceof DeadlineReachedError) return ledger.deadline(pending[0]!);
+      if (error instanceof DeadlineReachedError) return deadline(ledger, pending[0]!);
       if (!(error instanceof PendingRetry)) throw error;
     }
   }
-  for (const i of pending) ledger.giveUp(i, 'retries-exhausted', lastError.get(i), attempt, label);
+  for (const i of pending) giveUp(ledger, i, 'retries-exhausted', lastError.get(i), attempt, label);
 }
 
 /** Splits an attempt's failures: records worth another attempt (returned, in stream order) and records given up. */
@@ -72,19 +82,22 @@ function sortOut(
   const pending: number[] = [];
   const now = config.clock();
   for (const [i, error] of failures) {
-    if (ledger.isPoison(error, i)) {
-      ledger.malformed(i, error, label, attempt);
+    if (isPoison(ledger, error, i)) {
+      malformed(ledger, i, error, label, attempt);
       continue;
     }
     lastError.set(i, error);
-    ledger.logger.debug({ err: error, sequenceNumber: ledger.seq(i), attempt, sink: label }, 'record failed');
+    loggerOf(ledger).debug(
+      { err: error, sequenceNumber: seq(ledger, i), attempt, sink: label },
+      'record failed',
+    );
     if (config.retryable !== undefined && !config.retryable(error)) {
-      ledger.giveUp(i, 'retries-exhausted', error, attempt, label);
+      giveUp(ledger, i, 'retries-exhausted', error, attempt, label);
       continue;
     }
     const created = ledger.records[i]?.approximateCreationTime;
     if (created !== undefined && now - created * 1000 > config.maxRecordAgeMs) {
-      ledger.giveUp(i, 'record-too-old', error, attempt, label);
+      giveUp(ledger, i, 'record-too-old', error, attempt, label);
       continue;
     }
     pending.push(i);

@@ -3,7 +3,7 @@ import type { RecordParser } from '../records/parse.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import type { CompiledConfig } from './config.js';
 import { UnreadableSequenceNumberError, UnroutedRecordError } from './errors.js';
-import type { Ledger } from './ledger.js';
+import { fail, giveUp, isPoison, type Ledger, loggerOf, malformed } from './ledger.js';
 import { checkTtl } from './ttl-health.js';
 
 /** A batch's records parsed, and why parsing failed where it did (undefined when it never did). */
@@ -43,11 +43,12 @@ export function readRecords(raws: readonly unknown[], parse: RecordParser): Read
 }
 
 /**
- * Counts, health-checks and routes every record, in stream order: its routing mask (sinks and
- * kind handler) goes into the ledger. A malformed record is given up on, a throwing predicate
- * fails its record, an unrouted one is counted, dead-lettered or failed as configured.
+ * Health-checks and routes every record, in stream order: its routing mask (sinks and kind
+ * handler) goes into the ledger. A malformed record is given up on, a throwing predicate fails its
+ * record, an unrouted one is counted, dead-lettered or failed as configured. Returns the clock
+ * reading the batch was judged at (TTL health, record age).
  */
-export function routeRecords(ledger: Ledger, config: CompiledConfig): void {
+export function routeRecords(ledger: Ledger, config: CompiledConfig): number {
   const { metrics, records, masks, n } = ledger;
   const { kindMasks, predicateRoutes, ttlAttribute } = config;
   const errors = ledger.parseErrors;
@@ -58,19 +59,10 @@ export function routeRecords(ledger: Ledger, config: CompiledConfig): void {
     if (record === undefined) {
       const error = errors![i];
       if (!(error instanceof MalformedRecordError)) throw error;
-      ledger.malformed(i, error, undefined);
+      malformed(ledger, i, error, undefined);
       continue;
     }
     const kind = record.kind;
-    if (kind === 'insert') metrics.inserts++;
-    else if (kind === 'modify') metrics.modifies++;
-    else if (kind === 'user-delete') metrics.userDeletes++;
-    else metrics.ttlDeletes++;
-    const created = record.approximateCreationTime;
-    if (created !== undefined) {
-      const age = now - created * 1000;
-      if (age > metrics.iteratorAgeMs) metrics.iteratorAgeMs = age;
-    }
     if (ttlAttribute !== undefined && (kind === 'insert' || kind === 'modify'))
       checkTtl(ledger, record, ttlAttribute, nowSeconds);
     let mask = kindMasks[kind];
@@ -82,12 +74,13 @@ export function routeRecords(ledger: Ledger, config: CompiledConfig): void {
     if (mask === 0) {
       metrics.unrouted++;
       if (config.onUnrouted === 'dead-letter')
-        ledger.giveUp(i, 'unrouted', new UnroutedRecordError(record), 0, undefined);
-      else if (config.onUnrouted === 'fail') ledger.fail(i, new UnroutedRecordError(record));
+        giveUp(ledger, i, 'unrouted', new UnroutedRecordError(record), 0, undefined);
+      else if (config.onUnrouted === 'fail') fail(ledger, i, new UnroutedRecordError(record));
       continue;
     }
     masks[i] = mask;
   }
+  return now;
 }
 
 /** The sink bits of the predicate routes that take the record; undefined when one threw (handled here). */
@@ -107,14 +100,14 @@ function routeByPredicates(
     return mask;
   } catch (error) {
     const name = routes[r]!.name;
-    if (ledger.isPoison(error, i)) ledger.malformed(i, error, `route:${name}`);
+    if (isPoison(ledger, error, i)) malformed(ledger, i, error, `route:${name}`);
     else {
       // A throwing predicate is a bug in the config: retrying may help (a fixed deploy), dropping would lose data.
-      ledger.logger.error(
+      loggerOf(ledger).error(
         { err: error, sequenceNumber: record.sequenceNumber, route: name },
         'route predicate threw',
       );
-      ledger.fail(i, error);
+      fail(ledger, i, error);
     }
     return undefined;
   }

@@ -1,6 +1,6 @@
 import { judgeTtl } from '../records/check-ttl.js';
 import type { ClassifiedRecord } from '../records/types.js';
-import type { Ledger } from './ledger.js';
+import { type Ledger, loggerOf } from './ledger.js';
 
 /**
  * DynamoDB never validates TTL: an item whose TTL attribute is a string or in milliseconds silently
@@ -18,7 +18,7 @@ export function checkTtl(
   const check = judgeTtl(image, ttlAttribute, nowSeconds);
   if (check.expires) return;
   ledger.metrics.ttlNeverExpires++;
-  ledger.logger.warn(
+  loggerOf(ledger).warn(
     {
       eventID: record.eventID,
       sequenceNumber: record.sequenceNumber,
