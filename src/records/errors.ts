@@ -1,11 +1,7 @@
-/**
- * Every error tidewater throws on purpose extends TidewaterError, so callers can tell "bad input
- * we understood" from a bug. `name` is stable (set on the prototype chain by each class), so it
- * survives serialization into dead-letter entries and logs.
- */
-export class TidewaterError extends Error {
-  override name = 'TidewaterError';
-}
+import { TidewaterError } from '../core/errors.js';
+
+// The base classes live in the kernel; re-exported while importers move to src/core.
+export { InvalidOptionsError, TidewaterError } from '../core/errors.js';
 
 /** Why a single record could not be parsed. Stable strings: dead-letter entries and metrics use them. */
 export type MalformedRecordReason =
@@ -131,9 +127,4 @@ function formatPath(segments: readonly (string | number)[]): string {
   let out = '';
   for (const s of segments) out += typeof s === 'number' ? `[${s}]` : out === '' ? s : `.${s}`;
   return out;
-}
-
-/** An options object with an unknown key or a bad value: a typo must fail loudly, not be ignored. */
-export class InvalidOptionsError extends TidewaterError {
-  override name = 'InvalidOptionsError';
 }

@@ -1,0 +1,76 @@
+/**
+ * Every retry in tidewater waits by one schedule: p-retry's with `factor: 2, randomize: true`.
+ * Before retry r (1, 2, …) it waits min(round((1 + random) × baseDelayMs × 2^(r−1)), maxDelayMs).
+ * This file holds that formula and the table of named policies without importing p-retry, so a
+ * hot path that retries in a loop of its own (the pipeline, the archive sink's conflict retry)
+ * keeps p-retry (3.8 KB minified) out of a handler's bundle; core/retry.ts runs the same policies
+ * through p-retry for everything else.
+ */
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  readonly attempts: number;
+  /** The wait before the first retry (×1..2 at random); it doubles each retry. */
+  readonly baseDelayMs: number;
+  /** Cap on one wait. */
+  readonly maxDelayMs: number;
+}
+
+/**
+ * The named policies, one per kind of work that retries. A caller's option may change a
+ * policy's attempts (or, for the pipeline, all three values), never the formula.
+ */
+export const RETRY_POLICIES = {
+  /** The pipeline's redelivery of failed records to their sinks and handler (`retry` in PipelineConfig). */
+  sinkWrite: { attempts: 3, baseDelayMs: 100, maxDelayMs: 2_000 },
+  /** A votes request to DynamoDB (counter writes, aggregator reads and updates, registry). */
+  voteRequest: { attempts: 8, baseDelayMs: 20, maxDelayMs: 1_000 },
+  /** restoreItems' resubmission of a BatchWriteItem's UnprocessedItems (throttling). */
+  restoreBatch: { attempts: 9, baseDelayMs: 50, maxDelayMs: 5_000 },
+  /** SqsDeadLetterSink's resend of entries SQS failed with a server fault. */
+  deadLetterSend: { attempts: 4, baseDelayMs: 100, maxDelayMs: Number.POSITIVE_INFINITY },
+  /**
+   * S3ArchiveSink after 409 ConditionalRequestConflict: a concurrent conditional write of the same
+   * key usually settles within ~100 ms, and the random factor keeps racing writers out of step.
+   */
+  archiveConflict: { attempts: 3, baseDelayMs: 25, maxDelayMs: Number.POSITIVE_INFINITY },
+} as const satisfies Record<string, RetryPolicy>;
+
+export type RetryPolicyName = keyof typeof RETRY_POLICIES;
+
+/** The policy with another attempt count (a caller's `maxAttempts` / `entryRetries` option). */
+export function withAttempts(policy: RetryPolicy, attempts: number): RetryPolicy {
+  return { attempts, baseDelayMs: policy.baseDelayMs, maxDelayMs: policy.maxDelayMs };
+}
+
+/** The wait before retry `retry` (1-based); `random` in [0, 1) is Math.random() unless a test pins it. */
+export function backoffDelay(policy: RetryPolicy, retry: number, random = Math.random()): number {
+  return Math.min(Math.round((1 + random) * policy.baseDelayMs * 2 ** (retry - 1)), policy.maxDelayMs);
+}
+
+/**
+ * Waits `backoffDelay(policy, retry)`; rejects with the signal's reason once it aborts (before,
+ * during or right after the wait), as p-retry does.
+ */
+export async function waitBeforeRetry(
+  policy: RetryPolicy,
+  retry: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  signal?.throwIfAborted();
+  const ms = backoffDelay(policy, retry);
+  if (ms > 0) {
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+  signal?.throwIfAborted();
+}

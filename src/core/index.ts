@@ -1,0 +1,16 @@
+// The kernel every folder shares: the error base, the one options reader and the retry policies.
+// It depends on nothing of tidewater's, so records, sinks, votes, logging and local depend on it
+// instead of on each other. Hot paths import ./backoff.js directly (no p-retry in a bundle).
+export type { RetryPolicy, RetryPolicyName } from './backoff.js';
+export { backoffDelay, RETRY_POLICIES, waitBeforeRetry, withAttempts } from './backoff.js';
+export { InvalidOptionsError, PartialFailureError, TidewaterError } from './errors.js';
+export type {
+  OptionErrorFactory,
+  OptionReader,
+  OptionRule,
+  OptionSpecs,
+  ResolvedOptions,
+} from './options.js';
+export { assertOptions, defineOptions, describe } from './options.js';
+export type { RetryRun } from './retry.js';
+export { withRetry } from './retry.js';

@@ -1,0 +1,227 @@
+import { InvalidOptionsError } from './errors.js';
+
+/**
+ * The one options reader. A module declares its options next to its Options interface:
+ *
+ *   const readOptions = defineOptions<S3ArchiveSinkOptions>()('S3ArchiveSink', {
+ *     bucket: { kind: 'nonEmptyString', required: true },
+ *     concurrency: { kind: 'integer', min: 1, max: 64, default: 4 },
+ *     …
+ *   });
+ *   const o = readOptions(options); // o.concurrency: number, defaults applied
+ *
+ * and every failure has the same shape, whichever module it comes from:
+ *   `<where>: option '<key>' must be <expected>, got <value>`
+ *   `<where>: option '<key>' is required`
+ *   `<where>: unknown option '<key>' (known: a, b, c)`
+ *   `<where>: options must be an object, got <value>`
+ * Readers run at configuration time (constructors, compileConfig, cold start), never per record.
+ */
+
+interface Rule<T> {
+  /** The value when the option is absent (or `undefined`). */
+  readonly default?: T;
+  /** Absent is an error. Must be set for keys the Options interface does not mark optional. */
+  readonly required?: boolean;
+}
+
+export type OptionRule<T = unknown> =
+  | (Rule<T> & { readonly kind: 'string' | 'nonEmptyString' | 'boolean' | 'function' | 'client' })
+  | (Rule<T> & { readonly kind: 'integer' | 'number'; readonly min?: number; readonly max?: number })
+  | (Rule<T> & { readonly kind: 'enum'; readonly values: readonly T[] })
+  /** An object (a class instance too) with these methods; `expected` overrides the message's wording. */
+  | (Rule<T> & { readonly kind: 'object'; readonly methods?: readonly string[]; readonly expected?: string })
+  | (Rule<T> & {
+      readonly kind: 'custom';
+      /** Completes "must be …" in the message: `a KMS key id, alias or ARN`. */
+      readonly expected: string;
+      readonly check: (value: unknown) => boolean;
+    });
+
+/** One rule per key of O, none missing; keys O requires must be declared `required: true`. */
+export type OptionSpecs<O> = {
+  readonly [K in keyof O]-?: OptionRule<Exclude<O[K], undefined>> &
+    (undefined extends O[K] ? unknown : { readonly required: true });
+};
+
+/** O as the reader returns it: every key present, keys with a default no longer undefined. */
+export type ResolvedOptions<O, S> = {
+  -readonly [K in keyof O]-?: S extends { readonly [P in K]: { readonly default: unknown } }
+    ? Exclude<O[K], undefined>
+    : O[K];
+};
+
+/** Builds the error a reader throws; a module may throw its own subclass (votes: InvalidVoteOptionsError). */
+export type OptionErrorFactory = (message: string, option: string | undefined) => InvalidOptionsError;
+
+export interface OptionReader<O, S> {
+  /**
+   * Checks `input` and returns its values with defaults applied. `where` and `prefix` place a
+   * nested object in the message (`pipeline`, `retry.`) when it is read on behalf of a parent.
+   */
+  (input: unknown, where?: string, prefix?: string): ResolvedOptions<O, S>;
+  readonly where: string;
+  readonly keys: readonly string[];
+  /** An error in the reader's shape for a rule that spans keys (`give exactly one of …`). */
+  fail(detail: string, option?: string, where?: string): InvalidOptionsError;
+}
+
+const defaultError: OptionErrorFactory = (message, option) => new InvalidOptionsError(message, { option });
+
+/**
+ * `defineOptions<MyOptions>()('MyThing', { … })`. Curried so that O is given and the spec's
+ * literal types (which keys have defaults) are inferred.
+ */
+export function defineOptions<O extends object>(settings?: { error?: OptionErrorFactory }) {
+  const error = settings?.error ?? defaultError;
+  return <const S extends OptionSpecs<O>>(where: string, specs: S): OptionReader<O, S> => {
+    const keys = Object.keys(specs);
+    const rules = keys.map((key) => [key, (specs as Record<string, OptionRule>)[key] as OptionRule] as const);
+    const expected = new Map(rules.map(([key, rule]) => [key, expectation(rule)]));
+    const known = keys.length === 0 ? 'none' : keys.join(', ');
+    const read = (input: unknown, at = where, prefix = ''): ResolvedOptions<O, S> => {
+      if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input))) {
+        throw error(
+          `${at}: ${prefix === '' ? 'options' : `option '${prefix.slice(0, -1)}'`} must be an object, got ${describe(input)}`,
+          prefix === '' ? undefined : prefix.slice(0, -1),
+        );
+      }
+      const given = input as Record<string, unknown> | undefined;
+      if (given !== undefined) {
+        for (const key in given) {
+          if (!expected.has(key)) {
+            throw error(`${at}: unknown option '${prefix}${key}' (known: ${known})`, `${prefix}${key}`);
+          }
+        }
+      }
+      const out: Record<string, unknown> = {};
+      for (const [key, rule] of rules) {
+        const value = given?.[key];
+        if (value === undefined) {
+          if (rule.required === true)
+            throw error(`${at}: option '${prefix}${key}' is required`, `${prefix}${key}`);
+          out[key] = rule.default;
+        } else if (accepts(rule, value)) out[key] = value;
+        else {
+          throw error(
+            `${at}: option '${prefix}${key}' must be ${expected.get(key)}, got ${describe(value)}`,
+            `${prefix}${key}`,
+          );
+        }
+      }
+      return out as ResolvedOptions<O, S>;
+    };
+    return Object.assign(read, {
+      where,
+      keys,
+      fail: (detail: string, option?: string, at = where) => error(`${at}: ${detail}`, option),
+    });
+  };
+}
+
+function accepts(rule: OptionRule, value: unknown): boolean {
+  switch (rule.kind) {
+    case 'string':
+      return typeof value === 'string';
+    case 'nonEmptyString':
+      return typeof value === 'string' && value !== '';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'function':
+      return typeof value === 'function';
+    case 'client':
+      return hasMethods(value, ['send']);
+    case 'integer':
+    case 'number':
+      return (
+        typeof value === 'number' &&
+        (rule.kind === 'integer' ? Number.isInteger(value) : Number.isFinite(value)) &&
+        (rule.min === undefined || value >= rule.min) &&
+        (rule.max === undefined || value <= rule.max)
+      );
+    case 'enum':
+      return rule.values.includes(value);
+    case 'object':
+      return hasMethods(value, rule.methods ?? []);
+    case 'custom':
+      return rule.check(value);
+  }
+}
+
+/** An object or class instance (duck-typed: an application may bundle its own SDK copy, so no instanceof). */
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  for (const m of methods) if (typeof (value as Record<string, unknown>)[m] !== 'function') return false;
+  return true;
+}
+
+/** What completes "must be …" for a rule; computed once per reader. */
+function expectation(rule: OptionRule): string {
+  switch (rule.kind) {
+    case 'string':
+      return 'a string';
+    case 'nonEmptyString':
+      return 'a non-empty string';
+    case 'boolean':
+      return 'a boolean';
+    case 'function':
+      return 'a function';
+    case 'client':
+      return 'an AWS SDK v3 client (with send())';
+    case 'integer':
+    case 'number':
+      return range(rule.kind === 'integer' ? 'integer' : 'number', rule.min, rule.max);
+    case 'enum':
+      return `one of ${rule.values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ')}`;
+    case 'object':
+      return (
+        rule.expected ??
+        (rule.methods?.length
+          ? `an object with ${rule.methods.map((m) => `${m}()`).join(', ')}`
+          : 'an object')
+      );
+    case 'custom':
+      return rule.expected;
+  }
+}
+
+function range(noun: 'integer' | 'number', min: number | undefined, max: number | undefined): string {
+  const article = noun === 'integer' ? 'an' : 'a';
+  if (min !== undefined && max !== undefined) return `${article} ${noun} from ${min} to ${max}`;
+  if (min === 0) return `a non-negative ${noun}`;
+  if (min === 1 && noun === 'integer') return 'a positive integer';
+  if (min !== undefined) return `${article} ${noun} >= ${min}`;
+  if (max !== undefined) return `${article} ${noun} <= ${max}`;
+  return noun === 'integer' ? 'an integer' : 'a finite number';
+}
+
+/**
+ * Rejects unknown keys and a non-object argument, for the few places that check an object's
+ * shape without a spec (a filter's nested options, values read key by key). New code declares
+ * a spec with defineOptions instead.
+ */
+export function assertOptions(options: unknown, allowed: readonly string[], where: string): void {
+  if (options === undefined) return;
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new InvalidOptionsError(`${where}: options must be an object, got ${describe(options)}`);
+  }
+  for (const key in options) {
+    if (!allowed.includes(key)) {
+      throw new InvalidOptionsError(
+        `${where}: unknown option '${key}' (known: ${allowed.length ? allowed.join(', ') : 'none'})`,
+        { option: key },
+      );
+    }
+  }
+}
+
+/** A value as an error message shows it: `the string "abc"`, `number 3`, `an array`, `a Date`. */
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (value instanceof Uint8Array) return 'a Uint8Array';
+  if (typeof value === 'object') return value.constructor?.name ? `a ${value.constructor.name}` : 'an object';
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  return `${typeof value} ${String(value)}`;
+}
