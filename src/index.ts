@@ -3,6 +3,7 @@
 // `tidewater/votes`, `tidewater/logging`), so a bundle pays only for what its handler imports.
 // Emulators live behind `tidewater/local`, test kits behind `tidewater/testing`.
 
+export { InvalidOptionsError, TidewaterError } from './core/errors.js';
 export * from './filters/index.js';
 export type { JsonLogger } from './logging/json-logger.js';
 export { createJsonLogger } from './logging/json-logger.js';

@@ -1,4 +1,4 @@
-import { TidewaterError } from '../records/index.js';
+import { TidewaterError } from '../core/errors.js';
 
 /** `tidewater init` cannot scaffold into this folder (it is missing, or its package.json is broken). */
 export class InitError extends TidewaterError {

@@ -7,6 +7,37 @@ export class TidewaterError extends Error {
   override name = 'TidewaterError';
 }
 
+/** What identifies a record in an error: Lambda's eventID and the stream's sequence number. */
+export interface RecordIdentity {
+  readonly eventID?: string | undefined;
+  readonly sequenceNumber?: string | undefined;
+}
+
+/** `eventID=… sequenceNumber=…`, as every message names a record (`?` for what it lacks). */
+export function recordLabel(record: RecordIdentity): string {
+  return `eventID=${record.eventID ?? '?'} sequenceNumber=${record.sequenceNumber ?? '?'}`;
+}
+
+/**
+ * An error about one record: its eventID and sequence number travel with it into dead-letter
+ * entries and logs, so the record can be found in the stream or the archive.
+ */
+export class RecordError extends TidewaterError {
+  override name = 'RecordError';
+  readonly eventID: string | undefined;
+  readonly sequenceNumber: string | undefined;
+  constructor(message: string, record: RecordIdentity, options?: { cause?: unknown }) {
+    super(message, options);
+    this.eventID = record.eventID;
+    this.sequenceNumber = record.sequenceNumber;
+  }
+}
+
+/** A cause as messages quote it: `Name: message` for an Error, its text otherwise. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
 /**
  * An options object with an unknown key or a bad value: a typo must fail loudly, not be ignored.
  * `option` names the offending key (`sse.kmsKeyId` for a nested one) when one key is at fault.

@@ -5,12 +5,14 @@ export type { RetryPolicy, RetryPolicyName } from './backoff.js';
 export { backoffDelay, RETRY_POLICIES, waitBeforeRetry, withAttempts } from './backoff.js';
 export { InvalidOptionsError, PartialFailureError, TidewaterError } from './errors.js';
 export type {
+  Environment,
+  EnvironmentReader,
   OptionErrorFactory,
   OptionReader,
   OptionRule,
   OptionSpecs,
   ResolvedOptions,
 } from './options.js';
-export { assertOptions, defineOptions, describe } from './options.js';
+export { assertOptions, defineEnvironment, defineOptions, describe } from './options.js';
 export type { RetryRun } from './retry.js';
 export { withRetry } from './retry.js';

@@ -23,6 +23,8 @@ interface Rule<T> {
   readonly default?: T;
   /** Absent is an error. Must be set for keys the Options interface does not mark optional. */
   readonly required?: boolean;
+  /** Why the option is required, appended to the "is required" message. */
+  readonly why?: string;
 }
 
 export type OptionRule<T = unknown> =
@@ -46,7 +48,7 @@ export type OptionSpecs<O> = {
 
 /** O as the reader returns it: every key present, keys with a default no longer undefined. */
 export type ResolvedOptions<O, S> = {
-  -readonly [K in keyof O]-?: S extends { readonly [P in K]: { readonly default: unknown } }
+  readonly [K in keyof O]-?: S extends { readonly [P in K]: { readonly default: unknown } }
     ? Exclude<O[K], undefined>
     : O[K];
 };
@@ -68,6 +70,43 @@ export interface OptionReader<O, S> {
 
 const defaultError: OptionErrorFactory = (message, option) => new InvalidOptionsError(message, { option });
 
+interface Compiled {
+  readonly rules: readonly (readonly [key: string, rule: OptionRule, expected: string])[];
+  readonly required: boolean;
+}
+
+function compile(specs: object): Compiled {
+  const rules = Object.entries(specs as Record<string, OptionRule>).map(
+    ([key, rule]) => [key, rule, expectation(rule)] as const,
+  );
+  return { rules, required: rules.some(([, rule]) => rule.required === true) };
+}
+
+/** Every declared key of `given` checked and defaulted; `noun` is `option` or `environment variable`. */
+function resolve(
+  { rules }: Compiled,
+  given: Readonly<Record<string, unknown>> | undefined,
+  at: string,
+  prefix: string,
+  noun: string,
+  error: OptionErrorFactory,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, rule, expected] of rules) {
+    const value = given?.[key];
+    const name = `${prefix}${key}`;
+    if (value === undefined) {
+      if (rule.required === true) {
+        const why = rule.why === undefined ? '' : `: ${rule.why}`;
+        throw error(`${at}: ${noun} '${name}' is required${why}`, name);
+      }
+      out[key] = rule.default;
+    } else if (accepts(rule, value)) out[key] = value;
+    else throw error(`${at}: ${noun} '${name}' must be ${expected}, got ${describe(value)}`, name);
+  }
+  return out;
+}
+
 /**
  * `defineOptions<MyOptions>()('MyThing', { … })`. Curried so that O is given and the spec's
  * literal types (which keys have defaults) are inferred.
@@ -75,46 +114,74 @@ const defaultError: OptionErrorFactory = (message, option) => new InvalidOptions
 export function defineOptions<O extends object>(settings?: { error?: OptionErrorFactory }) {
   const error = settings?.error ?? defaultError;
   return <const S extends OptionSpecs<O>>(where: string, specs: S): OptionReader<O, S> => {
-    const keys = Object.keys(specs);
-    const rules = keys.map((key) => [key, (specs as Record<string, OptionRule>)[key] as OptionRule] as const);
-    const expected = new Map(rules.map(([key, rule]) => [key, expectation(rule)]));
+    const compiled = compile(specs);
+    const keys = compiled.rules.map(([key]) => key);
     const known = keys.length === 0 ? 'none' : keys.join(', ');
+    // Absent options are common (`unmarshall(map)`): one shared, frozen result of the defaults.
+    const defaults = compiled.required
+      ? undefined
+      : Object.freeze(resolve(compiled, undefined, where, '', 'option', error));
     const read = (input: unknown, at = where, prefix = ''): ResolvedOptions<O, S> => {
+      if (input === undefined && defaults !== undefined) return defaults as ResolvedOptions<O, S>;
       if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input))) {
+        const name = prefix.slice(0, -1);
         throw error(
-          `${at}: ${prefix === '' ? 'options' : `option '${prefix.slice(0, -1)}'`} must be an object, got ${describe(input)}`,
-          prefix === '' ? undefined : prefix.slice(0, -1),
+          `${at}: ${name === '' ? 'options' : `option '${name}'`} must be an object, got ${describe(input)}`,
+          name === '' ? undefined : name,
         );
       }
       const given = input as Record<string, unknown> | undefined;
       if (given !== undefined) {
         for (const key in given) {
-          if (!expected.has(key)) {
+          if (!keys.includes(key)) {
             throw error(`${at}: unknown option '${prefix}${key}' (known: ${known})`, `${prefix}${key}`);
           }
         }
       }
-      const out: Record<string, unknown> = {};
-      for (const [key, rule] of rules) {
-        const value = given?.[key];
-        if (value === undefined) {
-          if (rule.required === true)
-            throw error(`${at}: option '${prefix}${key}' is required`, `${prefix}${key}`);
-          out[key] = rule.default;
-        } else if (accepts(rule, value)) out[key] = value;
-        else {
-          throw error(
-            `${at}: option '${prefix}${key}' must be ${expected.get(key)}, got ${describe(value)}`,
-            `${prefix}${key}`,
-          );
-        }
-      }
-      return out as ResolvedOptions<O, S>;
+      return resolve(compiled, given, at, prefix, 'option', error) as ResolvedOptions<O, S>;
     };
     return Object.assign(read, {
       where,
       keys,
       fail: (detail: string, option?: string, at = where) => error(`${at}: ${detail}`, option),
+    });
+  };
+}
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+export interface EnvironmentReader<O, S> {
+  (env: Environment): ResolvedOptions<O, S>;
+  fail(detail: string, variable?: string): InvalidOptionsError;
+}
+
+/**
+ * The same reader for a Lambda's environment, where O's keys are variable names: text is trimmed
+ * and empty text is unset; integer and number rules read the text as a number (`got the string
+ * "ten"` otherwise); a custom rule sees the text as set, untrimmed, so it can refuse `""` or
+ * `" a/"`. Other variables are ignored. For cold starts: a bad deployment fails the init, loudly.
+ */
+export function defineEnvironment<O extends object>(settings?: { error?: OptionErrorFactory }) {
+  const error = settings?.error ?? defaultError;
+  return <const S extends OptionSpecs<O>>(where: string, specs: S): EnvironmentReader<O, S> => {
+    const compiled = compile(specs);
+    const read = (env: Environment): ResolvedOptions<O, S> => {
+      const given: Record<string, unknown> = {};
+      for (const [key, rule] of compiled.rules) {
+        const text = env[key];
+        if (text === undefined) continue;
+        if (rule.kind === 'custom') given[key] = text;
+        else if (text.trim() !== '') {
+          const trimmed = text.trim();
+          const number = Number(trimmed);
+          given[key] =
+            (rule.kind === 'integer' || rule.kind === 'number') && Number.isFinite(number) ? number : trimmed;
+        }
+      }
+      return resolve(compiled, given, where, '', 'environment variable', error) as ResolvedOptions<O, S>;
+    };
+    return Object.assign(read, {
+      fail: (detail: string, variable?: string) => error(`${where}: ${detail}`, variable),
     });
   };
 }

@@ -1,4 +1,4 @@
-import { InvalidOptionsError } from '../records/errors.js';
+import { defineOptions } from '../core/options.js';
 import { compilePattern, parsePattern } from './compile.js';
 import { FilterCriteriaError, InvalidPatternError } from './errors.js';
 import type { EventMatcher, FilterCriteria, FilterPattern } from './types.js';
@@ -106,19 +106,10 @@ function checked(
   });
 }
 
+const readOptions = defineOptions<FilterCriteriaOptions>()('toFilterCriteria', {
+  maxFilters: { kind: 'integer', min: 1, max: MAX_FILTERS_QUOTA, default: DEFAULT_MAX_FILTERS },
+});
+
 function maxFiltersOf(options: FilterCriteriaOptions | undefined, where: string): number {
-  if (options === undefined) return DEFAULT_MAX_FILTERS;
-  if (options === null || typeof options !== 'object')
-    throw new InvalidOptionsError(`${where}: options must be an object`);
-  for (const k of Object.keys(options)) {
-    if (k !== 'maxFilters')
-      throw new InvalidOptionsError(`${where}: unknown option '${k}' (known: maxFilters)`);
-  }
-  const max = options.maxFilters ?? DEFAULT_MAX_FILTERS;
-  if (!Number.isInteger(max) || max < 1 || max > MAX_FILTERS_QUOTA) {
-    throw new InvalidOptionsError(
-      `${where}: maxFilters must be an integer from 1 to ${MAX_FILTERS_QUOTA}, got ${max}`,
-    );
-  }
-  return max;
+  return readOptions(options, where).maxFilters;
 }

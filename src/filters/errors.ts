@@ -1,4 +1,4 @@
-import { TidewaterError } from '../records/errors.js';
+import { TidewaterError } from '../core/errors.js';
 
 /** Why a filter pattern was refused. Stable strings: tests and callers branch on them. */
 export type InvalidPatternReason =

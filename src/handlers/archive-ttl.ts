@@ -1,18 +1,20 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { InvalidOptionsError } from '../core/errors.js';
+import { defineEnvironment, type Environment } from '../core/options.js';
 import { createStreamHandler, type RouteConfig, route } from '../pipeline/index.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, S3ArchiveSink, S3DeadLetterSink } from '../s3.js';
 import { SqsDeadLetterSink } from '../sqs.js';
-import { keyPrefixProblem } from './key-prefix.js';
+import { isKeyPrefix, KEY_PREFIX_RULE } from './key-prefix.js';
 
 /** A deployment setting (an environment variable) is missing or invalid. Thrown at cold start. */
-export class HandlerConfigError extends Error {
+export class HandlerConfigError extends InvalidOptionsError {
   override readonly name = 'HandlerConfigError';
   constructor(
     readonly variable: string,
     message: string,
   ) {
-    super(`${variable}: ${message}`);
+    super(message, { option: variable });
   }
 }
 
@@ -30,63 +32,51 @@ export interface ArchiveHandlerConfig {
   maxRecordAgeSeconds: number | undefined;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** A key prefix in the archive bucket; unset takes serverless.yml's default, set (even empty) must be valid. */
+const KEY_PREFIX = { kind: 'custom', expected: KEY_PREFIX_RULE, check: isKeyPrefix } as const;
 
-function required(env: Env, name: string): string {
-  const value = env[name]?.trim();
-  if (!value) throw new HandlerConfigError(name, 'is not set');
-  return value;
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const value = env[name]?.trim() || fallback;
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new HandlerConfigError(name, `is ${JSON.stringify(value)}, expected one of ${allowed.join(', ')}`);
-  }
-  return value as T;
-}
-
-/** A key prefix in the archive bucket; unset takes serverless.yml's default, set must be valid. */
-function keyPrefix(env: Env, name: string, fallback: string): string {
-  const value = env[name] ?? fallback;
-  const problem = keyPrefixProblem(value);
-  if (problem !== undefined) throw new HandlerConfigError(name, problem);
-  return value;
-}
-
-function optionalSeconds(env: Env, name: string): number | undefined {
-  const text = env[name]?.trim();
-  if (!text) return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new HandlerConfigError(
-      name,
-      `must be a positive whole number of seconds, got ${JSON.stringify(text)}`,
-    );
-  }
-  return value;
-}
+/** The variables serverless.yml passes to archiveTtl (infra/settings.yml names them). */
+const readEnvironment = defineEnvironment<{
+  ARCHIVE_BUCKET: string;
+  ARCHIVE_PREFIX?: string;
+  STORAGE_CLASS?: ArchiveStorageClass;
+  TTL_ATTRIBUTE: string;
+  ARCHIVE_ROUTES?: (typeof ARCHIVE_ROUTES)[number];
+  DEAD_LETTER_QUEUE_URL: string;
+  DEAD_LETTER_OVERFLOW_PREFIX?: string;
+  MAX_RECORD_AGE_SECONDS?: number;
+}>({ error: (message, variable) => new HandlerConfigError(variable ?? '', message) })('archiveTtl', {
+  ARCHIVE_BUCKET: { kind: 'nonEmptyString', required: true },
+  ARCHIVE_PREFIX: { ...KEY_PREFIX, default: 'archive/' },
+  STORAGE_CLASS: { kind: 'enum', values: ARCHIVE_STORAGE_CLASSES, default: 'STANDARD' },
+  TTL_ATTRIBUTE: { kind: 'nonEmptyString', required: true },
+  ARCHIVE_ROUTES: { kind: 'enum', values: ARCHIVE_ROUTES, default: 'ttl-deletes' },
+  DEAD_LETTER_QUEUE_URL: {
+    kind: 'custom',
+    expected: 'a queue URL (https://…), not a name or ARN',
+    check: (v) => typeof v === 'string' && /^https?:\/\//.test(v.trim()),
+    required: true,
+  },
+  DEAD_LETTER_OVERFLOW_PREFIX: { ...KEY_PREFIX, default: 'dead-letter/' },
+  MAX_RECORD_AGE_SECONDS: { kind: 'integer', min: 1 },
+});
 
 /**
- * The settings serverless.yml passes to archiveTtl (infra/settings.yml names them). Every problem
- * is reported at cold start, before any record is taken, so a misconfigured stage fails loudly
- * instead of checkpointing batches it could not archive.
+ * The settings serverless.yml passes to archiveTtl. Every problem is reported at cold start,
+ * before any record is taken, so a misconfigured stage fails loudly instead of checkpointing
+ * batches it could not archive.
  */
-export function readArchiveConfig(env: Env): ArchiveHandlerConfig {
-  const bucket = required(env, 'ARCHIVE_BUCKET');
-  const deadLetterQueueUrl = required(env, 'DEAD_LETTER_QUEUE_URL');
-  if (!/^https?:\/\//.test(deadLetterQueueUrl)) {
-    throw new HandlerConfigError('DEAD_LETTER_QUEUE_URL', 'must be a queue URL, not a name or ARN');
-  }
+export function readArchiveConfig(env: Environment): ArchiveHandlerConfig {
+  const e = readEnvironment(env);
   return {
-    bucket,
-    prefix: keyPrefix(env, 'ARCHIVE_PREFIX', 'archive/'),
-    storageClass: oneOf(env, 'STORAGE_CLASS', ARCHIVE_STORAGE_CLASSES, 'STANDARD'),
-    ttlAttribute: required(env, 'TTL_ATTRIBUTE'),
-    routes: oneOf(env, 'ARCHIVE_ROUTES', ARCHIVE_ROUTES, 'ttl-deletes'),
-    deadLetterQueueUrl,
-    deadLetterOverflowPrefix: keyPrefix(env, 'DEAD_LETTER_OVERFLOW_PREFIX', 'dead-letter/'),
-    maxRecordAgeSeconds: optionalSeconds(env, 'MAX_RECORD_AGE_SECONDS'),
+    bucket: e.ARCHIVE_BUCKET,
+    prefix: e.ARCHIVE_PREFIX,
+    storageClass: e.STORAGE_CLASS,
+    ttlAttribute: e.TTL_ATTRIBUTE,
+    routes: e.ARCHIVE_ROUTES,
+    deadLetterQueueUrl: e.DEAD_LETTER_QUEUE_URL.trim(),
+    deadLetterOverflowPrefix: e.DEAD_LETTER_OVERFLOW_PREFIX,
+    maxRecordAgeSeconds: e.MAX_RECORD_AGE_SECONDS,
   };
 }
 

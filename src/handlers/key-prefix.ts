@@ -11,15 +11,20 @@
 
 const KEY_PREFIX_PATTERN = /^(?:[A-Za-z0-9._=-]+\/)+$/;
 
+export function isKeyPrefix(value: unknown): value is string {
+  return typeof value === 'string' && KEY_PREFIX_PATTERN.test(value);
+}
+
+/** What a key prefix must be, and why. */
+export const KEY_PREFIX_RULE =
+  'one or more segments of letters, digits, `.`, `_`, `=`, `-`, each ending in `/`: it ends the IAM ' +
+  'resource <bucket>/<prefix>*, which an empty prefix would make the whole bucket and a `*` or `?` would widen';
+
 /**
  * Why `value` cannot be used as an archive bucket key prefix, worded to follow the setting's name
  * ("is ...; it must ..."), or undefined when it can.
  */
 export function keyPrefixProblem(value: unknown): string | undefined {
-  if (typeof value === 'string' && KEY_PREFIX_PATTERN.test(value)) return undefined;
-  return (
-    `is ${String(JSON.stringify(value))}; it must be one or more segments of letters, digits, ` +
-    '`.`, `_`, `=`, `-`, each ending in `/`: it ends the IAM resource <bucket>/<prefix>*, which an ' +
-    'empty prefix would make the whole bucket and a `*` or `?` would widen'
-  );
+  if (isKeyPrefix(value)) return undefined;
+  return `is ${String(JSON.stringify(value))}; it must be ${KEY_PREFIX_RULE}`;
 }

@@ -1,6 +1,5 @@
 import { type Level, type Logger, pino } from 'pino';
-import { assertOptions } from '../records/options.js';
-import { checkedCommon, LOGGER_OPTIONS, type LoggerOptions, settingsFrom } from './logger-options.js';
+import { type LoggerOptions, levelFrom, readLoggerOptions, settingsFrom } from './logger-options.js';
 import { toLogSafe } from './safe-value.js';
 
 /**
@@ -10,15 +9,14 @@ import { toLogSafe } from './safe-value.js';
  * dead-letter entries are covered without listing paths.
  */
 export function createLogger(options?: LoggerOptions): Logger {
-  assertOptions(options, LOGGER_OPTIONS, 'createLogger');
-  const settings = settingsFrom(options);
-  const level = checkedCommon(options);
-  const base = options?.base;
-  const destination = options?.destination;
+  const o = readLoggerOptions(options);
+  const settings = settingsFrom(o);
+  const level = levelFrom(o.level, 'createLogger');
+  const { base, destination } = o;
   const safe = (object: Record<string, unknown>) => toLogSafe(object, settings) as Record<string, unknown>;
   const pinoOptions = {
     level: level as Level | 'silent',
-    ...(options?.name !== undefined ? { name: options.name } : {}),
+    ...(o.name !== undefined ? { name: o.name } : {}),
     ...(base !== undefined ? { base } : {}),
     formatters: { log: safe, bindings: safe },
     // The walk already turned errors into pino's error shape; pino's own err serializer would

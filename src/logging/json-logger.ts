@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
-import { assertOptions } from '../records/options.js';
-import { checkedCommon, LOGGER_OPTIONS, type LoggerOptions, settingsFrom } from './logger-options.js';
+import { type LoggerOptions, levelFrom, readLoggerOptions, settingsFrom } from './logger-options.js';
 import { type SafeValueSettings, toLogSafe } from './safe-value.js';
 
 /** pino's level numbers: the lines are indistinguishable from createLogger's. */
@@ -86,14 +85,14 @@ function make(shared: Shared, bindings: string): JsonLogger {
  * pass `createLogger()` for pino's transports and features.
  */
 export function createJsonLogger(options?: LoggerOptions): JsonLogger {
-  assertOptions(options, LOGGER_OPTIONS, 'createJsonLogger');
-  const settings = settingsFrom(options, 'createJsonLogger');
-  const level = checkedCommon(options, 'createJsonLogger');
-  const destination = options?.destination ?? process.stdout;
-  const base = options?.base === undefined ? { pid: process.pid, hostname: hostname() } : options.base;
+  const o = readLoggerOptions(options, 'createJsonLogger');
+  const settings = settingsFrom(o);
+  const level = levelFrom(o.level, 'createJsonLogger');
+  const destination = o.destination ?? process.stdout;
+  const base = o.base === undefined ? { pid: process.pid, hostname: hostname() } : o.base;
   const root: Record<string, unknown> = { ...base };
   // As pino: `name` is part of the base bindings, so `base: null` drops it too.
-  if (options?.name !== undefined && base !== null) root.name = options.name;
+  if (o.name !== undefined && base !== null) root.name = o.name;
   const shared: Shared = {
     threshold: LEVEL_VALUES[level] as number,
     level,

@@ -1,4 +1,4 @@
-import { InvalidOptionsError } from '../records/errors.js';
+import { defineOptions } from '../core/options.js';
 import { IMAGE_KEYS, KEY_KEYS, type SafeValueSettings } from './safe-value.js';
 
 /** pino's level names. */
@@ -30,54 +30,57 @@ export interface LoggerOptions {
   /** Where lines go. Default: stdout (what Lambda ships to CloudWatch). */
   destination?: LogDestination;
 }
-export const LOGGER_OPTIONS = [
-  'level',
-  'name',
-  'logImages',
-  'redactKeys',
-  'redact',
-  'maxDepth',
-  'base',
-  'destination',
-] as const;
-export const LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+export const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-export function fail(detail: string, where = 'createLogger'): never {
-  throw new InvalidOptionsError(`${where}: ${detail}`);
+/** The options of the JSON-safe walk and redaction, the same for every logger tidewater makes or adapts. */
+export const SAFE_VALUE_OPTIONS = {
+  logImages: { kind: 'boolean', default: false },
+  redactKeys: { kind: 'boolean', default: false },
+  redact: {
+    kind: 'custom',
+    expected: 'an array of property names',
+    check: (v: unknown) => Array.isArray(v) && v.every((k) => typeof k === 'string' && k !== ''),
+    default: [],
+  },
+  maxDepth: { kind: 'integer', min: 1, default: 12 },
+} as const;
+
+/** createLogger's and createJsonLogger's options (`where` names the factory). */
+export const readLoggerOptions = defineOptions<LoggerOptions>()('createLogger', {
+  level: { kind: 'enum', values: LEVELS },
+  name: { kind: 'string' },
+  ...SAFE_VALUE_OPTIONS,
+  base: {
+    kind: 'custom',
+    expected: 'an object or null',
+    check: (v) => v === null || (typeof v === 'object' && !Array.isArray(v)),
+  },
+  destination: { kind: 'object', methods: ['write'], expected: 'a writable stream (with write())' },
+});
+
+export function settingsFrom(options: {
+  readonly logImages: boolean;
+  readonly redactKeys: boolean;
+  readonly redact: readonly string[];
+  readonly maxDepth: number;
+}): SafeValueSettings {
+  const redact = new Set<string>(options.redact);
+  if (!options.logImages) for (const k of IMAGE_KEYS) redact.add(k);
+  if (options.redactKeys) for (const k of KEY_KEYS) redact.add(k);
+  return { redact, maxDepth: options.maxDepth };
 }
 
-export function settingsFrom(options: LoggerOptions | undefined, where = 'createLogger'): SafeValueSettings {
-  const logImages = options?.logImages ?? false;
-  const redactKeys = options?.redactKeys ?? false;
-  const extra = options?.redact ?? [];
-  const maxDepth = options?.maxDepth ?? 12;
-  if (typeof logImages !== 'boolean') fail("option 'logImages' must be a boolean", where);
-  if (typeof redactKeys !== 'boolean') fail("option 'redactKeys' must be a boolean", where);
-  if (!Array.isArray(extra) || extra.some((k) => typeof k !== 'string' || k === '')) {
-    fail("option 'redact' must be an array of property names", where);
+/** The level option, else `LOG_LEVEL` from the environment (checked the same way), else `'info'`. */
+export function levelFrom(level: Level | 'silent' | undefined, where: string): Level | 'silent' {
+  if (level !== undefined) return level;
+  const env = process.env.LOG_LEVEL;
+  if (env === undefined) return 'info';
+  if (!(LEVELS as readonly string[]).includes(env)) {
+    throw readLoggerOptions.fail(
+      `LOG_LEVEL must be one of ${LEVELS.join(', ')}, got ${JSON.stringify(env)}`,
+      'level',
+      where,
+    );
   }
-  if (!Number.isInteger(maxDepth) || maxDepth < 1)
-    fail("option 'maxDepth' must be a positive integer", where);
-  const redact = new Set<string>(extra);
-  if (!logImages) for (const k of IMAGE_KEYS) redact.add(k);
-  if (redactKeys) for (const k of KEY_KEYS) redact.add(k);
-  return { redact, maxDepth };
-}
-
-/** The options every logger factory checks the same way; returns the level. */
-export function checkedCommon(options: LoggerOptions | undefined, where = 'createLogger'): string {
-  const level = options?.level ?? process.env.LOG_LEVEL ?? 'info';
-  if (!LEVELS.has(level))
-    fail(`option 'level' must be one of ${[...LEVELS].join(', ')}, got ${JSON.stringify(level)}`, where);
-  if (options?.name !== undefined && typeof options.name !== 'string')
-    fail("option 'name' must be a string", where);
-  const base = options?.base;
-  if (base !== undefined && base !== null && (typeof base !== 'object' || Array.isArray(base))) {
-    fail("option 'base' must be an object or null", where);
-  }
-  const destination = options?.destination;
-  if (destination !== undefined && typeof (destination as { write?: unknown }).write !== 'function') {
-    fail("option 'destination' must be a writable stream", where);
-  }
-  return level;
+  return env as Level | 'silent';
 }

@@ -1,5 +1,5 @@
-import { assertOptions } from '../records/options.js';
-import { fail, type LoggerOptions, settingsFrom } from './logger-options.js';
+import { defineOptions } from '../core/options.js';
+import { type LoggerOptions, SAFE_VALUE_OPTIONS, settingsFrom } from './logger-options.js';
 import { type SafeValueSettings, toLogSafe } from './safe-value.js';
 
 /** Powertools' level methods: the message first, then objects whose fields join the line. */
@@ -38,7 +38,7 @@ export type PowertoolsAdapterOptions = Pick<
   'logImages' | 'redactKeys' | 'redact' | 'maxDepth'
 >;
 
-const ADAPTER_OPTIONS = ['logImages', 'redactKeys', 'redact', 'maxDepth'] as const;
+const readOptions = defineOptions<PowertoolsAdapterOptions>()('fromPowertoolsLogger', SAFE_VALUE_OPTIONS);
 const NO_FIELDS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** A Powertools Logger: message-first methods and createChild, and no pino `child`. */
@@ -126,9 +126,9 @@ export function fromPowertoolsLogger(
   logger: PowertoolsLoggerLike,
   options?: PowertoolsAdapterOptions,
 ): PowertoolsLoggerAdapter {
-  assertOptions(options, ADAPTER_OPTIONS, 'fromPowertoolsLogger');
+  const o = readOptions(options);
   if (!isPowertoolsLogger(logger)) {
-    fail('expected a Powertools Logger (createChild, debug, info, warn, error)', 'fromPowertoolsLogger');
+    throw readOptions.fail('expected a Powertools Logger (createChild, debug, info, warn, error)');
   }
-  return new Adapter(logger, settingsFrom(options, 'fromPowertoolsLogger'), NO_FIELDS);
+  return new Adapter(logger, settingsFrom(o), NO_FIELDS);
 }

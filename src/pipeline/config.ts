@@ -1,12 +1,15 @@
 // Not the logging index: that also loads pino, which the default logger exists to avoid.
+
+import { RETRY_POLICIES, type RetryPolicy } from '../core/backoff.js';
+import { defineOptions, describe } from '../core/options.js';
 import { createJsonLogger } from '../logging/json-logger.js';
 import {
   fromPowertoolsLogger,
   isPowertoolsLogger,
   type PowertoolsLoggerLike,
 } from '../logging/powertools-logger.js';
-import { InvalidOptionsError } from '../records/errors.js';
-import { assertOptions, describe } from '../records/options.js';
+import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
+import { NUMBERS_OPTION } from '../records/numbers.js';
 import { createRecordParser, type ParseOptions, type RecordParser } from '../records/parse.js';
 import type { ClassifiedRecord, RecordKind, RecordOfKind } from '../records/types.js';
 import type { DeadLetterSink, Sink, SinkContext, SinkLogger } from '../sinks/types.js';
@@ -157,27 +160,6 @@ export interface PipelineConfig {
   clock?: () => number;
 }
 
-const CONFIG_KEYS = [
-  'routes',
-  'handlers',
-  'ordering',
-  'deadLetter',
-  'retry',
-  'maxRecordAgeSeconds',
-  'deadlineMarginMs',
-  'ttlAttribute',
-  'logImages',
-  'logger',
-  'metrics',
-  'onUnrouted',
-  'parse',
-  'clock',
-] as const;
-const ROUTE_KEYS = ['name', 'when', 'to'] as const;
-const RETRY_KEYS = ['attempts', 'baseDelayMs', 'maxDelayMs', 'retryable'] as const;
-const METRICS_KEYS = ['namespace', 'dimensions', 'writer', 'target', 'publish'] as const;
-const ORDERING_KEYS = ['mode', 'concurrency'] as const;
-const PARSE_KEYS = ['numbers', 'ttlHeuristic', 'eager', 'validate'] as const;
 export const KINDS: readonly RecordKind[] = ['insert', 'modify', 'user-delete', 'ttl-delete'];
 /** Bit per kind, so a kind route matches with one AND. */
 export const KIND_BIT: Readonly<Record<RecordKind, number>> = {
@@ -221,9 +203,8 @@ export interface CompiledConfig {
   readonly perKey: boolean;
   readonly concurrency: number;
   readonly deadLetter: DeadLetterSink | undefined;
-  readonly attempts: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
+  /** RETRY_POLICIES.sinkWrite with the `retry` option's values: core/backoff's schedule. */
+  readonly retry: RetryPolicy;
   readonly retryable: ((error: unknown) => boolean) | undefined;
   readonly maxRecordAgeMs: number;
   readonly deadlineMarginMs: number;
@@ -236,145 +217,12 @@ export interface CompiledConfig {
   readonly clock: () => number;
 }
 
-function fail(detail: string): never {
-  throw new InvalidOptionsError(`pipeline: ${detail}`);
-}
-
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function nonNegative(value: unknown, name: string, fallback: number, integer = false): number {
-  if (value === undefined) return fallback;
-  if (
-    typeof value !== 'number' ||
-    !Number.isFinite(value) ||
-    value < 0 ||
-    (integer && !Number.isInteger(value))
-  ) {
-    fail(`'${name}' must be a non-negative ${integer ? 'integer' : 'number'}, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function optionalFunction<F>(value: unknown, name: string): F | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'function') fail(`'${name}' must be a function, got ${describe(value)}`);
-  return value as F;
-}
-
-function isKind(value: unknown): value is RecordKind {
-  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
-}
-
-function isSink(value: unknown): value is Sink {
-  return isPlainObjectOrInstance(value) && typeof (value as Sink).write === 'function';
-}
-
 function isPlainObjectOrInstance(value: unknown): value is object {
   return value !== null && typeof value === 'object';
-}
-
-function sinkName(sink: Sink): string {
-  return typeof sink.name === 'string' && sink.name !== '' ? sink.name : 'sink';
-}
-
-function compileRoutes(routes: unknown): { routes: CompiledRoute[]; sinks: Sink[] } {
-  if (routes === undefined) return { routes: [], sinks: [] };
-  if (!Array.isArray(routes)) fail(`'routes' must be an array, got ${describe(routes)}`);
-  const sinks: Sink[] = [];
-  const compiled: CompiledRoute[] = [];
-  routes.forEach((r: unknown, n) => {
-    const where = `routes[${n}]`;
-    if (!isPlainObject(r)) fail(`${where} must be an object, got ${describe(r)}`);
-    try {
-      assertOptions(r, ROUTE_KEYS, where);
-    } catch (error) {
-      fail((error as Error).message);
-    }
-    const name = r.name === undefined ? `route-${n}` : r.name;
-    if (typeof name !== 'string' || name === '') fail(`${where}.name must be a non-empty string`);
-    let kindMask = 0;
-    let test: ((record: ClassifiedRecord) => boolean) | undefined;
-    const when = r.when;
-    if (isKind(when)) kindMask = KIND_BIT[when];
-    else if (Array.isArray(when)) {
-      if (when.length === 0) fail(`${where}.when is an empty list of kinds`);
-      for (const k of when) {
-        if (!isKind(k)) fail(`${where}.when: unknown kind ${describe(k)} (known: ${KINDS.join(', ')})`);
-        kindMask |= KIND_BIT[k];
-      }
-    } else if (typeof when === 'function') test = when as RecordPredicate;
-    else if (isPlainObject(when)) {
-      // The pipeline no longer compiles patterns itself, so that a handler without pattern routes
-      // does not load (or bundle) the filter compiler.
-      fail(
-        `${where}.when: a filter pattern object is not a route condition; write when: matching(pattern) ` +
-          "(import { matching } from 'tidewater'), which compiles the pattern once",
-      );
-    } else if (typeof when === 'string') {
-      fail(`${where}.when: unknown kind ${JSON.stringify(when)} (known: ${KINDS.join(', ')})`);
-    } else
-      fail(
-        `${where}.when must be a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)`,
-      );
-    const targets = Array.isArray(r.to) ? r.to : [r.to];
-    if (targets.length === 0) fail(`${where}.to is empty`);
-    let sinkMask = 0;
-    for (const sink of targets) {
-      if (!isSink(sink)) fail(`${where}.to must be a sink or a list of sinks (objects with write())`);
-      let index = sinks.indexOf(sink);
-      if (index === -1) {
-        if (sinks.length === MAX_SINKS) fail(`at most ${MAX_SINKS} distinct sinks are supported`);
-        index = sinks.push(sink) - 1;
-      }
-      sinkMask |= 1 << index;
-    }
-    compiled.push({ name, kindMask, test, sinkMask });
-  });
-  return { routes: compiled, sinks };
-}
-
-function compileOrdering(ordering: unknown): { perKey: boolean; concurrency: number } {
-  if (ordering === undefined || ordering === 'ordered') return { perKey: false, concurrency: 1 };
-  if (!isPlainObject(ordering)) fail(`'ordering' must be 'ordered' or { mode: 'per-key', concurrency }`);
-  try {
-    assertOptions(ordering, ORDERING_KEYS, 'ordering');
-  } catch (error) {
-    fail((error as Error).message);
-  }
-  if (ordering.mode === 'ordered') {
-    if (ordering.concurrency !== undefined) fail("ordering: 'concurrency' applies to mode 'per-key' only");
-    return { perKey: false, concurrency: 1 };
-  }
-  if (ordering.mode !== 'per-key')
-    fail(`ordering.mode must be 'ordered' or 'per-key', got ${describe(ordering.mode)}`);
-  const c = ordering.concurrency;
-  if (typeof c !== 'number' || !Number.isInteger(c) || c < 1) {
-    fail(`ordering.concurrency must be a positive integer, got ${describe(c)}`);
-  }
-  return { perKey: true, concurrency: c };
-}
-
-function compileHandlers(handlers: unknown): { list: CompiledConfig['handlers']; mask: number } {
-  const list: ((record: ClassifiedRecord, context: HandlerContext) => unknown)[] | undefined[] = [];
-  let mask = 0;
-  if (handlers === undefined) return { list, mask };
-  if (!isPlainObject(handlers)) fail(`'handlers' must be an object, got ${describe(handlers)}`);
-  try {
-    assertOptions(handlers, KINDS, 'handlers');
-  } catch (error) {
-    fail((error as Error).message);
-  }
-  KINDS.forEach((kind, i) => {
-    const h = optionalFunction<(record: ClassifiedRecord, context: HandlerContext) => unknown>(
-      handlers[kind],
-      `handlers.${kind}`,
-    );
-    (list as unknown[])[i] = h;
-    if (h !== undefined) mask |= KIND_BIT[kind];
-  });
-  return { list, mask };
 }
 
 function isMetricsTarget(value: unknown): value is MetricsTarget {
@@ -385,81 +233,247 @@ function isMetricsTarget(value: unknown): value is MetricsTarget {
   );
 }
 
-function compileTarget(metrics: Record<string, unknown>, routedNames: string[]): CompiledMetrics {
-  const { target, publish } = metrics;
-  if (!isMetricsTarget(target))
-    fail('metrics.target must be a Powertools Metrics instance (addMetric, publishStoredMetrics)');
-  for (const key of ['namespace', 'dimensions', 'writer'])
-    if (metrics[key] !== undefined)
-      fail(`metrics.${key} does not apply with metrics.target: set it on the Metrics instance`);
-  if (publish !== undefined && typeof publish !== 'boolean') fail('metrics.publish must be a boolean');
-  return { routedNames, target, publish: publish ?? true };
+const UNROUTED = ['count', 'dead-letter', 'fail'] as const;
+const AN_OBJECT = { kind: 'custom', expected: 'an object', check: isPlainObject } as const;
+
+// The configuration's declared options (core/options), each nested object with its own reader
+// and its place in the message: `pipeline: option 'retry.attempts' must be …`.
+const readConfig = defineOptions<PipelineConfig>()('pipeline', {
+  routes: { kind: 'custom', expected: 'an array of routes', check: Array.isArray },
+  handlers: AN_OBJECT,
+  ordering: {
+    kind: 'custom',
+    expected: "'ordered' or { mode: 'per-key', concurrency }",
+    check: (v) => v === 'ordered' || isPlainObject(v),
+  },
+  deadLetter: { kind: 'object', methods: ['send'], expected: 'a dead-letter sink (an object with send())' },
+  retry: AN_OBJECT,
+  maxRecordAgeSeconds: { kind: 'number', min: 0 },
+  deadlineMarginMs: { kind: 'number', min: 0, default: 1000 },
+  ttlAttribute: { kind: 'nonEmptyString' },
+  logImages: { kind: 'boolean', default: false },
+  logger: {
+    kind: 'custom',
+    expected:
+      'a pino-compatible logger (child, debug, info, warn, error) or a Powertools Logger (createChild, debug, info, warn, error)',
+    check: (v) =>
+      isPowertoolsLogger(v) ||
+      (isPlainObjectOrInstance(v) &&
+        typeof (v as PipelineLogger).child === 'function' &&
+        typeof (v as PipelineLogger).warn === 'function'),
+  },
+  metrics: {
+    kind: 'custom',
+    expected: 'an object, a Powertools Metrics instance or false',
+    check: (v) => v === false || isPlainObject(v) || isMetricsTarget(v),
+  },
+  onUnrouted: { kind: 'enum', values: UNROUTED, default: 'count' },
+  parse: AN_OBJECT,
+  clock: { kind: 'function', default: Date.now },
+});
+
+const readRoute = defineOptions<RouteConfig>()('pipeline', {
+  name: { kind: 'nonEmptyString' },
+  when: {
+    kind: 'custom',
+    expected: 'a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)',
+    check: (v) => v !== undefined,
+    required: true,
+  },
+  to: {
+    kind: 'custom',
+    expected: 'a sink or a list of sinks (objects with write())',
+    check: (v) => (Array.isArray(v) ? v.every(isSink) : isSink(v)),
+    required: true,
+  },
+});
+
+const readOrdering = defineOptions<{ mode: 'ordered' | 'per-key'; concurrency?: number }>()('pipeline', {
+  mode: { kind: 'enum', values: ['ordered', 'per-key'], required: true },
+  concurrency: { kind: 'integer', min: 1 },
+});
+
+const HANDLER = { kind: 'function' } as const;
+const readHandlers = defineOptions<KindHandlers>()('pipeline', {
+  insert: HANDLER,
+  modify: HANDLER,
+  'user-delete': HANDLER,
+  'ttl-delete': HANDLER,
+});
+
+const DEFAULT_RETRY = RETRY_POLICIES.sinkWrite;
+const readRetry = defineOptions<RetryConfig>()('pipeline', {
+  attempts: { kind: 'integer', min: 1, default: DEFAULT_RETRY.attempts },
+  baseDelayMs: { kind: 'number', min: 0, default: DEFAULT_RETRY.baseDelayMs },
+  maxDelayMs: { kind: 'number', min: 0, default: DEFAULT_RETRY.maxDelayMs },
+  retryable: { kind: 'function' },
+});
+
+const readMetrics = defineOptions<MetricsConfig>()('pipeline', {
+  namespace: { kind: 'nonEmptyString', default: 'Tidewater' },
+  dimensions: {
+    kind: 'custom',
+    expected: 'a map of dimension names to string values',
+    check: (v) => isPlainObject(v) && Object.values(v).every((d) => typeof d === 'string'),
+  },
+  writer: { kind: 'object', methods: ['write'], expected: 'an object with a write(line) method' },
+  target: {
+    kind: 'object',
+    methods: ['addMetric', 'publishStoredMetrics'],
+    expected: 'a Powertools Metrics instance (addMetric, publishStoredMetrics)',
+  },
+  publish: { kind: 'boolean' },
+});
+
+const readParse = defineOptions<NonNullable<PipelineConfig['parse']>>()('pipeline', {
+  numbers: NUMBERS_OPTION,
+  ttlHeuristic: TTL_HEURISTIC_OPTION,
+  eager: { kind: 'boolean' },
+  validate: { kind: 'boolean' },
+});
+
+function fail(detail: string): never {
+  throw readConfig.fail(detail);
 }
 
-function compileMetrics(metrics: unknown, sinks: readonly Sink[]): CompiledMetrics | undefined {
+function isKind(value: unknown): value is RecordKind {
+  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
+}
+
+function isSink(value: unknown): value is Sink {
+  return isPlainObjectOrInstance(value) && typeof (value as Sink).write === 'function';
+}
+
+function sinkName(sink: Sink): string {
+  return typeof sink.name === 'string' && sink.name !== '' ? sink.name : 'sink';
+}
+
+function compileWhen(when: unknown, where: string): { kindMask: number; test: RecordPredicate | undefined } {
+  if (isKind(when)) return { kindMask: KIND_BIT[when], test: undefined };
+  if (typeof when === 'function') return { kindMask: 0, test: when as RecordPredicate };
+  if (Array.isArray(when)) {
+    if (when.length === 0) fail(`${where}.when is an empty list of kinds`);
+    let kindMask = 0;
+    for (const k of when) {
+      if (!isKind(k)) fail(`${where}.when: unknown kind ${describe(k)} (known: ${KINDS.join(', ')})`);
+      kindMask |= KIND_BIT[k];
+    }
+    return { kindMask, test: undefined };
+  }
+  if (isPlainObject(when)) {
+    // The pipeline no longer compiles patterns itself, so that a handler without pattern routes
+    // does not load (or bundle) the filter compiler.
+    fail(
+      `${where}.when: a filter pattern object is not a route condition; write when: matching(pattern) ` +
+        "(import { matching } from 'tidewater'), which compiles the pattern once",
+    );
+  }
+  if (typeof when === 'string')
+    fail(`${where}.when: unknown kind ${JSON.stringify(when)} (known: ${KINDS.join(', ')})`);
+  fail(
+    `${where}.when must be a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)`,
+  );
+}
+
+function compileRoutes(routes: readonly unknown[] | undefined): { routes: CompiledRoute[]; sinks: Sink[] } {
+  if (routes === undefined) return { routes: [], sinks: [] };
+  const sinks: Sink[] = [];
+  const compiled: CompiledRoute[] = [];
+  routes.forEach((r: unknown, n) => {
+    const where = `routes[${n}]`;
+    const route = readRoute(r, 'pipeline', `${where}.`);
+    const { kindMask, test } = compileWhen(route.when, where);
+    const targets = Array.isArray(route.to) ? route.to : [route.to];
+    if (targets.length === 0) fail(`${where}.to is empty`);
+    let sinkMask = 0;
+    for (const sink of targets as Sink[]) {
+      let index = sinks.indexOf(sink);
+      if (index === -1) {
+        if (sinks.length === MAX_SINKS) fail(`at most ${MAX_SINKS} distinct sinks are supported`);
+        index = sinks.push(sink) - 1;
+      }
+      sinkMask |= 1 << index;
+    }
+    compiled.push({ name: route.name ?? `route-${n}`, kindMask, test, sinkMask });
+  });
+  return { routes: compiled, sinks };
+}
+
+function compileOrdering(ordering: PipelineConfig['ordering']): { perKey: boolean; concurrency: number } {
+  if (ordering === undefined || ordering === 'ordered') return { perKey: false, concurrency: 1 };
+  const { mode, concurrency } = readOrdering(ordering, 'pipeline', 'ordering.');
+  if (mode === 'ordered') {
+    if (concurrency !== undefined) fail("ordering: 'concurrency' applies to mode 'per-key' only");
+    return { perKey: false, concurrency: 1 };
+  }
+  if (concurrency === undefined) fail("ordering: mode 'per-key' needs 'concurrency' (a positive integer)");
+  return { perKey: true, concurrency };
+}
+
+function compileHandlers(handlers: KindHandlers | undefined): {
+  list: CompiledConfig['handlers'];
+  mask: number;
+} {
+  const list: ((record: ClassifiedRecord, context: HandlerContext) => unknown)[] | undefined[] = [];
+  let mask = 0;
+  if (handlers === undefined) return { list, mask };
+  const read = readHandlers(handlers, 'pipeline', 'handlers.');
+  KINDS.forEach((kind, i) => {
+    const h = read[kind] as ((record: ClassifiedRecord, context: HandlerContext) => unknown) | undefined;
+    (list as unknown[])[i] = h;
+    if (h !== undefined) mask |= KIND_BIT[kind];
+  });
+  return { list, mask };
+}
+
+function compileRetry(retry: RetryConfig | undefined): Pick<CompiledConfig, 'retry' | 'retryable'> {
+  const { attempts, baseDelayMs, maxDelayMs, retryable } = readRetry(retry, 'pipeline', 'retry.');
+  if (maxDelayMs < baseDelayMs) fail("'retry.maxDelayMs' must not be below 'retry.baseDelayMs'");
+  return { retry: { attempts, baseDelayMs, maxDelayMs }, retryable };
+}
+
+function compileMetrics(
+  metrics: PipelineConfig['metrics'],
+  sinks: readonly Sink[],
+): CompiledMetrics | undefined {
   if (metrics === false) return undefined;
-  if (metrics !== undefined && !isPlainObject(metrics))
-    fail(`'metrics' must be an object, a Powertools Metrics instance or false`);
   const routedNames = sinks.map((sink) => `Routed.${sink.name}`);
   // A Metrics instance given as is: the same as `{ target: instance }`.
-  if (isMetricsTarget(metrics)) return compileTarget({ target: metrics }, routedNames);
-  try {
-    assertOptions(metrics, METRICS_KEYS, 'metrics');
-  } catch (error) {
-    fail((error as Error).message);
+  const given: MetricsConfig | undefined = isMetricsTarget(metrics) ? { target: metrics } : metrics;
+  const m = readMetrics(given, 'pipeline', 'metrics.');
+  if (m.target !== undefined) {
+    for (const key of ['namespace', 'dimensions', 'writer'] as const)
+      if (given?.[key] !== undefined)
+        fail(`metrics.${key} does not apply with metrics.target: set it on the Metrics instance`);
+    return { routedNames, target: m.target, publish: m.publish ?? true };
   }
-  if (metrics?.target !== undefined) return compileTarget(metrics, routedNames);
-  if (metrics?.publish !== undefined) fail('metrics.publish applies to metrics.target only');
-  const namespace = metrics?.namespace ?? 'Tidewater';
-  if (typeof namespace !== 'string' || namespace === '') fail('metrics.namespace must be a non-empty string');
-  const dimensions = metrics?.dimensions ?? {};
-  if (!isPlainObject(dimensions) || Object.values(dimensions).some((v) => typeof v !== 'string')) {
-    fail('metrics.dimensions must map dimension names to string values');
-  }
+  if (m.publish !== undefined) fail('metrics.publish applies to metrics.target only');
+  const dimensions = m.dimensions ?? {};
   if (Object.keys(dimensions).length > 30)
     fail('metrics.dimensions: CloudWatch allows at most 30 dimensions');
-  const writer = metrics?.writer ?? process.stdout;
-  if (!isPlainObjectOrInstance(writer) || typeof (writer as MetricsWriter).write !== 'function') {
-    fail('metrics.writer must have a write(line) method');
-  }
   return {
-    namespace,
-    dimensions: dimensions as Record<string, string>,
-    writer: writer as MetricsWriter,
+    namespace: m.namespace,
+    dimensions,
+    writer: m.writer ?? process.stdout,
     routedNames,
     target: undefined,
-    template: emfTemplate(namespace, dimensions as Record<string, string>, routedNames),
+    template: emfTemplate(m.namespace, dimensions, routedNames),
   };
 }
 
 /** Recognized once here, so the per-line path never asks which kind of logger it has. */
-function compileLogger(logger: unknown, logImages: boolean): PipelineLogger {
+function compileLogger(logger: PipelineConfig['logger'], logImages: boolean): PipelineLogger {
   if (logger === undefined) return createJsonLogger({ logImages }) as PipelineLogger;
   if (isPowertoolsLogger(logger)) return fromPowertoolsLogger(logger, { logImages });
-  if (
-    !isPlainObjectOrInstance(logger) ||
-    typeof (logger as PipelineLogger).child !== 'function' ||
-    typeof (logger as PipelineLogger).warn !== 'function'
-  ) {
-    fail(
-      "'logger' must be a pino-compatible logger (child, debug, info, warn, error) or a Powertools Logger (createChild, debug, info, warn, error)",
-    );
-  }
   return logger as PipelineLogger;
 }
 
-const UNROUTED = ['count', 'dead-letter', 'fail'] as const;
-
 /** Validates a pipeline config and precomputes everything the per-record path needs. */
 export function compileConfig(config: PipelineConfig): CompiledConfig {
-  if (!isPlainObject(config as unknown)) fail(`config must be an object, got ${describe(config)}`);
-  try {
-    assertOptions(config, CONFIG_KEYS, 'pipeline');
-  } catch (error) {
-    throw new InvalidOptionsError((error as Error).message);
-  }
-  const { routes, sinks } = compileRoutes(config.routes);
-  const handlers = compileHandlers(config.handlers);
+  if (config === undefined) fail('config must be an object, got undefined');
+  const c = readConfig(config);
+  const { routes, sinks } = compileRoutes(c.routes);
+  const handlers = compileHandlers(c.handlers);
   if (routes.length === 0 && handlers.mask === 0) fail('give at least one route or handler');
   const kindMasks = { insert: 0, modify: 0, 'user-delete': 0, 'ttl-delete': 0 };
   for (const kind of KINDS) {
@@ -468,51 +482,12 @@ export function compileConfig(config: PipelineConfig): CompiledConfig {
     for (const r of routes) if (r.test === undefined && (r.kindMask & bit) !== 0) mask |= r.sinkMask;
     kindMasks[kind] = mask;
   }
-  const ordering = compileOrdering(config.ordering);
-  const deadLetter = config.deadLetter;
-  if (
-    deadLetter !== undefined &&
-    (!isPlainObjectOrInstance(deadLetter as unknown) ||
-      typeof (deadLetter as DeadLetterSink).send !== 'function')
-  ) {
-    fail("'deadLetter' must be a dead-letter sink (an object with send())");
-  }
-  const retry = config.retry;
-  if (retry !== undefined && !isPlainObject(retry)) fail(`'retry' must be an object, got ${describe(retry)}`);
-  try {
-    assertOptions(retry, RETRY_KEYS, 'retry');
-  } catch (error) {
-    fail((error as Error).message);
-  }
-  const attempts = nonNegative(retry?.attempts, 'retry.attempts', 3, true);
-  if (attempts < 1) fail("'retry.attempts' counts the first attempt, so it must be at least 1");
-  const baseDelayMs = nonNegative(retry?.baseDelayMs, 'retry.baseDelayMs', 100);
-  const maxDelayMs = nonNegative(retry?.maxDelayMs, 'retry.maxDelayMs', 2000);
-  if (maxDelayMs < baseDelayMs) fail("'retry.maxDelayMs' must not be below 'retry.baseDelayMs'");
-  const maxAge = config.maxRecordAgeSeconds;
-  const maxRecordAgeMs =
-    maxAge === undefined ? Number.POSITIVE_INFINITY : nonNegative(maxAge, 'maxRecordAgeSeconds', 0) * 1000;
-  const ttlAttribute = config.ttlAttribute;
-  if (ttlAttribute !== undefined && (typeof ttlAttribute !== 'string' || ttlAttribute === '')) {
-    fail("'ttlAttribute' must be a non-empty string");
-  }
-  if (config.logImages !== undefined && typeof config.logImages !== 'boolean')
-    fail("'logImages' must be a boolean");
-  const logger = compileLogger(config.logger, config.logImages ?? false);
-  const onUnrouted = config.onUnrouted ?? 'count';
-  if (!(UNROUTED as readonly string[]).includes(onUnrouted)) {
-    fail(`'onUnrouted' must be one of ${UNROUTED.join(', ')}, got ${describe(onUnrouted)}`);
-  }
-  if (onUnrouted === 'dead-letter' && deadLetter === undefined) {
+  const ordering = compileOrdering(c.ordering);
+  if (c.onUnrouted === 'dead-letter' && c.deadLetter === undefined) {
     fail("onUnrouted 'dead-letter' needs a 'deadLetter' sink");
   }
-  const parseOptions = config.parse;
-  try {
-    assertOptions(parseOptions, PARSE_KEYS, 'parse');
-  } catch (error) {
-    fail((error as Error).message);
-  }
-  const clock = optionalFunction<() => number>(config.clock, 'clock') ?? Date.now;
+  readParse(c.parse, 'pipeline', 'parse.');
+  const retry = compileRetry(c.retry);
   return {
     routes,
     kindMasks,
@@ -522,20 +497,19 @@ export function compileConfig(config: PipelineConfig): CompiledConfig {
     handledKinds: handlers.mask,
     perKey: ordering.perKey,
     concurrency: ordering.concurrency,
-    deadLetter,
-    attempts,
-    baseDelayMs,
-    maxDelayMs,
-    retryable: optionalFunction(retry?.retryable, 'retry.retryable'),
-    maxRecordAgeMs,
-    deadlineMarginMs: nonNegative(config.deadlineMarginMs, 'deadlineMarginMs', 1000),
-    ttlAttribute,
-    logImages: config.logImages ?? false,
-    logger,
-    metrics: compileMetrics(config.metrics, sinks),
-    onUnrouted,
-    parse: createRecordParser(parseOptions),
-    clock,
+    deadLetter: c.deadLetter,
+    retry: retry.retry,
+    retryable: retry.retryable,
+    maxRecordAgeMs:
+      c.maxRecordAgeSeconds === undefined ? Number.POSITIVE_INFINITY : c.maxRecordAgeSeconds * 1000,
+    deadlineMarginMs: c.deadlineMarginMs,
+    ttlAttribute: c.ttlAttribute,
+    logImages: c.logImages,
+    logger: compileLogger(c.logger, c.logImages),
+    metrics: compileMetrics(c.metrics, sinks),
+    onUnrouted: c.onUnrouted,
+    parse: createRecordParser(c.parse),
+    clock: c.clock,
   };
 }
 

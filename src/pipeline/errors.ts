@@ -1,4 +1,4 @@
-import { TidewaterError } from '../records/errors.js';
+import { RecordError, recordLabel, TidewaterError } from '../core/errors.js';
 
 /**
  * A record of the batch has no readable sequence number. Lambda only accepts sequence numbers of
@@ -21,16 +21,12 @@ export class UnreadableSequenceNumberError extends TidewaterError {
 }
 
 /** No route and no handler took the record and `onUnrouted` asks for it to fail or be dead-lettered. */
-export class UnroutedRecordError extends TidewaterError {
+export class UnroutedRecordError extends RecordError {
   override name = 'UnroutedRecordError';
-  readonly eventID: string;
-  readonly sequenceNumber: string;
+  declare readonly eventID: string;
+  declare readonly sequenceNumber: string;
   constructor(record: { eventID: string; sequenceNumber: string; kind: string }) {
-    super(
-      `no route matched ${record.kind} record eventID=${record.eventID} sequenceNumber=${record.sequenceNumber}`,
-    );
-    this.eventID = record.eventID;
-    this.sequenceNumber = record.sequenceNumber;
+    super(`no route matched ${record.kind} record ${recordLabel(record)}`, record);
   }
 }
 

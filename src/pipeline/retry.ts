@@ -1,3 +1,4 @@
+import { waitBeforeRetry } from '../core/backoff.js';
 import type { CompiledConfig } from './config.js';
 import { DeadlineReachedError } from './errors.js';
 import {
@@ -17,10 +18,10 @@ export type Failures = Map<number, unknown>;
 
 /**
  * The pipeline's one retry point, entered only after something failed: bounded in-process retries
- * of the failed records only. Before retry r (1, 2, …) it waits
- * min(round((1 + Math.random()) × baseDelayMs × 2^(r−1)), maxDelayMs): p-retry's schedule with
- * `factor: 2, randomize: true`, which this loop replaced so that a handler bundle whose batches
- * never fail does not carry p-retry (3.8 KB minified). Non-retryable and too-old records are given
+ * of the failed records only. Before retry r (1, 2, …) it waits by the shared schedule of
+ * core/backoff (RETRY_POLICIES.sinkWrite with the `retry` option's values): p-retry's formula,
+ * run by this loop so that a handler bundle whose batches never fail does not carry p-retry
+ * (3.8 KB minified). Non-retryable and too-old records are given
  * up at once; after the last attempt the rest are given up (dead-lettered). The deadline
  * interrupts the backoff: what is still pending then is reported as failed, not dead-lettered,
  * because it was never given its attempts.
@@ -36,11 +37,12 @@ export async function retryFailures(
   let attempt = 1;
   let pending = sortOut(ledger, config, first, attempt, label, lastError);
   if (pending.length === 0) return;
-  if (config.attempts > 1) {
+  const { attempts } = config.retry;
+  if (attempts > 1) {
     const signal = signalOf(ledger);
     try {
-      for (let n = 2; n <= config.attempts && pending.length > 0; n++) {
-        await backoff(config, n - 1, signal);
+      for (let n = 2; n <= attempts && pending.length > 0; n++) {
+        await waitBeforeRetry(config.retry, n - 1, signal);
         if (outOfTime(ledger))
           throw new DeadlineReachedError(seq(ledger, pending[0]!), config.deadlineMarginMs);
         attempt = n;
@@ -55,27 +57,6 @@ export async function retryFailures(
     }
   }
   for (const i of pending) giveUp(ledger, i, 'retries-exhausted', lastError.get(i), attempt, label);
-}
-
-/** Waits before retry `retry` (1-based); rejects with the signal's reason once it aborts. */
-async function backoff(config: CompiledConfig, retry: number, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  const random = Math.random() + 1;
-  const ms = Math.min(Math.round(random * config.baseDelayMs * 2 ** (retry - 1)), config.maxDelayMs);
-  if (ms > 0) {
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      };
-      const timer = setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-  signal.throwIfAborted();
 }
 
 /** Splits an attempt's failures: records worth another attempt (returned, in stream order) and records given up. */

@@ -1,6 +1,5 @@
-import { InvalidOptionsError } from './errors.js';
+import { defineOptions } from '../core/options.js';
 import { NumberValue } from './number-value.js';
-import { assertOptions, describe } from './options.js';
 import { FIVE_YEARS_SECONDS } from './ttl-rules.js';
 import type { AttributeMap, Item } from './types.js';
 
@@ -59,13 +58,23 @@ const TYPE_NAMES: Record<string, string> = {
   BOOL: 'a Boolean',
 };
 
-function nowSeconds(now: unknown): number {
+const readOptions = defineOptions<CheckTtlOptions>()('checkTtl', {
+  now: {
+    kind: 'custom',
+    expected: 'a Date or epoch milliseconds',
+    check: (now) =>
+      (now instanceof Date && !Number.isNaN(now.getTime())) ||
+      (typeof now === 'number' && Number.isFinite(now)),
+  },
+});
+/** checkTtl's own arguments, so its failures read like every option's. */
+const readArguments = defineOptions<{ ttlAttribute: string }>()('checkTtl', {
+  ttlAttribute: { kind: 'nonEmptyString', required: true },
+});
+
+function nowSeconds(now: Date | number | undefined): number {
   if (now === undefined) return Date.now() / 1000;
-  if (now instanceof Date && !Number.isNaN(now.getTime())) return now.getTime() / 1000;
-  if (typeof now === 'number' && Number.isFinite(now)) return now / 1000;
-  throw new InvalidOptionsError(
-    `checkTtl: option 'now' must be a Date or epoch milliseconds, got ${describe(now)}`,
-  );
+  return (now instanceof Date ? now.getTime() : now) / 1000;
 }
 
 /** The attribute's name as messages quote it; only failures pay for it. */
@@ -88,11 +97,8 @@ export function checkTtl(
   ttlAttribute: string,
   options?: CheckTtlOptions,
 ): TtlCheck {
-  assertOptions(options, ['now'], 'checkTtl');
-  if (typeof ttlAttribute !== 'string' || ttlAttribute === '') {
-    throw new InvalidOptionsError('checkTtl: ttlAttribute must be a non-empty string');
-  }
-  return judgeTtl(image, ttlAttribute, nowSeconds(options?.now));
+  readArguments({ ttlAttribute });
+  return judgeTtl(image, ttlAttribute, nowSeconds(readOptions(options).now));
 }
 
 /**

@@ -1,5 +1,5 @@
-import { InvalidOptionsError, MalformedRecordError } from './errors.js';
-import { assertOptions } from './options.js';
+import { defineOptions } from '../core/options.js';
+import { MalformedRecordError } from './errors.js';
 import { FIVE_YEARS_SECONDS, TTL_IDENTITY_TYPE, TTL_PRINCIPAL } from './ttl-rules.js';
 import type { RecordKind } from './types.js';
 
@@ -20,18 +20,27 @@ export interface ClassifyOptions {
   ttlHeuristic?: TtlHeuristicOptions | false;
 }
 
-const CLASSIFY_OPTIONS = ['ttlHeuristic'] as const;
-const HEURISTIC_OPTIONS = ['ttlAttribute'] as const;
+/** The `ttlHeuristic` option's rule: its members are read by heuristicAttribute. */
+export const TTL_HEURISTIC_OPTION = {
+  kind: 'custom',
+  expected: '{ ttlAttribute } or false',
+  check: (v: unknown) => v === false || (v !== null && typeof v === 'object' && !Array.isArray(v)),
+} as const;
 
-/** The TTL attribute to use for the heuristic, or undefined when it is off. */
-export function heuristicAttribute(option: unknown, where: string): string | undefined {
+const readHeuristic = defineOptions<TtlHeuristicOptions>()('ttlHeuristic', {
+  ttlAttribute: { kind: 'nonEmptyString', required: true },
+});
+const readOptions = defineOptions<ClassifyOptions>()('classifyRecord', {
+  ttlHeuristic: TTL_HEURISTIC_OPTION,
+});
+
+/** The TTL attribute to use for the heuristic (an option TTL_HEURISTIC_OPTION accepted), or undefined when it is off. */
+export function heuristicAttribute(
+  option: TtlHeuristicOptions | false | undefined,
+  where: string,
+): string | undefined {
   if (option === undefined || option === false) return undefined;
-  assertOptions(option, HEURISTIC_OPTIONS, `${where} ttlHeuristic`);
-  const attribute = (option as { ttlAttribute?: unknown }).ttlAttribute;
-  if (typeof attribute !== 'string' || attribute === '') {
-    throw new InvalidOptionsError(`${where}: ttlHeuristic.ttlAttribute must be a non-empty string`);
-  }
-  return attribute;
+  return readHeuristic(option, where, 'ttlHeuristic.').ttlAttribute;
 }
 
 interface IdentityLike {
@@ -101,8 +110,7 @@ export function classify(record: RecordLike, ttlAttribute: string | undefined): 
  * unknown eventName.
  */
 export function classifyRecord(raw: unknown, options?: ClassifyOptions): RecordKind {
-  assertOptions(options, CLASSIFY_OPTIONS, 'classifyRecord');
-  const ttlAttribute = heuristicAttribute(options?.ttlHeuristic, 'classifyRecord');
+  const ttlAttribute = heuristicAttribute(readOptions(options).ttlHeuristic, 'classifyRecord');
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new MalformedRecordError('not-an-object', 'a stream record must be an object', {});
   }

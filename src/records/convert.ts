@@ -1,8 +1,8 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import { defineOptions } from '../core/options.js';
 import { toBase64, toBytes } from './binary.js';
 import { identityOf } from './classify.js';
-import { InvalidOptionsError, MalformedRecordError } from './errors.js';
-import { assertOptions } from './options.js';
+import { MalformedRecordError } from './errors.js';
 import type { LambdaStreamRecord, LambdaUserIdentity } from './types.js';
 
 type AnyValue = Record<string, unknown>;
@@ -99,6 +99,11 @@ export interface ToLambdaRecordOptions {
   awsRegion?: string;
 }
 
+const readOptions = defineOptions<ToLambdaRecordOptions>()('toLambdaRecord', {
+  streamArn: { kind: 'nonEmptyString', required: true },
+  awsRegion: { kind: 'string' },
+});
+
 function requireRecord(record: unknown, where: string): Record<string, unknown> {
   if (record === null || typeof record !== 'object' || Array.isArray(record)) {
     throw new MalformedRecordError('not-an-object', `${where} takes a stream record object`, {});
@@ -119,14 +124,8 @@ export function toLambdaRecord(
   sdkRecord: _Record | LambdaStreamRecord,
   options: ToLambdaRecordOptions,
 ): LambdaStreamRecord {
-  assertOptions(options, ['streamArn', 'awsRegion'], 'toLambdaRecord');
-  if (typeof options?.streamArn !== 'string' || options.streamArn === '') {
-    throw new InvalidOptionsError('toLambdaRecord: option streamArn (the stream ARN) is required');
-  }
-  if (options.awsRegion !== undefined && typeof options.awsRegion !== 'string') {
-    throw new InvalidOptionsError('toLambdaRecord: option awsRegion must be a string');
-  }
-  return lambdaShape(requireRecord(sdkRecord, 'toLambdaRecord'), options.streamArn, options.awsRegion);
+  const { streamArn, awsRegion } = readOptions(options);
+  return lambdaShape(requireRecord(sdkRecord, 'toLambdaRecord'), streamArn, awsRegion);
 }
 
 /**

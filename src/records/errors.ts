@@ -1,7 +1,4 @@
-import { TidewaterError } from '../core/errors.js';
-
-// The base classes live in the kernel; re-exported while importers move to src/core.
-export { InvalidOptionsError, TidewaterError } from '../core/errors.js';
+import { RecordError, recordLabel, TidewaterError } from '../core/errors.js';
 
 /** Why a single record could not be parsed. Stable strings: dead-letter entries and metrics use them. */
 export type MalformedRecordReason =
@@ -19,10 +16,8 @@ export type MalformedRecordReason =
  * One record of a batch is not a valid stream record. The pipeline dead-letters it (the rest of
  * the batch goes on); eventID and sequenceNumber identify it when the record carried them.
  */
-export class MalformedRecordError extends TidewaterError {
+export class MalformedRecordError extends RecordError {
   override name = 'MalformedRecordError';
-  readonly eventID: string | undefined;
-  readonly sequenceNumber: string | undefined;
   readonly reason: MalformedRecordReason;
   /** Where in the record the problem is, e.g. `dynamodb.NewImage.price` (when known). */
   readonly path: string | undefined;
@@ -38,13 +33,11 @@ export class MalformedRecordError extends TidewaterError {
     options?: { cause?: unknown },
   ) {
     super(
-      `malformed stream record (${reason}) eventID=${identity.eventID ?? '?'} ` +
-        `sequenceNumber=${identity.sequenceNumber ?? '?'}${identity.path ? ` at ${identity.path}` : ''}: ${detail}`,
+      `malformed stream record (${reason}) ${recordLabel(identity)}${identity.path ? ` at ${identity.path}` : ''}: ${detail}`,
+      identity,
       options,
     );
     this.reason = reason;
-    this.eventID = identity.eventID;
-    this.sequenceNumber = identity.sequenceNumber;
     this.path = identity.path;
   }
 }
@@ -69,20 +62,14 @@ export type InvalidAttributeValueReason =
   | 'invalid-binary'
   | 'wrong-shape';
 
-/**
- * An AttributeValue that DynamoDB could never have produced (zero or two type keys, an unknown
- * type, an `N` that is not a number). `path` locates it from the map root (`a.b[2]`).
- */
-export class InvalidAttributeValueError extends TidewaterError {
-  override name = 'InvalidAttributeValueError';
-  readonly reason: InvalidAttributeValueReason;
+/** A value somewhere inside an item or attribute map; the converters add its path while unwinding. */
+export abstract class ValuePathError extends TidewaterError {
   readonly detail: string;
-  /** Path segments from the map root, outermost first. Filled in while the error unwinds. */
+  /** Path segments from the root, outermost first. Filled in while the error unwinds. */
   readonly segments: (string | number)[] = [];
 
-  constructor(reason: InvalidAttributeValueReason, detail: string) {
+  constructor(detail: string) {
     super(detail);
-    this.reason = reason;
     this.detail = detail;
   }
 
@@ -99,28 +86,23 @@ export class InvalidAttributeValueError extends TidewaterError {
   }
 }
 
-/** A JavaScript value that has no DynamoDB representation (an empty Set, NaN, a Date, a function...). */
-export class UnsupportedValueError extends TidewaterError {
-  override name = 'UnsupportedValueError';
-  readonly detail: string;
-  /** Path segments from the item root, outermost first. Filled in while the error unwinds. */
-  readonly segments: (string | number)[] = [];
+/**
+ * An AttributeValue that DynamoDB could never have produced (zero or two type keys, an unknown
+ * type, an `N` that is not a number). `path` locates it from the map root (`a.b[2]`).
+ */
+export class InvalidAttributeValueError extends ValuePathError {
+  override name = 'InvalidAttributeValueError';
+  readonly reason: InvalidAttributeValueReason;
 
-  constructor(detail: string) {
+  constructor(reason: InvalidAttributeValueReason, detail: string) {
     super(detail);
-    this.detail = detail;
+    this.reason = reason;
   }
+}
 
-  get path(): string {
-    return formatPath(this.segments);
-  }
-
-  /** Called once the error has left the value tree, so the message names the full path. */
-  withPath(): this {
-    const path = this.path;
-    if (path !== '') this.message = `${this.detail} (at ${path})`;
-    return this;
-  }
+/** A JavaScript value that has no DynamoDB representation (an empty Set, NaN, a Date, a function...). */
+export class UnsupportedValueError extends ValuePathError {
+  override name = 'UnsupportedValueError';
 }
 
 function formatPath(segments: readonly (string | number)[]): string {

@@ -7,10 +7,8 @@ export { toGetRecordsRecord, toLambdaRecord } from './convert.js';
 export type { InvalidAttributeValueReason, MalformedRecordReason } from './errors.js';
 export {
   InvalidAttributeValueError,
-  InvalidOptionsError,
   MalformedRecordError,
   NotAStreamEventError,
-  TidewaterError,
   UnsupportedValueError,
 } from './errors.js';
 export type { MarshallOptions } from './marshall.js';

@@ -1,7 +1,7 @@
+import { defineOptions } from '../core/options.js';
 import { toBase64 } from './binary.js';
-import { InvalidOptionsError, UnsupportedValueError } from './errors.js';
+import { UnsupportedValueError } from './errors.js';
 import { NumberValue } from './number-value.js';
-import { assertOptions } from './options.js';
 import type { AttributeMap, AttributeValue, SdkAttributeMap, SdkAttributeValue } from './types.js';
 
 export interface MarshallOptions {
@@ -14,7 +14,10 @@ export interface MarshallOptions {
   binary?: 'base64' | 'bytes';
 }
 
-const MARSHALL_OPTIONS = ['removeUndefined', 'binary'] as const;
+const readOptions = defineOptions<MarshallOptions>()('marshall', {
+  removeUndefined: { kind: 'boolean', default: false },
+  binary: { kind: 'enum', values: ['base64', 'bytes'], default: 'base64' },
+});
 
 interface Settings {
   readonly removeUndefined: boolean;
@@ -163,16 +166,8 @@ function convertObject(item: Record<string, unknown>, s: Settings): AttributeMap
 }
 
 function settings(options: MarshallOptions | undefined, where: string): Settings {
-  assertOptions(options, MARSHALL_OPTIONS, where);
-  const binary = options?.binary ?? 'base64';
-  if (binary !== 'base64' && binary !== 'bytes') {
-    unsupportedOption(where, `option 'binary' must be 'base64' or 'bytes', got ${JSON.stringify(binary)}`);
-  }
-  return { removeUndefined: options?.removeUndefined === true, bytes: binary === 'bytes' };
-}
-
-function unsupportedOption(where: string, detail: string): never {
-  throw new InvalidOptionsError(`${where}: ${detail}`);
+  const o = readOptions(options, where);
+  return { removeUndefined: o.removeUndefined, bytes: o.binary === 'bytes' };
 }
 
 function withPath(error: unknown): unknown {

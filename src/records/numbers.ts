@@ -1,4 +1,4 @@
-import { InvalidAttributeValueError, InvalidOptionsError } from './errors.js';
+import { InvalidAttributeValueError } from './errors.js';
 import { isCanonicalInteger, isNumberText } from './number-text.js';
 import { NumberValue } from './number-value.js';
 
@@ -136,12 +136,17 @@ function lossyNumber(text: string): number {
   return +checkedText(text);
 }
 
-export function numberConverter(policy: NumberPolicy | undefined, where: string): NumberConverter {
-  if (policy === undefined || policy === 'exact') return exactNumber;
+/** The `numbers` option's rule (core/options), shared by unmarshall and the parser. */
+export const NUMBERS_OPTION = {
+  kind: 'custom',
+  expected: "'exact', 'string', 'number' or a function",
+  check: (v: unknown) => v === 'exact' || v === 'string' || v === 'number' || typeof v === 'function',
+} as const;
+
+/** The converter of a policy NUMBERS_OPTION accepted. */
+export function numberConverter(policy: NumberPolicy | undefined): NumberConverter {
   if (policy === 'string') return checkedText;
   if (policy === 'number') return lossyNumber;
   if (typeof policy === 'function') return (text) => policy(checkedText(text));
-  throw new InvalidOptionsError(
-    `${where}: option 'numbers' must be 'exact', 'string', 'number' or a function, got ${JSON.stringify(policy)}`,
-  );
+  return exactNumber;
 }

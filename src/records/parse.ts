@@ -1,12 +1,13 @@
-import { classify, heuristicAttribute, identityOf, type TtlHeuristicOptions } from './classify.js';
+import { defineOptions, describe } from '../core/options.js';
 import {
-  InvalidOptionsError,
-  MalformedRecordError,
-  type MalformedRecordReason,
-  NotAStreamEventError,
-} from './errors.js';
-import { type NumberPolicy, numberConverter } from './numbers.js';
-import { assertOptions, describe } from './options.js';
+  classify,
+  heuristicAttribute,
+  identityOf,
+  TTL_HEURISTIC_OPTION,
+  type TtlHeuristicOptions,
+} from './classify.js';
+import { MalformedRecordError, type MalformedRecordReason, NotAStreamEventError } from './errors.js';
+import { NUMBERS_OPTION, type NumberPolicy, numberConverter } from './numbers.js';
 import { type RecordContext, StreamRecord } from './stream-record.js';
 import type { ClassifiedRecord, Item } from './types.js';
 import { isValidAttributeMap } from './validate.js';
@@ -36,7 +37,14 @@ export interface ParseOptions {
   validate?: boolean;
 }
 
-const PARSE_OPTIONS = ['streamArn', 'shardId', 'numbers', 'ttlHeuristic', 'eager', 'validate'] as const;
+const readOptions = defineOptions<ParseOptions>()('parse', {
+  streamArn: { kind: 'nonEmptyString' },
+  shardId: { kind: 'nonEmptyString' },
+  numbers: NUMBERS_OPTION,
+  ttlHeuristic: TTL_HEURISTIC_OPTION,
+  eager: { kind: 'boolean', default: false },
+  validate: { kind: 'boolean', default: false },
+});
 
 /** What parsing does with keys and images beyond the record's own fields. */
 const LAZY = 0;
@@ -45,14 +53,6 @@ const EAGER = 2;
 type Images = typeof LAZY | typeof VALIDATE | typeof EAGER;
 
 export type RecordParser = <T extends Item = Item>(record: unknown) => ClassifiedRecord<T>;
-
-function optionalString(value: unknown, name: string, where: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') {
-    throw new InvalidOptionsError(`${where}: option '${name}' must be a non-empty string`);
-  }
-  return value;
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -137,19 +137,14 @@ function checkedRecord(
  * work. parseStreamRecord / parseStreamEvent are this, made on each call.
  */
 export function createRecordParser(options?: ParseOptions): RecordParser {
-  assertOptions(options, PARSE_OPTIONS, 'parse');
+  const o = readOptions(options);
   const context: RecordContext = {
-    num: numberConverter(options?.numbers, 'parse'),
-    streamArn: optionalString(options?.streamArn, 'streamArn', 'parse'),
-    shardId: optionalString(options?.shardId, 'shardId', 'parse'),
+    num: numberConverter(o.numbers),
+    streamArn: o.streamArn,
+    shardId: o.shardId,
   };
-  const ttlAttribute = heuristicAttribute(options?.ttlHeuristic, 'parse');
-  const eager = options?.eager ?? false;
-  if (typeof eager !== 'boolean') throw new InvalidOptionsError("parse: option 'eager' must be a boolean");
-  const validate = options?.validate ?? false;
-  if (typeof validate !== 'boolean')
-    throw new InvalidOptionsError("parse: option 'validate' must be a boolean");
-  const images = eager ? EAGER : validate ? VALIDATE : LAZY;
+  const ttlAttribute = heuristicAttribute(o.ttlHeuristic, 'parse');
+  const images = o.eager ? EAGER : o.validate ? VALIDATE : LAZY;
   return ((record: unknown) => checkedRecord(record, context, ttlAttribute, images)) as RecordParser;
 }
 

@@ -1,7 +1,7 @@
+import { defineOptions } from '../core/options.js';
 import { decodeBase64Into, decodedLength, isBase64, toBytes, unpaddedBase64Length } from './binary.js';
 import { InvalidAttributeValueError } from './errors.js';
-import { type NumberConverter, type NumberPolicy, numberConverter } from './numbers.js';
-import { assertOptions } from './options.js';
+import { NUMBERS_OPTION, type NumberConverter, type NumberPolicy, numberConverter } from './numbers.js';
 import type { AttributeMap, AttributeValue, Item, SdkAttributeMap, SdkAttributeValue } from './types.js';
 
 export interface UnmarshallOptions {
@@ -9,7 +9,7 @@ export interface UnmarshallOptions {
   numbers?: NumberPolicy;
 }
 
-const UNMARSHALL_OPTIONS = ['numbers'] as const;
+const readOptions = defineOptions<UnmarshallOptions>()('unmarshall', { numbers: NUMBERS_OPTION });
 
 function fail(reason: 'wrong-shape' | 'no-type' | 'multiple-types' | 'unknown-type', detail: string): never {
   throw new InvalidAttributeValueError(reason, detail);
@@ -317,8 +317,7 @@ export function unmarshall<T extends Item = Item>(
   map: AttributeMap | SdkAttributeMap,
   options?: UnmarshallOptions,
 ): T {
-  assertOptions(options, UNMARSHALL_OPTIONS, 'unmarshall');
-  const num = numberConverter(options?.numbers, 'unmarshall');
+  const num = numberConverter(readOptions(options).numbers);
   try {
     // The converters read B / BS as either form (binary.ts), so one walk serves both shapes.
     return convertImage(map as AttributeMap, num) as T;
@@ -332,8 +331,7 @@ export function unmarshallValue(
   value: AttributeValue | SdkAttributeValue,
   options?: UnmarshallOptions,
 ): unknown {
-  assertOptions(options, UNMARSHALL_OPTIONS, 'unmarshallValue');
-  const num = numberConverter(options?.numbers, 'unmarshallValue');
+  const num = numberConverter(readOptions(options, 'unmarshallValue').numbers);
   try {
     // A lone value: every binary decoded where it is met, none shared.
     return convertValue(value as AttributeValue, new Conversion(num, false));

@@ -1,19 +1,21 @@
-import { TidewaterError } from '../records/errors.js';
+import {
+  describeError,
+  RecordError,
+  type RecordIdentity,
+  recordLabel,
+  TidewaterError,
+} from '../core/errors.js';
 
 /**
  * A record could not be placed in an archive object (no table name, no creation time). It is
  * reported as a per-record failure, so the pipeline retries and finally dead-letters it.
  */
-export class ArchiveKeyError extends TidewaterError {
+export class ArchiveKeyError extends RecordError {
   override name = 'ArchiveKeyError';
-  readonly eventID: string;
-  readonly sequenceNumber: string;
+  declare readonly eventID: string;
+  declare readonly sequenceNumber: string;
   constructor(detail: string, record: { eventID: string; sequenceNumber: string }) {
-    super(
-      `cannot archive record eventID=${record.eventID} sequenceNumber=${record.sequenceNumber}: ${detail}`,
-    );
-    this.eventID = record.eventID;
-    this.sequenceNumber = record.sequenceNumber;
+    super(`cannot archive record ${recordLabel(record)}: ${detail}`, record);
   }
 }
 
@@ -24,9 +26,10 @@ export class ArchiveWriteError extends TidewaterError {
   readonly firstSequenceNumber: string;
   readonly lastSequenceNumber: string;
   constructor(key: string, first: string, last: string, options?: { cause?: unknown }) {
-    const cause = options?.cause;
-    const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-    super(`writing archive object ${key} (sequenceNumber ${first}..${last}) failed: ${reason}`, options);
+    super(
+      `writing archive object ${key} (sequenceNumber ${first}..${last}) failed: ${describeError(options?.cause)}`,
+      options,
+    );
     this.key = key;
     this.firstSequenceNumber = first;
     this.lastSequenceNumber = last;
@@ -46,16 +49,10 @@ export class ArchiveFormatError extends TidewaterError {
 }
 
 /** A record cannot be restored (its stream view carries no image to write back). */
-export class RestoreError extends TidewaterError {
+export class RestoreError extends RecordError {
   override name = 'RestoreError';
-  readonly eventID: string | undefined;
-  readonly sequenceNumber: string | undefined;
-  constructor(detail: string, record: { eventID?: string | undefined; sequenceNumber?: string | undefined }) {
-    super(
-      `cannot restore eventID=${record.eventID ?? '?'} sequenceNumber=${record.sequenceNumber ?? '?'}: ${detail}`,
-    );
-    this.eventID = record.eventID;
-    this.sequenceNumber = record.sequenceNumber;
+  constructor(detail: string, record: RecordIdentity) {
+    super(`cannot restore ${recordLabel(record)}: ${detail}`, record);
   }
 }
 
@@ -63,29 +60,24 @@ export class RestoreError extends TidewaterError {
  * A write of restoreItems failed (after the client's retries), so the restore stopped. The counts
  * are what was durably written or skipped before it stopped; a re-run skips what was written.
  */
-export class RestoreWriteError extends TidewaterError {
+export class RestoreWriteError extends RecordError {
   override name = 'RestoreWriteError';
-  /** Identity of the (first) record whose write failed. */
-  readonly eventID: string | undefined;
-  readonly sequenceNumber: string | undefined;
   readonly written: number;
   readonly skipped: number;
   readonly calls: number;
+  /** `record` identifies the (first) record whose write failed. */
   constructor(
     tableName: string,
-    record: { eventID?: string | undefined; sequenceNumber?: string | undefined },
+    record: RecordIdentity,
     progress: { written: number; skipped: number; calls: number },
     options?: { cause?: unknown },
   ) {
-    const cause = options?.cause;
-    const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
     super(
-      `restoring into ${tableName} failed at eventID=${record.eventID ?? '?'} sequenceNumber=${record.sequenceNumber ?? '?'} ` +
-        `(written ${progress.written}, skipped ${progress.skipped}): ${reason}`,
+      `restoring into ${tableName} failed at ${recordLabel(record)} ` +
+        `(written ${progress.written}, skipped ${progress.skipped}): ${describeError(options?.cause)}`,
+      record,
       options,
     );
-    this.eventID = record.eventID;
-    this.sequenceNumber = record.sequenceNumber;
     this.written = progress.written;
     this.skipped = progress.skipped;
     this.calls = progress.calls;

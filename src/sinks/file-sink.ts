@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { InvalidOptionsError } from '../records/errors.js';
+import { defineOptions } from '../core/options.js';
 import type { ClassifiedRecord } from '../records/types.js';
-import { type ArchiveLayout, DEFAULT_MAX_OBJECT_BYTES, planArchiveObjects } from './archive-objects.js';
+import { type ArchiveLayout, planArchiveObjects } from './archive-objects.js';
 import { ArchiveWriteError } from './errors.js';
-import { assertOptions, keyPrefix, optionalString, positiveInteger, requiredString } from './options.js';
+import { keyPrefix, LAYOUT_OPTIONS } from './options.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';
 
 export interface FileSinkOptions {
@@ -18,8 +18,11 @@ export interface FileSinkOptions {
   name?: string;
 }
 
-const OPTIONS = ['directory', 'prefix', 'maxObjectBytes', 'ttlAttribute', 'table', 'name'] as const;
-const WHERE = 'FileSink';
+const readOptions = defineOptions<FileSinkOptions>()('FileSink', {
+  directory: { kind: 'nonEmptyString', required: true },
+  ...LAYOUT_OPTIONS,
+  name: { kind: 'nonEmptyString', default: 'file' },
+});
 
 /**
  * The S3 archive layout on a local disk: the same keys and bytes, each file written to a temporary
@@ -32,16 +35,14 @@ export class FileSink implements Sink {
   readonly #layout: ArchiveLayout;
 
   constructor(options: FileSinkOptions) {
-    if (options === undefined)
-      throw new InvalidOptionsError(`${WHERE}: options with a directory are required`);
-    assertOptions(options, OPTIONS, WHERE);
-    this.name = optionalString(options, 'name', WHERE) ?? 'file';
-    this.directory = resolve(requiredString(options, 'directory', WHERE));
+    const o = readOptions(options);
+    this.name = o.name;
+    this.directory = resolve(o.directory);
     this.#layout = {
-      prefix: keyPrefix(options, WHERE),
-      ttlAttribute: optionalString(options, 'ttlAttribute', WHERE) ?? 'ttl',
-      maxObjectBytes: positiveInteger(options, 'maxObjectBytes', WHERE, DEFAULT_MAX_OBJECT_BYTES),
-      table: optionalString(options, 'table', WHERE),
+      prefix: keyPrefix(o.prefix),
+      ttlAttribute: o.ttlAttribute,
+      maxObjectBytes: o.maxObjectBytes,
+      table: o.table,
     };
   }
 

@@ -1,5 +1,5 @@
+import { defineOptions } from '../core/options.js';
 import { DeadLetterSendError } from './errors.js';
-import { assertOptions, optionalFunction, optionalString } from './options.js';
 import type { DeadLetterEntry, DeadLetterSink, SinkContext } from './types.js';
 
 export interface MemoryDeadLetterSinkOptions {
@@ -8,7 +8,10 @@ export interface MemoryDeadLetterSinkOptions {
   failWhen?: (entry: DeadLetterEntry) => unknown;
 }
 
-const OPTIONS = ['name', 'failWhen'] as const;
+const readOptions = defineOptions<MemoryDeadLetterSinkOptions>()('MemoryDeadLetterSink', {
+  name: { kind: 'nonEmptyString', default: 'memory-dead-letter' },
+  failWhen: { kind: 'function' },
+});
 
 /** Keeps dead-letter entries in memory, in the order sent. For tests and local runs. */
 export class MemoryDeadLetterSink implements DeadLetterSink {
@@ -17,9 +20,9 @@ export class MemoryDeadLetterSink implements DeadLetterSink {
   readonly #entries: DeadLetterEntry[] = [];
 
   constructor(options?: MemoryDeadLetterSinkOptions) {
-    assertOptions(options, OPTIONS, 'MemoryDeadLetterSink');
-    this.name = optionalString(options, 'name', 'MemoryDeadLetterSink') ?? 'memory-dead-letter';
-    this.#failWhen = optionalFunction(options, 'failWhen', 'MemoryDeadLetterSink');
+    const o = readOptions(options);
+    this.name = o.name;
+    this.#failWhen = o.failWhen;
   }
 
   get entries(): readonly DeadLetterEntry[] {

@@ -1,7 +1,7 @@
+import { defineOptions } from '../core/options.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { shardSegment } from './archive-format.js';
 import { InjectedSinkFailure } from './errors.js';
-import { assertOptions, optionalFunction, optionalString } from './options.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';
 
 export interface MemorySinkOptions<R extends ClassifiedRecord = ClassifiedRecord> {
@@ -14,7 +14,10 @@ export interface MemorySinkOptions<R extends ClassifiedRecord = ClassifiedRecord
   failWhen?: (record: R, delivery: number) => unknown;
 }
 
-const OPTIONS = ['name', 'failWhen'] as const;
+const readOptions = defineOptions<MemorySinkOptions>()('MemorySink', {
+  name: { kind: 'nonEmptyString', default: 'memory' },
+  failWhen: { kind: 'function' },
+});
 
 /**
  * Keeps written records in memory in sequence-number order, de-duplicated by shard, sequence
@@ -30,9 +33,9 @@ export class MemorySink<R extends ClassifiedRecord = ClassifiedRecord> implement
   #batches = 0;
 
   constructor(options?: MemorySinkOptions<R>) {
-    assertOptions(options, OPTIONS, 'MemorySink');
-    this.name = optionalString(options, 'name', 'MemorySink') ?? 'memory';
-    this.#failWhen = optionalFunction(options, 'failWhen', 'MemorySink');
+    const o = readOptions(options);
+    this.name = o.name;
+    this.#failWhen = o.failWhen as ((record: R, delivery: number) => unknown) | undefined;
   }
 
   /** Written records, in sequence-number order, each once. */

@@ -1,85 +1,92 @@
 import type { PutObjectCommandInput } from '@aws-sdk/client-s3';
-import { InvalidOptionsError } from '../records/errors.js';
-import { assertOptions } from '../records/options.js';
+import { defineOptions, type OptionReader } from '../core/options.js';
+import { DEFAULT_MAX_OBJECT_BYTES } from './archive-objects.js';
 
-export { assertOptions };
+// Option rules several sinks share, declared once for core/options' reader.
 
-export function optionalString(options: object | undefined, key: string, where: string): string | undefined {
-  const value = (options as Record<string, unknown> | undefined)?.[key];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') {
-    throw new InvalidOptionsError(`${where}: option '${key}' must be a non-empty string`);
-  }
-  return value;
-}
-
-export function requiredString(options: object | undefined, key: string, where: string): string {
-  const value = optionalString(options, key, where);
-  if (value === undefined) throw new InvalidOptionsError(`${where}: option '${key}' is required`);
-  return value;
-}
-
-export function positiveInteger(
-  options: object | undefined,
-  key: string,
-  where: string,
-  fallback: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  const value = (options as Record<string, unknown> | undefined)?.[key];
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new InvalidOptionsError(`${where}: option '${key}' must be an integer from 1 to ${max}`);
-  }
-  return value;
-}
-
-export function optionalFunction<F>(options: object | undefined, key: string, where: string): F | undefined {
-  const value = (options as Record<string, unknown> | undefined)?.[key];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'function')
-    throw new InvalidOptionsError(`${where}: option '${key}' must be a function`);
-  return value as F;
-}
+/** A key prefix; keyPrefix() drops its leading and trailing slashes. */
+export const PREFIX_OPTION = { kind: 'string' } as const;
 
 /** Key prefix without leading/trailing slashes; '' for none. */
-export function keyPrefix(options: object | undefined, where: string): string {
-  const value = (options as { prefix?: unknown } | undefined)?.prefix;
-  if (value === undefined) return '';
-  if (typeof value !== 'string') throw new InvalidOptionsError(`${where}: option 'prefix' must be a string`);
-  return value.replace(/^\/+|\/+$/g, '');
+export function keyPrefix(prefix: string | undefined): string {
+  return prefix === undefined ? '' : prefix.replace(/^\/+|\/+$/g, '');
 }
 
-/** A client must look like an AWS SDK v3 client: it has `send`. */
-export function optionalClient<C>(options: object | undefined, where: string): C | undefined {
-  const value = (options as { client?: unknown } | undefined)?.client;
-  if (value === undefined) return undefined;
-  if (value === null || typeof (value as { send?: unknown }).send !== 'function') {
-    throw new InvalidOptionsError(`${where}: option 'client' must be an AWS SDK v3 client (with send())`);
+/** The archive layout's options: S3ArchiveSink and FileSink write the same keys and bytes. */
+export const LAYOUT_OPTIONS = {
+  prefix: PREFIX_OPTION,
+  maxObjectBytes: { kind: 'integer', min: 1, default: DEFAULT_MAX_OBJECT_BYTES },
+  ttlAttribute: { kind: 'nonEmptyString', default: 'ttl' },
+  table: { kind: 'nonEmptyString' },
+} as const;
+
+/** `client` (duck-typed AWS SDK v3 client) or `maxAttempts` for the client a sink builds itself. */
+export const CLIENT_OPTIONS = {
+  client: { kind: 'client' },
+  maxAttempts: { kind: 'integer', min: 1, max: 20 },
+} as const;
+
+const DEFAULT_MAX_ATTEMPTS = 8;
+
+/**
+ * The client a sink sends with: the injected one, or `new Client({ maxAttempts, retryMode:
+ * 'standard' })` made on first use (a cold start pays for an SDK client only when the sink is
+ * used), `maxAttempts` defaulting to 8.
+ */
+export function lazyClient<C>(
+  options: { readonly client: C | undefined; readonly maxAttempts: number | undefined },
+  reader: Pick<OptionReader<unknown, unknown>, 'fail'>,
+  Client: new (config: { maxAttempts: number; retryMode: 'standard' }) => C,
+): () => C {
+  const { client, maxAttempts } = options;
+  if (client !== undefined) {
+    if (maxAttempts !== undefined) {
+      throw reader.fail(
+        'maxAttempts configures the client the sink builds; set it on the injected client instead',
+        'maxAttempts',
+      );
+    }
+    return () => client;
   }
-  return value as C;
+  let built: C | undefined;
+  return () => {
+    built ??= new Client({ maxAttempts: maxAttempts ?? DEFAULT_MAX_ATTEMPTS, retryMode: 'standard' });
+    return built;
+  };
 }
 
 export type ServerSideEncryption = 'AES256' | { kmsKeyId: string; bucketKeyEnabled?: boolean };
 
-/** PutObject encryption parameters of an `sse` option, shared by every S3 sink so they validate alike. */
-export function sseParams(sse: unknown, where: string): Partial<PutObjectCommandInput> {
+/** The `sse` option; a `{ kmsKeyId }` object's members are read by sseParams. */
+export const SSE_OPTION = {
+  kind: 'custom',
+  expected: "'AES256' or { kmsKeyId, bucketKeyEnabled? }",
+  check: (v: unknown) => v === 'AES256' || (v !== null && typeof v === 'object' && !Array.isArray(v)),
+} as const;
+
+/** The options an S3 sink is pointed at its bucket with. */
+export const S3_OPTIONS = {
+  bucket: { kind: 'nonEmptyString', required: true },
+  ...CLIENT_OPTIONS,
+  sse: SSE_OPTION,
+} as const;
+
+const readKms = defineOptions<Exclude<ServerSideEncryption, 'AES256'>>()('sse', {
+  kmsKeyId: { kind: 'nonEmptyString', required: true },
+  bucketKeyEnabled: { kind: 'boolean' },
+});
+
+/** PutObject encryption parameters of an `sse` option SSE_OPTION accepted, shared by every S3 sink. */
+export function sseParams(
+  sse: ServerSideEncryption | undefined,
+  where: string,
+): Partial<PutObjectCommandInput> {
   if (sse === undefined) return {};
   if (sse === 'AES256') return { ServerSideEncryption: 'AES256' };
-  if (sse !== null && typeof sse === 'object' && !Array.isArray(sse)) {
-    assertOptions(sse, ['kmsKeyId', 'bucketKeyEnabled'], `${where} sse`);
-    const { kmsKeyId, bucketKeyEnabled } = sse as { kmsKeyId?: unknown; bucketKeyEnabled?: unknown };
-    if (typeof kmsKeyId !== 'string' || kmsKeyId === '') {
-      throw new InvalidOptionsError(`${where}: sse.kmsKeyId must be a KMS key id, alias or ARN`);
-    }
-    if (bucketKeyEnabled !== undefined && typeof bucketKeyEnabled !== 'boolean') {
-      throw new InvalidOptionsError(`${where}: sse.bucketKeyEnabled must be a boolean`);
-    }
-    return {
-      ServerSideEncryption: 'aws:kms',
-      SSEKMSKeyId: kmsKeyId,
-      ...(bucketKeyEnabled === undefined ? {} : { BucketKeyEnabled: bucketKeyEnabled }),
-    };
-  }
-  throw new InvalidOptionsError(`${where}: sse must be 'AES256' or { kmsKeyId }`);
+  const { kmsKeyId, bucketKeyEnabled } = readKms(sse, where, 'sse.');
+  return {
+    ServerSideEncryption: 'aws:kms',
+    SSEKMSKeyId: kmsKeyId,
+    ...(bucketKeyEnabled === undefined ? {} : { BucketKeyEnabled: bucketKeyEnabled }),
+  };
 }

@@ -1,5 +1,5 @@
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { InvalidOptionsError } from '../records/errors.js';
+import { defineOptions } from '../core/options.js';
 import { parseStreamRecord } from '../records/index.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import {
@@ -14,7 +14,7 @@ import {
 } from './archive-format.js';
 import { sha256Base64 } from './digest.js';
 import { ArchiveFormatError } from './errors.js';
-import { assertOptions, keyPrefix, optionalClient, requiredString } from './options.js';
+import { keyPrefix, PREFIX_OPTION } from './options.js';
 
 export interface ReadArchiveOptions {
   bucket: string;
@@ -32,25 +32,37 @@ export interface ReadArchiveOptions {
   signal?: AbortSignal;
 }
 
-const OPTIONS = ['bucket', 'table', 'from', 'to', 'client', 'prefix', 'verifyChecksum', 'signal'] as const;
-const WHERE = 'readArchive';
 const HOUR_MS = 3_600_000;
 
-function toMillis(value: unknown, key: string): number {
-  const ms =
-    value instanceof Date
-      ? value.getTime()
-      : typeof value === 'number'
-        ? value
-        : typeof value === 'string'
-          ? Date.parse(value)
-          : Number.NaN;
-  if (!Number.isFinite(ms))
-    throw new InvalidOptionsError(
-      `${WHERE}: option '${key}' must be a Date, epoch milliseconds or an ISO-8601 string`,
-    );
-  return ms;
+/** Epoch milliseconds of a Date, epoch milliseconds or ISO-8601 text; NaN for anything else. */
+export function toMillis(value: unknown): number {
+  return value instanceof Date
+    ? value.getTime()
+    : typeof value === 'number'
+      ? value
+      : typeof value === 'string'
+        ? Date.parse(value)
+        : Number.NaN;
 }
+
+/** A time option (readArchive's and archive maintenance's `from` / `to`). */
+export const TIME_OPTION = {
+  kind: 'custom',
+  expected: 'a Date, epoch milliseconds or an ISO-8601 string',
+  check: (v: unknown) => Number.isFinite(toMillis(v)),
+  required: true,
+} as const;
+
+const readOptions = defineOptions<ReadArchiveOptions>()('readArchive', {
+  bucket: { kind: 'nonEmptyString', required: true },
+  table: { kind: 'nonEmptyString', required: true },
+  from: TIME_OPTION,
+  to: TIME_OPTION,
+  client: { kind: 'client' },
+  prefix: PREFIX_OPTION,
+  verifyChecksum: { kind: 'boolean', default: true },
+  signal: { kind: 'object', expected: 'an AbortSignal', methods: ['throwIfAborted'] },
+});
 
 interface ResolvedRead {
   client: S3Client;
@@ -64,23 +76,19 @@ interface ResolvedRead {
 }
 
 function resolve(options: ReadArchiveOptions): ResolvedRead {
-  assertOptions(options, OPTIONS, WHERE);
-  if (options === undefined) throw new InvalidOptionsError(`${WHERE}: options are required`);
-  const fromMs = toMillis(options.from, 'from');
-  const toMs = toMillis(options.to, 'to');
-  if (!(fromMs < toMs)) throw new InvalidOptionsError(`${WHERE}: 'from' must be before 'to'`);
-  if (options.verifyChecksum !== undefined && typeof options.verifyChecksum !== 'boolean') {
-    throw new InvalidOptionsError(`${WHERE}: verifyChecksum must be a boolean`);
-  }
+  const o = readOptions(options);
+  const fromMs = toMillis(o.from);
+  const toMs = toMillis(o.to);
+  if (!(fromMs < toMs)) throw readOptions.fail("'from' must be before 'to'", 'from');
   return {
-    client: optionalClient<S3Client>(options, WHERE) ?? new S3Client({}),
-    bucket: requiredString(options, 'bucket', WHERE),
-    prefix: keyPrefix(options, WHERE),
-    table: safeSegment(requiredString(options, 'table', WHERE)),
+    client: o.client ?? new S3Client({}),
+    bucket: o.bucket,
+    prefix: keyPrefix(o.prefix),
+    table: safeSegment(o.table),
     fromMs,
     toMs,
-    verify: options.verifyChecksum ?? true,
-    signal: options.signal,
+    verify: o.verifyChecksum,
+    signal: o.signal,
   };
 }
 

@@ -6,18 +6,12 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
-import pRetry from 'p-retry';
-import { InvalidOptionsError } from '../records/errors.js';
+import { PartialFailureError } from '../core/errors.js';
+import { defineOptions } from '../core/options.js';
+import { RETRY_POLICIES, type RetryPolicy, withAttempts, withRetry } from '../core/retry.js';
 import type { AttributeMap, AttributeValue, ClassifiedRecord } from '../records/types.js';
 import type { ArchiveRow } from './archive-format.js';
 import { RestoreError, RestoreWriteError } from './errors.js';
-import {
-  assertOptions,
-  optionalClient,
-  optionalFunction,
-  positiveInteger,
-  requiredString,
-} from './options.js';
 
 /**
  * What to do with the TTL attribute of a restored image. Left as archived, its time is past, so
@@ -63,19 +57,38 @@ export interface RestoreResult {
   calls: number;
 }
 
-const OPTIONS = [
-  'tableName',
-  'records',
-  'rows',
-  'client',
-  'overwrite',
-  'ttl',
-  'concurrency',
-  'onSkipped',
-  'unprocessedRetries',
-  'signal',
-] as const;
-const WHERE = 'restoreItems';
+const ITERABLE = {
+  kind: 'custom',
+  expected: 'an iterable or async iterable',
+  check: (v: unknown) =>
+    v !== null &&
+    typeof v === 'object' &&
+    (typeof (v as Iterable<unknown>)[Symbol.iterator] === 'function' ||
+      typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function'),
+} as const;
+
+const readOptions = defineOptions<RestoreItemsOptions>()('restoreItems', {
+  tableName: { kind: 'nonEmptyString', required: true },
+  records: ITERABLE,
+  rows: ITERABLE,
+  client: { kind: 'client' },
+  overwrite: { kind: 'boolean', default: false },
+  ttl: {
+    kind: 'custom',
+    expected: '{ attribute, remove: true } or { attribute, value }',
+    check: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+  },
+  concurrency: { kind: 'integer', min: 1, max: 256, default: 16 },
+  onSkipped: { kind: 'function' },
+  unprocessedRetries: { kind: 'integer', min: 1, max: 20, default: RETRY_POLICIES.restoreBatch.attempts - 1 },
+  signal: { kind: 'object', expected: 'an AbortSignal', methods: ['throwIfAborted'] },
+});
+
+const readTtl = defineOptions<{ attribute: string; remove?: true; value?: number }>()('restoreItems', {
+  attribute: { kind: 'nonEmptyString', required: true },
+  remove: { kind: 'enum', values: [true] },
+  value: { kind: 'integer', min: 0 },
+});
 /** BatchWriteItem's limit. */
 const BATCH = 25;
 
@@ -133,21 +146,11 @@ function keyText(keys: AttributeMap): string {
   );
 }
 
-function resolveTtl(options: RestoreItemsOptions): ((image: AttributeMap) => AttributeMap) | undefined {
-  const ttl = options.ttl as unknown;
+function resolveTtl(ttl: RestoreTtl | undefined): ((image: AttributeMap) => AttributeMap) | undefined {
   if (ttl === undefined) return undefined;
-  if (ttl === null || typeof ttl !== 'object' || Array.isArray(ttl)) {
-    throw new InvalidOptionsError(
-      `${WHERE}: ttl must be { attribute, remove: true } or { attribute, value }`,
-    );
-  }
-  assertOptions(ttl, ['attribute', 'remove', 'value'], `${WHERE} ttl`);
-  const attribute = requiredString(ttl, 'attribute', `${WHERE} ttl`);
-  const { remove, value } = ttl as { remove?: unknown; value?: unknown };
-  if (remove !== undefined && remove !== true)
-    throw new InvalidOptionsError(`${WHERE}: ttl.remove must be true`);
+  const { attribute, remove, value } = readTtl(ttl, readTtl.where, 'ttl.');
   if ((remove === undefined) === (value === undefined)) {
-    throw new InvalidOptionsError(`${WHERE}: ttl needs exactly one of 'remove: true' and 'value'`);
+    throw readTtl.fail("ttl needs exactly one of 'remove: true' and 'value'", 'ttl');
   }
   if (remove === true) {
     return (image) => {
@@ -156,15 +159,8 @@ function resolveTtl(options: RestoreItemsOptions): ((image: AttributeMap) => Att
       return rest;
     };
   }
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw new InvalidOptionsError(`${WHERE}: ttl.value must be an epoch-seconds integer`);
-  }
   const av: AttributeValue = { N: String(value) };
   return (image) => ({ ...image, [attribute]: av });
-}
-
-class UnprocessedItemsLeft extends Error {
-  override name = 'UnprocessedItemsLeft';
 }
 
 function isConditionFailed(error: unknown): boolean {
@@ -177,38 +173,29 @@ function isConditionFailed(error: unknown): boolean {
  * alone; later images of one key replace earlier ones of the same call (stream order wins).
  */
 export async function restoreItems(options: RestoreItemsOptions): Promise<RestoreResult> {
-  if (options === undefined) throw new InvalidOptionsError(`${WHERE}: options are required`);
-  assertOptions(options, OPTIONS, WHERE);
-  const tableName = requiredString(options, 'tableName', WHERE);
-  const client = optionalClient<DynamoDBClient>(options, WHERE) ?? new DynamoDBClient({});
-  if ((options.records === undefined) === (options.rows === undefined)) {
-    throw new InvalidOptionsError(`${WHERE}: pass exactly one of 'records' and 'rows'`);
+  const o = readOptions(options);
+  const { tableName, concurrency, onSkipped } = o;
+  const client = o.client ?? new DynamoDBClient({});
+  if ((o.records === undefined) === (o.rows === undefined)) {
+    throw readOptions.fail("pass exactly one of 'records' and 'rows'");
   }
-  if (options.overwrite !== undefined && typeof options.overwrite !== 'boolean') {
-    throw new InvalidOptionsError(`${WHERE}: overwrite must be a boolean`);
-  }
-  const retries =
-    options.unprocessedRetries === undefined
-      ? 8
-      : positiveInteger(options, 'unprocessedRetries', WHERE, 8, 20);
-  const concurrency = positiveInteger(options, 'concurrency', WHERE, 16, 256);
-  const onSkipped = optionalFunction<(keys: AttributeMap) => void>(options, 'onSkipped', WHERE);
-  const adjust = resolveTtl(options);
+  const retry = withAttempts(RETRY_POLICIES.restoreBatch, o.unprocessedRetries + 1);
+  const adjust = resolveTtl(o.ttl);
   const toItem = (r: Restorable) => toSdkMap(adjust === undefined ? r.image : adjust(r.image));
   const result: RestoreResult = { written: 0, skipped: 0, calls: 0 };
   const items: AsyncIterable<Restorable> = (async function* () {
-    if (options.records !== undefined) for await (const record of options.records) yield fromRecord(record);
-    else if (options.rows !== undefined) for await (const row of options.rows) yield fromRow(row);
+    if (o.records !== undefined) for await (const record of o.records) yield fromRecord(record);
+    else if (o.rows !== undefined) for await (const row of o.rows) yield fromRow(row);
   })();
 
-  if (options.overwrite === true) {
-    await overwriteAll(items, { client, tableName, retries, signal: options.signal, toItem, result });
+  if (o.overwrite) {
+    await overwriteAll(items, { client, tableName, retry, signal: o.signal, toItem, result });
   } else {
     await putAbsent(items, {
       client,
       tableName,
       concurrency,
-      signal: options.signal,
+      signal: o.signal,
       toItem,
       onSkipped,
       result,
@@ -228,13 +215,13 @@ interface Writer {
 /** BatchWriteItem, 25 at a time; a key already in the batch starts a new one, so the later image wins. */
 async function overwriteAll(
   items: AsyncIterable<Restorable>,
-  w: Writer & { retries: number },
+  w: Writer & { retry: RetryPolicy },
 ): Promise<void> {
   const { client, tableName, result } = w;
   const flush = async (batch: Map<string, Restorable>): Promise<void> => {
     let requests: WriteRequest[] = [...batch.values()].map((r) => ({ PutRequest: { Item: w.toItem(r) } }));
     try {
-      await pRetry(
+      await withRetry(
         async () => {
           result.calls++;
           const response = await client.send(
@@ -245,16 +232,12 @@ async function overwriteAll(
           result.written += requests.length - left.length;
           if (left.length === 0) return;
           requests = left;
-          throw new UnprocessedItemsLeft(`${left.length} items unprocessed`);
+          throw new PartialFailureError(left.length);
         },
         {
-          retries: w.retries,
-          minTimeout: 50,
-          maxTimeout: 5_000,
-          factor: 2,
-          randomize: true,
+          policy: w.retry,
+          retryable: (error) => error instanceof PartialFailureError,
           signal: w.signal,
-          shouldRetry: ({ error }) => error instanceof UnprocessedItemsLeft,
         },
       );
     } catch (error) {

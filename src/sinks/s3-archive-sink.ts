@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   PutObjectCommand,
   type PutObjectCommandInput,
@@ -6,23 +5,17 @@ import {
   type StorageClass,
 } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
-import { InvalidOptionsError } from '../records/errors.js';
+import { RETRY_POLICIES, waitBeforeRetry } from '../core/backoff.js';
+import { defineOptions } from '../core/options.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { ARCHIVE_FORMAT } from './archive-format.js';
-import {
-  type ArchiveLayout,
-  DEFAULT_MAX_OBJECT_BYTES,
-  type PlannedObject,
-  planArchiveObjects,
-} from './archive-objects.js';
+import { type ArchiveLayout, type PlannedObject, planArchiveObjects } from './archive-objects.js';
 import { ArchiveWriteError } from './errors.js';
 import {
-  assertOptions,
   keyPrefix,
-  optionalClient,
-  optionalString,
-  positiveInteger,
-  requiredString,
+  LAYOUT_OPTIONS,
+  lazyClient,
+  S3_OPTIONS,
   type ServerSideEncryption,
   sseParams,
 } from './options.js';
@@ -74,22 +67,14 @@ export interface S3ArchiveSinkOptions {
   name?: string;
 }
 
-const OPTIONS = [
-  'bucket',
-  'client',
-  'maxAttempts',
-  'prefix',
-  'storageClass',
-  'sse',
-  'maxObjectBytes',
-  'ttlAttribute',
-  'conditionalCreate',
-  'table',
-  'concurrency',
-  'name',
-] as const;
-
-const WHERE = 'S3ArchiveSink';
+const readOptions = defineOptions<S3ArchiveSinkOptions>()('S3ArchiveSink', {
+  ...S3_OPTIONS,
+  ...LAYOUT_OPTIONS,
+  storageClass: { kind: 'enum', values: ARCHIVE_STORAGE_CLASSES, default: 'STANDARD' },
+  conditionalCreate: { kind: 'boolean', default: true },
+  concurrency: { kind: 'integer', min: 1, max: 64, default: 4 },
+  name: { kind: 'nonEmptyString', default: 's3-archive' },
+});
 
 /** True for S3's answer to `If-None-Match: *` when the key exists. */
 function isAlreadyExists(error: unknown): boolean {
@@ -114,14 +99,8 @@ function isConflict(error: unknown): boolean {
   return e?.name === 'ConditionalRequestConflict' || e?.$metadata?.httpStatusCode === 409;
 }
 
-const CONFLICT_ATTEMPTS = 3;
-/** S3 asks for a retry after 409; the competing write of the same key usually settles within ~100 ms. */
-const CONFLICT_BASE_DELAY_MS = 50;
-
-/** Full jitter, doubling per attempt, so writers racing on one key do not collide again in step. */
-export function conflictDelay(attempt: number): number {
-  return Math.random() * CONFLICT_BASE_DELAY_MS * 2 ** (attempt - 1);
-}
+/** S3 asks for a retry after 409: RETRY_POLICIES.archiveConflict, waited by the shared schedule. */
+const CONFLICT = RETRY_POLICIES.archiveConflict;
 
 /**
  * Archives each batch to S3 as gzip NDJSON, one object per (table, hour, shard) group, under a
@@ -129,9 +108,7 @@ export function conflictDelay(attempt: number): number {
  */
 export class S3ArchiveSink implements Sink {
   readonly name: string;
-  // Built on first write, not at construction: a cold start pays for the client only when used.
-  #client: S3Client | undefined;
-  readonly #makeClient: () => S3Client;
+  readonly #sdk: () => S3Client;
   readonly #bucket: string;
   readonly #layout: ArchiveLayout;
   readonly #baseParams: Partial<PutObjectCommandInput>;
@@ -145,48 +122,26 @@ export class S3ArchiveSink implements Sink {
   #conditional: boolean;
   readonly #concurrency: number;
 
-  #sdk(): S3Client {
-    this.#client ??= this.#makeClient();
-    return this.#client;
-  }
-
   constructor(options: S3ArchiveSinkOptions) {
-    if (options === undefined) throw new InvalidOptionsError(`${WHERE}: options with a bucket are required`);
-    assertOptions(options, OPTIONS, WHERE);
-    this.name = optionalString(options, 'name', WHERE) ?? 's3-archive';
-    this.#bucket = requiredString(options, 'bucket', WHERE);
-    const client = optionalClient<S3Client>(options, WHERE);
-    if (client !== undefined && options.maxAttempts !== undefined) {
-      throw new InvalidOptionsError(
-        `${WHERE}: maxAttempts configures the client the sink builds; set it on the injected client instead`,
-      );
-    }
-    const maxAttempts = positiveInteger(options, 'maxAttempts', WHERE, 8, 20);
-    this.#client = client;
-    this.#makeClient = () => new S3Client({ maxAttempts, retryMode: 'standard' });
-    const storageClass = options.storageClass ?? 'STANDARD';
-    if (!(ARCHIVE_STORAGE_CLASSES as readonly string[]).includes(storageClass)) {
-      throw new InvalidOptionsError(
-        `${WHERE}: storageClass must be one of ${ARCHIVE_STORAGE_CLASSES.join(', ')}`,
-      );
-    }
-    if (options.conditionalCreate !== undefined && typeof options.conditionalCreate !== 'boolean') {
-      throw new InvalidOptionsError(`${WHERE}: conditionalCreate must be a boolean`);
-    }
-    this.#conditional = options.conditionalCreate ?? true;
+    const o = readOptions(options);
+    this.name = o.name;
+    this.#bucket = o.bucket;
+    // Built on first write, not at construction: a cold start pays for the client only when used.
+    this.#sdk = lazyClient(o, readOptions, S3Client);
+    this.#conditional = o.conditionalCreate;
     this.#layout = {
-      prefix: keyPrefix(options, WHERE),
-      ttlAttribute: optionalString(options, 'ttlAttribute', WHERE) ?? 'ttl',
-      maxObjectBytes: positiveInteger(options, 'maxObjectBytes', WHERE, DEFAULT_MAX_OBJECT_BYTES),
-      table: optionalString(options, 'table', WHERE),
+      prefix: keyPrefix(o.prefix),
+      ttlAttribute: o.ttlAttribute,
+      maxObjectBytes: o.maxObjectBytes,
+      table: o.table,
     };
-    this.#concurrency = positiveInteger(options, 'concurrency', WHERE, 4, 64);
+    this.#concurrency = o.concurrency;
     this.#baseParams = {
       Bucket: this.#bucket,
       ContentType: 'application/x-ndjson',
       ContentEncoding: 'gzip',
-      StorageClass: storageClass as StorageClass,
-      ...sseParams(options.sse, WHERE),
+      StorageClass: o.storageClass as StorageClass,
+      ...sseParams(o.sse, readOptions.where),
     };
   }
 
@@ -253,8 +208,8 @@ export class S3ArchiveSink implements Sink {
           retriedWithoutHeader = true;
           continue;
         }
-        if (isConflict(error) && ++conflicts < CONFLICT_ATTEMPTS) {
-          const waited = await sleep(conflictDelay(conflicts), undefined, { signal: context?.signal }).then(
+        if (isConflict(error) && ++conflicts < CONFLICT.attempts) {
+          const waited = await waitBeforeRetry(CONFLICT, conflicts, context?.signal).then(
             () => true,
             () => false,
           );

@@ -1,17 +1,16 @@
 import { PutObjectCommand, type PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
-import { InvalidOptionsError } from '../records/errors.js';
+import { describeError } from '../core/errors.js';
+import { defineOptions } from '../core/options.js';
 import { safeSegment } from './archive-format.js';
 import { entryIdentity, entryLabel, serializeDeadLetterEntry } from './dead-letter-message.js';
 import { sha256Base64 } from './digest.js';
 import { DeadLetterSendError } from './errors.js';
 import {
-  assertOptions,
   keyPrefix,
-  optionalClient,
-  optionalString,
-  positiveInteger,
-  requiredString,
+  lazyClient,
+  PREFIX_OPTION,
+  S3_OPTIONS,
   type ServerSideEncryption,
   sseParams,
 } from './options.js';
@@ -29,8 +28,12 @@ export interface S3DeadLetterSinkOptions {
   name?: string;
 }
 
-const OPTIONS = ['bucket', 'client', 'maxAttempts', 'prefix', 'sse', 'concurrency', 'name'] as const;
-const WHERE = 'S3DeadLetterSink';
+const readOptions = defineOptions<S3DeadLetterSinkOptions>()('S3DeadLetterSink', {
+  ...S3_OPTIONS,
+  prefix: { ...PREFIX_OPTION, default: 'dead-letter' },
+  concurrency: { kind: 'integer', min: 1, max: 64, default: 8 },
+  name: { kind: 'nonEmptyString', default: 's3-dead-letter' },
+});
 
 /**
  * One JSON object per entry, under a key made from the entry's identity
@@ -40,35 +43,20 @@ const WHERE = 'S3DeadLetterSink';
 export class S3DeadLetterSink implements DeadLetterSink {
   readonly name: string;
   readonly bucket: string;
-  // Built on first send, not at construction: a cold start pays for the client only when used.
-  #client: S3Client | undefined;
-  readonly #makeClient: () => S3Client;
+  readonly #sdk: () => S3Client;
   readonly #prefix: string;
   readonly #sse: Partial<PutObjectCommandInput>;
   readonly #concurrency: number;
 
-  #sdk(): S3Client {
-    this.#client ??= this.#makeClient();
-    return this.#client;
-  }
-
   constructor(options: S3DeadLetterSinkOptions) {
-    if (options === undefined) throw new InvalidOptionsError(`${WHERE}: options with a bucket are required`);
-    assertOptions(options, OPTIONS, WHERE);
-    this.name = optionalString(options, 'name', WHERE) ?? 's3-dead-letter';
-    this.bucket = requiredString(options, 'bucket', WHERE);
-    const client = optionalClient<S3Client>(options, WHERE);
-    if (client !== undefined && options.maxAttempts !== undefined) {
-      throw new InvalidOptionsError(
-        `${WHERE}: maxAttempts configures the client the sink builds; set it on the injected client instead`,
-      );
-    }
-    this.#client = client;
-    const maxAttempts = positiveInteger(options, 'maxAttempts', WHERE, 8, 20);
-    this.#makeClient = () => new S3Client({ maxAttempts, retryMode: 'standard' });
-    this.#prefix = options.prefix === undefined ? 'dead-letter' : keyPrefix(options, WHERE);
-    this.#sse = sseParams(options.sse, WHERE);
-    this.#concurrency = positiveInteger(options, 'concurrency', WHERE, 8, 64);
+    const o = readOptions(options);
+    this.name = o.name;
+    this.bucket = o.bucket;
+    // Built on first send, not at construction: a cold start pays for the client only when used.
+    this.#sdk = lazyClient(o, readOptions, S3Client);
+    this.#prefix = keyPrefix(o.prefix);
+    this.#sse = sseParams(o.sse, readOptions.where);
+    this.#concurrency = o.concurrency;
   }
 
   /** Where an entry is (or would be) stored. */
@@ -116,8 +104,13 @@ export class S3DeadLetterSink implements DeadLetterSink {
       }
     });
     if (failed.length > 0) {
-      const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-      throw new DeadLetterSendError(`S3 PutObject to ${this.bucket} failed (${reason})`, failed, { cause });
+      throw new DeadLetterSendError(
+        `S3 PutObject to ${this.bucket} failed (${describeError(cause)})`,
+        failed,
+        {
+          cause,
+        },
+      );
     }
   }
 }

@@ -1,6 +1,7 @@
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
-import pRetry from 'p-retry';
-import { InvalidOptionsError } from '../records/errors.js';
+import { describeError, PartialFailureError } from '../core/errors.js';
+import { defineOptions } from '../core/options.js';
+import { RETRY_POLICIES, type RetryPolicy, withAttempts, withRetry } from '../core/retry.js';
 import {
   deduplicationId,
   entryLabel,
@@ -11,7 +12,7 @@ import {
 } from './dead-letter-message.js';
 import { sha256Hex } from './digest.js';
 import { DeadLetterSendError } from './errors.js';
-import { assertOptions, optionalClient, optionalString, positiveInteger, requiredString } from './options.js';
+import { CLIENT_OPTIONS, lazyClient } from './options.js';
 import { S3DeadLetterSink } from './s3-dead-letter-sink.js';
 import type { DeadLetterEntry, DeadLetterSink, SinkContext } from './types.js';
 
@@ -40,20 +41,32 @@ export interface SqsDeadLetterSinkOptions {
   name?: string;
 }
 
-const OPTIONS = [
-  'queueUrl',
-  'client',
-  'maxAttempts',
-  'maxMessageBytes',
-  'overflow',
-  'messageGroupId',
-  'entryRetries',
-  'name',
-] as const;
-const WHERE = 'SqsDeadLetterSink';
 const SQS_MAX_BYTES = 1_048_576;
 /** SQS's rule for a MessageGroupId: 1 to 128 characters, alphanumerics and punctuation. */
 const GROUP_ID = /^[!-~]{1,128}$/;
+
+const readOptions = defineOptions<SqsDeadLetterSinkOptions>()('SqsDeadLetterSink', {
+  queueUrl: { kind: 'nonEmptyString', required: true },
+  ...CLIENT_OPTIONS,
+  maxMessageBytes: { kind: 'integer', min: 1, max: SQS_MAX_BYTES, default: 262_144 },
+  overflow: {
+    kind: 'custom',
+    expected: 'an S3DeadLetterSink',
+    check: (v) => v instanceof S3DeadLetterSink,
+  },
+  messageGroupId: {
+    kind: 'custom',
+    expected: '1 to 128 characters, letters, digits and punctuation',
+    check: (v) => typeof v === 'string' && GROUP_ID.test(v),
+  },
+  entryRetries: {
+    kind: 'integer',
+    min: 0,
+    max: 10,
+    default: RETRY_POLICIES.deadLetterSend.attempts - 1,
+  },
+  name: { kind: 'nonEmptyString', default: 'sqs-dead-letter' },
+});
 
 /**
  * The FIFO group of an entry: its stream, so one stream's dead letters stay in order. A stream
@@ -66,66 +79,34 @@ export function streamGroupId(eventSourceARN: string | undefined): string {
   return `stream-sha256-${sha256Hex(eventSourceARN)}`;
 }
 
-/** An entry of a SendMessageBatch answer's `Failed` list. */
-class SqsEntryFailure extends Error {
-  override name = 'SqsEntryFailure';
-}
-
 /** Dead-letters to an SQS queue with SendMessageBatch: 10 messages and the size limit per call. */
 export class SqsDeadLetterSink implements DeadLetterSink {
   readonly name: string;
-  // Built on first send, not at construction: a cold start pays for the client only when used.
-  #client: SQSClient | undefined;
-  readonly #makeClient: () => SQSClient;
+  readonly #sdk: () => SQSClient;
   readonly #queueUrl: string;
   readonly #maxBytes: number;
   readonly #overflow: S3DeadLetterSink | undefined;
   readonly #fifo: boolean;
   readonly #groupId: string | undefined;
-  readonly #entryRetries: number;
-
-  #sdk(): SQSClient {
-    this.#client ??= this.#makeClient();
-    return this.#client;
-  }
+  readonly #retry: RetryPolicy;
 
   constructor(options: SqsDeadLetterSinkOptions) {
-    if (options === undefined)
-      throw new InvalidOptionsError(`${WHERE}: options with a queueUrl are required`);
-    assertOptions(options, OPTIONS, WHERE);
-    this.name = optionalString(options, 'name', WHERE) ?? 'sqs-dead-letter';
-    this.#queueUrl = requiredString(options, 'queueUrl', WHERE);
-    const client = optionalClient<SQSClient>(options, WHERE);
-    if (client !== undefined && options.maxAttempts !== undefined) {
-      throw new InvalidOptionsError(
-        `${WHERE}: maxAttempts configures the client the sink builds; set it on the injected client instead`,
-      );
-    }
-    this.#client = client;
-    const maxAttempts = positiveInteger(options, 'maxAttempts', WHERE, 8, 20);
-    this.#makeClient = () => new SQSClient({ maxAttempts, retryMode: 'standard' });
-    this.#maxBytes = positiveInteger(options, 'maxMessageBytes', WHERE, 262_144, SQS_MAX_BYTES);
-    if (options.overflow !== undefined && !(options.overflow instanceof S3DeadLetterSink)) {
-      throw new InvalidOptionsError(`${WHERE}: overflow must be an S3DeadLetterSink`);
-    }
-    this.#overflow = options.overflow;
+    const o = readOptions(options);
+    this.name = o.name;
+    this.#queueUrl = o.queueUrl;
+    // Built on first send, not at construction: a cold start pays for the client only when used.
+    this.#sdk = lazyClient(o, readOptions, SQSClient);
+    this.#maxBytes = o.maxMessageBytes;
+    this.#overflow = o.overflow;
     this.#fifo = this.#queueUrl.endsWith('.fifo');
-    this.#groupId = optionalString(options, 'messageGroupId', WHERE);
-    if (this.#groupId !== undefined && !GROUP_ID.test(this.#groupId)) {
-      throw new InvalidOptionsError(
-        `${WHERE}: messageGroupId must be 1 to 128 characters, letters, digits and punctuation`,
-      );
-    }
+    this.#groupId = o.messageGroupId;
     if (this.#groupId !== undefined && !this.#fifo) {
-      throw new InvalidOptionsError(
-        `${WHERE}: messageGroupId applies to FIFO queues (a queueUrl ending in .fifo)`,
+      throw readOptions.fail(
+        'messageGroupId applies to FIFO queues (a queueUrl ending in .fifo)',
+        'messageGroupId',
       );
     }
-    const retries = options.entryRetries ?? 3;
-    if (!Number.isInteger(retries) || retries < 0 || retries > 10) {
-      throw new InvalidOptionsError(`${WHERE}: entryRetries must be an integer from 0 to 10`);
-    }
-    this.#entryRetries = retries;
+    this.#retry = withAttempts(RETRY_POLICIES.deadLetterSend, o.entryRetries + 1);
   }
 
   /** The messages for a send, oversize entries already replaced by pointers (pure but for the overflow PUT). */
@@ -146,9 +127,8 @@ export class SqsDeadLetterSink implements DeadLetterSink {
           key = await this.#overflow.put(entry, context, body);
         } catch (error) {
           // Nothing of this send has gone to SQS yet: every entry is unsent, not only this one.
-          const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
           throw new DeadLetterSendError(
-            `storing an entry of ${bytes} bytes in s3://${this.#overflow.bucket} failed (${reason})`,
+            `storing an entry of ${bytes} bytes in s3://${this.#overflow.bucket} failed (${describeError(error)})`,
             entries.map(entryLabel),
             { cause: error },
           );
@@ -172,7 +152,7 @@ export class SqsDeadLetterSink implements DeadLetterSink {
 
   async #sendBatch(batch: SqsMessagePlan[], context: SinkContext): Promise<void> {
     let pending = batch;
-    await pRetry(
+    await withRetry(
       async () => {
         const response = await this.#sdk().send(
           new SendMessageBatchCommand({
@@ -194,17 +174,15 @@ export class SqsDeadLetterSink implements DeadLetterSink {
           );
         }
         pending = failed.map((f) => byId.get(f.Id ?? '') as SqsMessagePlan);
-        throw new SqsEntryFailure(
+        throw new PartialFailureError(
+          failed.length,
           `${failed.length} entries failed: ${failed.map((f) => f.Code).join(', ')} (${labels.join(', ')})`,
         );
       },
       {
-        retries: this.#entryRetries,
-        minTimeout: 100,
-        factor: 2,
-        randomize: true,
+        policy: this.#retry,
+        retryable: (error) => error instanceof PartialFailureError,
         signal: context.signal,
-        shouldRetry: ({ error }) => error instanceof SqsEntryFailure,
       },
     ).catch((error: unknown) => {
       if (error instanceof DeadLetterSendError) throw error;

@@ -1,7 +1,6 @@
 import { assert, describe, expect, it } from 'vitest';
-import { InvalidOptionsError } from '../records/errors.js';
+import { defineOptions } from '../core/options.js';
 import type { ClassifiedRecord } from '../records/types.js';
-import { assertOptions, positiveInteger } from './options.js';
 import { sampleTtlDeletes } from './sample-records.js';
 import type { Sink, SinkResult } from './types.js';
 
@@ -54,7 +53,18 @@ function sequenceNumbers(records: readonly ClassifiedRecord[]): string[] {
   return records.map((r) => r.sequenceNumber);
 }
 
-const KIT_OPTIONS = ['name', 'create', 'read', 'injectFailures', 'largeBatch', 'dispose'] as const;
+const readOptions = defineOptions<SinkTestKitOptions>()('runSinkTestKit', {
+  name: { kind: 'nonEmptyString', required: true },
+  create: { kind: 'function', required: true },
+  read: {
+    kind: 'function',
+    required: true,
+    why: 'what the sink durably holds; without it a sink that stores nothing passes',
+  },
+  injectFailures: { kind: 'function' },
+  largeBatch: { kind: 'integer', min: 1, max: 1_000_000, default: 5_000 },
+  dispose: { kind: 'function' },
+});
 
 /** Sequence numbers in a message: the first ten, then how many more. */
 function listed(items: readonly string[]): string {
@@ -104,28 +114,8 @@ export interface SinkTestKitCase {
  * outside `describe` — e.g. to check that a broken sink fails it. Validates the options.
  */
 export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>): SinkTestKitCase[] {
-  if (options === undefined || options === null || typeof options !== 'object') {
-    throw new InvalidOptionsError('runSinkTestKit: options { name, create, read } are required');
-  }
-  assertOptions(options, KIT_OPTIONS, 'runSinkTestKit');
-  const { name, create, read, dispose, injectFailures } = options;
-  if (typeof name !== 'string' || name === '')
-    throw new InvalidOptionsError(`runSinkTestKit: option 'name' must be a non-empty string`);
-  if (typeof create !== 'function')
-    throw new InvalidOptionsError(`runSinkTestKit(${name}): option 'create' must be a function`);
-  if (typeof read !== 'function') {
-    throw new InvalidOptionsError(
-      `runSinkTestKit(${name}): option 'read' (what the sink durably holds) is required: without it a sink that stores nothing passes`,
-    );
-  }
-  for (const [key, value] of [
-    ['dispose', dispose],
-    ['injectFailures', injectFailures],
-  ] as const) {
-    if (value !== undefined && typeof value !== 'function')
-      throw new InvalidOptionsError(`runSinkTestKit(${name}): option '${key}' must be a function`);
-  }
-  const largeBatch = positiveInteger(options, 'largeBatch', 'runSinkTestKit', 5_000, 1_000_000);
+  const { name, largeBatch } = readOptions(options);
+  const { create, read, dispose, injectFailures } = options;
 
   async function withSink(body: (sink: S) => Promise<void>): Promise<void> {
     const sink = await create();

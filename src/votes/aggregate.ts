@@ -5,14 +5,15 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
+import { PartialFailureError } from '../core/errors.js';
 import { planBatches } from './batch-plan.js';
 import { readCount } from './count.js';
-import { AggregationIncompleteError, InvalidVoteOptionsError } from './errors.js';
+import { AggregationIncompleteError, defineVoteOptions } from './errors.js';
 import { ATTR, type ItemKey } from './keys.js';
-import { type PollContext, type PollOptions, positiveInteger, resolvePollContext } from './options.js';
+import { POLL_OPTIONS, type PollContext, type PollOptions, resolvePollContext } from './options.js';
 import { checkPollLayout, readPollLayout } from './poll-config.js';
 import { listContestants } from './registry.js';
-import { countRetries, PartialBatchError, withRetries } from './retry.js';
+import { countRetries, withRetries } from './retry.js';
 import { addCapacity, newRequestStats, type RequestStats } from './stats.js';
 import type { AggregationSummary } from './summary.js';
 
@@ -30,7 +31,11 @@ export interface AggregateVotesOptions extends PollOptions {
   logger?: AggregationLogger;
 }
 
-const AGGREGATE_KEYS = ['concurrency', 'logger'] as const;
+const readOptions = defineVoteOptions<AggregateVotesOptions>()('aggregateVotes', {
+  ...POLL_OPTIONS,
+  concurrency: { kind: 'integer', min: 1, max: 256, default: DEFAULT_AGGREGATION_CONCURRENCY },
+  logger: { kind: 'object', methods: ['info'], expected: 'a logger with an info(fields, message) method' },
+});
 const READ_NAMES = { '#pk': ATTR.pk, '#sk': ATTR.sk, '#votes': ATTR.votes, '#total': ATTR.total };
 const WRITE_NAMES = { '#total': ATTR.total, '#contestant': ATTR.contestant, '#updatedAt': ATTR.updatedAt };
 // Counts only grow, so a higher sum is always the newer one: a slower run that read older shard
@@ -46,17 +51,9 @@ const NEWER_ONLY = 'attribute_not_exists(#total) OR #total < :total';
  * `shards` / `registryPartitions` differ from what the writers recorded.
  */
 export async function aggregateVotes(options: AggregateVotesOptions): Promise<AggregationSummary> {
-  const ctx = resolvePollContext(options, 'aggregateVotes', AGGREGATE_KEYS);
-  const concurrency = positiveInteger(
-    'concurrency',
-    options.concurrency,
-    DEFAULT_AGGREGATION_CONCURRENCY,
-    256,
-  );
-  const logger = options.logger;
-  if (logger !== undefined && typeof (logger as { info?: unknown }).info !== 'function') {
-    throw new InvalidVoteOptionsError('logger', 'must have an info(fields, message) method');
-  }
+  const o = readOptions(options);
+  const ctx = resolvePollContext(o, readOptions);
+  const { concurrency, logger } = o;
   const started = performance.now();
   const stats = newRequestStats();
 
@@ -229,7 +226,7 @@ async function readBatch(
       const unprocessed = result.UnprocessedKeys?.[ctx.tableName]?.Keys ?? [];
       if (unprocessed.length > 0) {
         pending = unprocessed;
-        throw new PartialBatchError(unprocessed.length);
+        throw new PartialFailureError(unprocessed.length);
       }
     },
     {

@@ -7,9 +7,9 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { readCount, voteCountText } from './count.js';
-import { InvalidVoteOptionsError } from './errors.js';
+import { defineVoteOptions } from './errors.js';
 import { ATTR, checkId } from './keys.js';
-import { type PollContext, type PollOptions, resolvePollContext } from './options.js';
+import { POLL_OPTIONS, type PollContext, type PollOptions, resolvePollContext } from './options.js';
 import { PollLayoutGuard } from './poll-config.js';
 import { queryPartition } from './query-partition.js';
 import { ContestantRegistry } from './registry.js';
@@ -44,6 +44,12 @@ export interface ReadOptions {
   consistentRead?: boolean;
 }
 
+const readOptions = defineVoteOptions<VoteCounterOptions>()('VoteCounter', POLL_OPTIONS);
+const readCastOptions = defineVoteOptions<CastVoteOptions>()('castVote', { voterId: { kind: 'string' } });
+const readReadOptions = defineVoteOptions<ReadOptions>()('VoteCounter read', {
+  consistentRead: { kind: 'boolean', default: false },
+});
+
 /** Cancellation reasons that mean "nothing was applied; send it again". */
 const TRANSIENT_CANCEL_CODES = new Set([
   'TransactionConflict',
@@ -74,7 +80,7 @@ export class VoteCounter {
   private readonly names = { '#votes': ATTR.votes };
 
   constructor(options: VoteCounterOptions) {
-    this.ctx = resolvePollContext(options, 'VoteCounter');
+    this.ctx = resolvePollContext(readOptions(options), readOptions);
     this.shards = this.ctx.shards;
     this.layout = new PollLayoutGuard(this.ctx, 'VoteCounter');
     this.registry = new ContestantRegistry(this.ctx, this.layout);
@@ -97,11 +103,8 @@ export class VoteCounter {
   ): Promise<CastVoteResult> {
     checkId('contestant', contestant);
     const amount = voteCountText(count);
-    for (const key of Object.keys(options)) {
-      if (key !== 'voterId')
-        throw new InvalidVoteOptionsError(key, 'unknown option for castVote; expected voterId');
-    }
-    const voterId = options.voterId === undefined ? undefined : checkId('voterId', options.voterId);
+    const given = readCastOptions(options).voterId;
+    const voterId = given === undefined ? undefined : checkId('voterId', given);
     await this.layout.ensure();
     const shard = Math.floor(Math.random() * this.ctx.shards);
     const shardKey = this.ctx.keys.shard(contestant, shard);
@@ -170,7 +173,7 @@ export class VoteCounter {
   /** The published total of one contestant (0n before the first aggregation). */
   async getTotal(contestant: string, options: ReadOptions = {}): Promise<bigint> {
     checkId('contestant', contestant);
-    checkReadOptions(options);
+    const { consistentRead } = readReadOptions(options, 'getTotal');
     const key = this.ctx.keys.total(contestant);
     const result = await withRetries(
       () =>
@@ -178,7 +181,7 @@ export class VoteCounter {
           new GetItemCommand({
             TableName: this.ctx.tableName,
             Key: key,
-            ConsistentRead: options.consistentRead ?? false,
+            ConsistentRead: consistentRead,
             ProjectionExpression: '#total',
             ExpressionAttributeNames: { '#total': ATTR.total },
           }),
@@ -190,12 +193,12 @@ export class VoteCounter {
 
   /** Every published total, highest first (the leaderboard): one paginated Query per partition. */
   async getTotals(options: ReadOptions = {}): Promise<VoteTotal[]> {
-    checkReadOptions(options);
+    const { consistentRead } = readReadOptions(options, 'getTotals');
     const stats = newRequestStats();
     const totals: VoteTotal[] = [];
     await Promise.all(
       this.ctx.keys.totalsPartitionKeys().map((pk) =>
-        queryPartition(this.ctx, pk, stats, { consistentRead: options.consistentRead ?? false }, (item) => {
+        queryPartition(this.ctx, pk, stats, { consistentRead }, (item) => {
           const contestant = item[ATTR.contestant]?.S;
           if (contestant === undefined) return;
           totals.push({
@@ -209,13 +212,5 @@ export class VoteCounter {
     return totals.sort((a, b) =>
       a.total === b.total ? (a.contestant < b.contestant ? -1 : 1) : a.total > b.total ? -1 : 1,
     );
-  }
-}
-
-function checkReadOptions(options: ReadOptions): void {
-  for (const key of Object.keys(options)) {
-    if (key !== 'consistentRead') {
-      throw new InvalidVoteOptionsError(key, 'unknown read option; expected consistentRead');
-    }
   }
 }

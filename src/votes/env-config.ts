@@ -1,5 +1,6 @@
+import type { Environment } from '../core/options.js';
 import type { AggregateVotesOptions } from './aggregate.js';
-import { InvalidVoteOptionsError } from './errors.js';
+import { defineVoteEnvironment } from './errors.js';
 import { checkPollId } from './options.js';
 
 /** Environment variables the aggregate-votes handler reads; anything else is ignored. */
@@ -14,28 +15,36 @@ export const AGGREGATOR_ENV = {
   maxAttempts: 'MAX_ATTEMPTS',
 } as const;
 
-function numberFrom(env: Record<string, string | undefined>, name: string): number | undefined {
-  const text = env[name];
-  if (text === undefined || text === '') return undefined;
-  const value = Number(text);
-  if (!Number.isFinite(value))
-    throw new InvalidVoteOptionsError(name, `must be a number, got ${JSON.stringify(text)}`);
-  return value;
-}
+const NUMBER = { kind: 'number' } as const;
 
-/**
- * Aggregator options from a Lambda environment. Values are validated by aggregateVotes itself
- * (the poll id here too); this turns text into numbers and leaves unset ones out so defaults apply.
- */
-export function aggregatorOptionsFromEnv(env: Record<string, string | undefined>): AggregateVotesOptions {
-  const options: AggregateVotesOptions = {
-    tableName: env[AGGREGATOR_ENV.tableName] ?? '',
-    poll: env[AGGREGATOR_ENV.poll] ?? '',
-  };
-  if (options.tableName === '') throw new InvalidVoteOptionsError(AGGREGATOR_ENV.tableName, 'is not set');
-  if (options.poll === '') throw new InvalidVoteOptionsError(AGGREGATOR_ENV.poll, 'is not set');
+// Values are validated by aggregateVotes itself (ranges, shards vs peak); this turns text into
+// numbers, refuses text that is none, and leaves unset ones out so defaults apply.
+const readEnvironment = defineVoteEnvironment<{
+  TABLE_NAME: string;
+  POLL: string;
+  SHARDS?: number;
+  PEAK_WRITES_PER_SECOND?: number;
+  HEADROOM?: number;
+  REGISTRY_PARTITIONS?: number;
+  CONCURRENCY?: number;
+  MAX_ATTEMPTS?: number;
+}>()('aggregateVotes', {
+  TABLE_NAME: { kind: 'nonEmptyString', required: true },
+  POLL: { kind: 'nonEmptyString', required: true },
+  SHARDS: NUMBER,
+  PEAK_WRITES_PER_SECOND: NUMBER,
+  HEADROOM: NUMBER,
+  REGISTRY_PARTITIONS: NUMBER,
+  CONCURRENCY: NUMBER,
+  MAX_ATTEMPTS: NUMBER,
+});
+
+/** Aggregator options from a Lambda environment (AGGREGATOR_ENV names the variables). */
+export function aggregatorOptionsFromEnv(env: Environment): AggregateVotesOptions {
+  const e = readEnvironment(env);
   // At cold start, so a poll id that would widen the role's IAM condition fails the deploy's first init.
-  checkPollId(AGGREGATOR_ENV.poll, options.poll);
+  checkPollId(e.POLL, AGGREGATOR_ENV.poll, readEnvironment.fail, 'environment variable');
+  const options: AggregateVotesOptions = { tableName: e.TABLE_NAME, poll: e.POLL };
   const numeric = [
     'shards',
     'peakWritesPerSecond',
@@ -45,7 +54,7 @@ export function aggregatorOptionsFromEnv(env: Record<string, string | undefined>
     'maxAttempts',
   ] as const;
   for (const key of numeric) {
-    const value = numberFrom(env, AGGREGATOR_ENV[key]);
+    const value = e[AGGREGATOR_ENV[key]];
     if (value !== undefined) options[key] = value;
   }
   return options;

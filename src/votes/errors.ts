@@ -1,14 +1,29 @@
-import { InvalidOptionsError, TidewaterError } from '../records/errors.js';
+import { describeError, InvalidOptionsError, TidewaterError } from '../core/errors.js';
+import { defineEnvironment, defineOptions, type OptionErrorFactory } from '../core/options.js';
 
-/** Options passed to a votes API are wrong (unknown key, bad value): fails at construction. */
+/**
+ * Options passed to a votes API are wrong (unknown key, bad value): fails at construction.
+ * `option` names the key (or the environment variable).
+ */
 export class InvalidVoteOptionsError extends InvalidOptionsError {
   override name = 'InvalidVoteOptionsError';
-  constructor(
-    readonly option: string,
-    detail: string,
-  ) {
-    super(`invalid votes option \`${option}\`: ${detail}`);
+  declare readonly option: string;
+  constructor(option: string, message: string) {
+    super(message, { option });
   }
+}
+
+const voteOptionError: OptionErrorFactory = (message, option) =>
+  new InvalidVoteOptionsError(option ?? '', message);
+
+/** core/options' reader, throwing InvalidVoteOptionsError. */
+export function defineVoteOptions<O extends object>() {
+  return defineOptions<O>({ error: voteOptionError });
+}
+
+/** core/options' environment reader, throwing InvalidVoteOptionsError. */
+export function defineVoteEnvironment<O extends object>() {
+  return defineEnvironment<O>({ error: voteOptionError });
 }
 
 /** A single vote (or registration) carries a value the counter cannot store. */
@@ -45,7 +60,7 @@ export class VoteRequestFailedError extends TidewaterError {
     readonly attempts: number,
     options: { cause: unknown },
   ) {
-    super(`${operation} failed after ${attempts} attempt(s): ${describe(options.cause)}`, options);
+    super(`${operation} failed after ${attempts} attempt(s): ${describeError(options.cause)}`, options);
   }
 }
 
@@ -63,13 +78,8 @@ export class AggregationIncompleteError extends TidewaterError {
   ) {
     super(
       `aggregation of poll ${poll} left ${failedContestants.length} contestant(s) unchanged ` +
-        `(first: ${failedContestants.slice(0, 5).join(', ')}): ${describe(options.cause)}`,
+        `(first: ${failedContestants.slice(0, 5).join(', ')}): ${describeError(options.cause)}`,
       options,
     );
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
 }

@@ -1,5 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { InvalidVoteOptionsError } from './errors.js';
+import type { InvalidOptionsError } from '../core/errors.js';
+import type { ResolvedOptions } from '../core/options.js';
+import { RETRY_POLICIES } from '../core/retry.js';
+import { defineVoteOptions } from './errors.js';
 import { PollKeys } from './keys.js';
 
 /** One partition takes about 1,000 writes per second (reference 004). */
@@ -10,7 +13,6 @@ export const DEFAULT_REGISTRY_PARTITIONS = 4;
 export const DEFAULT_HEADROOM = 1.25;
 /** 10,000 votes/s per contestant; writers, aggregator and readers that all omit `shards` agree. */
 export const DEFAULT_SHARDS = 10;
-export const DEFAULT_MAX_ATTEMPTS = 8;
 
 /** What writer, aggregator and reader must agree on: the poll's place in the table. */
 export interface PollOptions {
@@ -40,16 +42,28 @@ export interface PollOptions {
   maxAttempts?: number;
 }
 
-const POLL_OPTION_KEYS = [
-  'tableName',
-  'poll',
-  'shards',
-  'peakWritesPerSecond',
-  'headroom',
-  'registryPartitions',
-  'dynamodb',
-  'maxAttempts',
-] as const;
+/** What every votes API reads of PollOptions (core/options rules); cross-key rules are resolvePollContext's. */
+export const POLL_OPTIONS = {
+  tableName: { kind: 'nonEmptyString', required: true },
+  poll: { kind: 'nonEmptyString', required: true },
+  shards: { kind: 'integer', min: 1, max: MAX_SHARDS },
+  peakWritesPerSecond: { kind: 'number' },
+  headroom: { kind: 'number' },
+  registryPartitions: {
+    kind: 'integer',
+    min: 1,
+    max: MAX_REGISTRY_PARTITIONS,
+    default: DEFAULT_REGISTRY_PARTITIONS,
+  },
+  // Duck-typed: an application may bundle its own copy of the SDK, so instanceof would lie.
+  dynamodb: { kind: 'object', methods: ['send'], expected: 'a DynamoDBClient (with send())' },
+  maxAttempts: { kind: 'integer', min: 1, max: 100, default: RETRY_POLICIES.voteRequest.attempts },
+} as const;
+
+export type ResolvedPollOptions = ResolvedOptions<PollOptions, typeof POLL_OPTIONS>;
+
+/** Where a votes API's option failures come from: its reader's `fail`. */
+type Fail = (detail: string, option?: string) => InvalidOptionsError;
 
 /** Resolved, validated, with keys precomputed: built once per counter / aggregation run. */
 export interface PollContext {
@@ -62,20 +76,28 @@ export interface PollContext {
   readonly keys: PollKeys;
 }
 
+const readPeak = defineVoteOptions<{ peakWritesPerSecond: number; headroom?: number }>()('shardsForPeak', {
+  peakWritesPerSecond: {
+    kind: 'custom',
+    expected: 'a positive number',
+    check: (v) => typeof v === 'number' && Number.isFinite(v) && v > 0,
+    required: true,
+  },
+  headroom: { kind: 'number', min: 1, default: DEFAULT_HEADROOM },
+});
+
 /** N shards for a peak rate: one partition per 1,000 writes/s, with headroom (reference 004). */
 export function shardsForPeak(peakWritesPerSecond: number, headroom = DEFAULT_HEADROOM): number {
-  if (!(Number.isFinite(peakWritesPerSecond) && peakWritesPerSecond > 0)) {
-    throw new InvalidVoteOptionsError(
-      'peakWritesPerSecond',
-      `must be a positive number, got ${peakWritesPerSecond}`,
-    );
-  }
-  if (!(Number.isFinite(headroom) && headroom >= 1)) {
-    throw new InvalidVoteOptionsError('headroom', `must be a number >= 1, got ${headroom}`);
-  }
-  const shards = Math.max(1, Math.ceil((peakWritesPerSecond * headroom) / WRITES_PER_PARTITION));
+  return peakShards(readPeak({ peakWritesPerSecond, headroom }), readPeak.fail);
+}
+
+function peakShards(o: { peakWritesPerSecond: number; headroom: number }, fail: Fail): number {
+  const shards = Math.max(1, Math.ceil((o.peakWritesPerSecond * o.headroom) / WRITES_PER_PARTITION));
   if (shards > MAX_SHARDS) {
-    throw new InvalidVoteOptionsError('peakWritesPerSecond', `needs ${shards} shards; at most ${MAX_SHARDS}`);
+    throw fail(
+      `option 'peakWritesPerSecond' needs ${shards} shards; at most ${MAX_SHARDS}`,
+      'peakWritesPerSecond',
+    );
   }
   return shards;
 }
@@ -84,18 +106,20 @@ export function shardsForPeak(peakWritesPerSecond: number, headroom = DEFAULT_HE
 export const POLL_ID_PATTERN = /^[A-Za-z0-9._-]+$/;
 export const MAX_POLL_ID_LENGTH = 256;
 
-/** Validates a poll id (also used for the POLL environment variable at the handler's cold start). */
-export function checkPollId(name: string, value: unknown): string {
-  const poll = nonEmptyString(name, value);
-  if (poll.includes('#')) throw new InvalidVoteOptionsError(name, 'must not contain `#` (the key separator)');
+/**
+ * Validates a poll id (also the POLL environment variable at the handler's cold start); `name`
+ * is the option or variable, named in the message.
+ */
+export function checkPollId(poll: string, name: string, fail: Fail, noun = 'option'): string {
+  if (poll.includes('#')) throw fail(`${noun} '${name}' must not contain \`#\` (the key separator)`, name);
   if (!POLL_ID_PATTERN.test(poll)) {
-    throw new InvalidVoteOptionsError(
+    throw fail(
+      `${noun} '${name}' must match ${POLL_ID_PATTERN.source} (\`*\` or \`?\` would widen the aggregator's IAM condition to other polls), got ${JSON.stringify(poll)}`,
       name,
-      `must match ${POLL_ID_PATTERN.source} (\`*\` or \`?\` would widen the aggregator's IAM condition to other polls), got ${JSON.stringify(poll)}`,
     );
   }
   if (poll.length > MAX_POLL_ID_LENGTH) {
-    throw new InvalidVoteOptionsError(name, `must be at most ${MAX_POLL_ID_LENGTH} characters`);
+    throw fail(`${noun} '${name}' must be at most ${MAX_POLL_ID_LENGTH} characters`, name);
   }
   return poll;
 }
@@ -109,79 +133,34 @@ export function defaultDynamoDbClient(): DynamoDBClient {
   return new DynamoDBClient({ maxAttempts: 1 });
 }
 
-export function rejectUnknownKeys(options: object, allowed: readonly string[], where: string): void {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidVoteOptionsError(where, 'options must be an object');
-  }
-  for (const key of Object.keys(options)) {
-    if (!allowed.includes(key)) {
-      throw new InvalidVoteOptionsError(
-        key,
-        `unknown option for ${where}; expected one of ${allowed.join(', ')}`,
-      );
-    }
-  }
-}
-
-export function positiveInteger(name: string, value: unknown, fallback: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new InvalidVoteOptionsError(name, `must be an integer in [1, ${max}], got ${String(value)}`);
-  }
-  return value;
-}
-
-function nonEmptyString(name: string, value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new InvalidVoteOptionsError(name, 'must be a non-empty string');
-  }
-  return value;
-}
-
-/** Validates the poll options shared by every votes API; `extraKeys` are the caller's own. */
+/** The poll options a votes API read with POLL_OPTIONS, with the rules that span keys applied. */
 export function resolvePollContext(
-  options: PollOptions,
-  where: string,
-  extraKeys: readonly string[] = [],
+  o: ResolvedPollOptions,
+  reader: { readonly where: string; fail: Fail },
 ): PollContext {
-  rejectUnknownKeys(options, [...POLL_OPTION_KEYS, ...extraKeys], where);
-  const tableName = nonEmptyString('tableName', options.tableName);
-  const poll = checkPollId('poll', options.poll);
+  const fail = reader.fail;
+  const poll = checkPollId(o.poll, 'poll', fail);
   let shards: number;
-  if (options.shards !== undefined) {
-    if (options.peakWritesPerSecond !== undefined || options.headroom !== undefined) {
-      throw new InvalidVoteOptionsError(
-        'shards',
-        'give either `shards` or `peakWritesPerSecond` (+ `headroom`)',
-      );
+  if (o.shards !== undefined) {
+    if (o.peakWritesPerSecond !== undefined || o.headroom !== undefined) {
+      throw fail("option 'shards': give either 'shards' or 'peakWritesPerSecond' (+ 'headroom')", 'shards');
     }
-    shards = positiveInteger('shards', options.shards, 1, MAX_SHARDS);
-  } else if (options.peakWritesPerSecond !== undefined) {
-    shards = shardsForPeak(options.peakWritesPerSecond, options.headroom ?? DEFAULT_HEADROOM);
+    shards = o.shards;
+  } else if (o.peakWritesPerSecond !== undefined) {
+    const peak = { peakWritesPerSecond: o.peakWritesPerSecond, headroom: o.headroom };
+    shards = peakShards(readPeak(peak, reader.where), fail);
   } else {
-    if (options.headroom !== undefined) {
-      throw new InvalidVoteOptionsError('headroom', 'only applies together with `peakWritesPerSecond`');
-    }
+    if (o.headroom !== undefined)
+      throw fail("option 'headroom' only applies together with 'peakWritesPerSecond'", 'headroom');
     shards = DEFAULT_SHARDS;
   }
-  const registryPartitions = positiveInteger(
-    'registryPartitions',
-    options.registryPartitions,
-    DEFAULT_REGISTRY_PARTITIONS,
-    MAX_REGISTRY_PARTITIONS,
-  );
-  const maxAttempts = positiveInteger('maxAttempts', options.maxAttempts, DEFAULT_MAX_ATTEMPTS, 100);
-  // Duck-typed: an application may bundle its own copy of the SDK, so instanceof would lie.
-  if (options.dynamodb !== undefined && typeof (options.dynamodb as { send?: unknown }).send !== 'function') {
-    throw new InvalidVoteOptionsError('dynamodb', 'must be a DynamoDBClient');
-  }
   return {
-    client: options.dynamodb ?? defaultDynamoDbClient(),
-    tableName,
+    client: o.dynamodb ?? defaultDynamoDbClient(),
+    tableName: o.tableName,
     poll,
     shards,
-    registryPartitions,
-    maxAttempts,
-    keys: new PollKeys(poll, registryPartitions),
+    registryPartitions: o.registryPartitions,
+    maxAttempts: o.maxAttempts,
+    keys: new PollKeys(poll, o.registryPartitions),
   };
 }

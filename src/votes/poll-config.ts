@@ -26,7 +26,7 @@ function layoutNumber(item: Record<string, AttributeValue>, attribute: string, p
   if (!Number.isInteger(value) || value < 1) {
     throw new InvalidVoteOptionsError(
       attribute,
-      `the poll's config item ${pk} holds ${JSON.stringify(item[attribute])}, not a positive integer`,
+      `poll layout: the poll's config item ${pk} holds ${JSON.stringify(item[attribute])} as '${attribute}', not a positive integer`,
     );
   }
   return value;
@@ -61,7 +61,7 @@ export function checkPollLayout(ctx: PollContext, stored: PollLayout, where: str
   if (stored[option] === ctx[option]) return;
   throw new InvalidVoteOptionsError(
     option,
-    `${where} uses shards=${ctx.shards}, registryPartitions=${ctx.registryPartitions}, but poll ` +
+    `${where}: option '${option}' differs from the poll's recorded layout: ${where} uses shards=${ctx.shards}, registryPartitions=${ctx.registryPartitions}, but poll ` +
       `${ctx.poll} was written with shards=${stored.shards}, registryPartitions=${stored.registryPartitions} ` +
       `(item ${ctx.keys.config().pk.S}); every writer and the aggregator must use the same values`,
   );

@@ -1,11 +1,12 @@
 import { type AttributeValue, BatchWriteItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { InvalidVoteOptionsError } from './errors.js';
+import { PartialFailureError } from '../core/errors.js';
+import { defineVoteOptions } from './errors.js';
 import { ATTR, checkId } from './keys.js';
 import type { PollContext } from './options.js';
 import type { PollLayoutGuard } from './poll-config.js';
 import { queryPartition } from './query-partition.js';
-import { countRetries, PartialBatchError, withRetries } from './retry.js';
+import { countRetries, withRetries } from './retry.js';
 import { newRequestStats, type RequestStats } from './stats.js';
 
 /** BatchWriteItem takes at most 25 put/delete requests (reference 003). */
@@ -16,6 +17,10 @@ export interface ListContestantsOptions {
   /** Query page size (default: DynamoDB's 1 MB pages). */
   pageSize?: number;
 }
+
+const readListOptions = defineVoteOptions<ListContestantsOptions>()('registry.list', {
+  pageSize: { kind: 'integer', min: 1 },
+});
 
 /**
  * The contestants of one poll, so the aggregator knows what to sum without a Scan: one item per
@@ -69,7 +74,7 @@ export class ContestantRegistry {
         const unprocessed = result.UnprocessedItems?.[this.ctx.tableName] ?? [];
         if (unprocessed.length > 0) {
           pending = unprocessed;
-          throw new PartialBatchError(unprocessed.length);
+          throw new PartialFailureError(unprocessed.length);
         }
       },
       {
@@ -93,10 +98,7 @@ export async function listContestants(
   options: ListContestantsOptions = {},
   limit: LimitFunction = pLimit(ctx.registryPartitions),
 ): Promise<string[]> {
-  for (const key of Object.keys(options)) {
-    if (key !== 'pageSize')
-      throw new InvalidVoteOptionsError(key, 'unknown option for registry.list; expected pageSize');
-  }
+  const { pageSize } = readListOptions(options);
   const perPartition = await Promise.all(
     ctx.keys.registryPartitionKeys().map(async (pk) => {
       const found: string[] = [];
@@ -105,7 +107,7 @@ export async function listContestants(
           ctx,
           pk,
           stats,
-          { consistentRead: true, pageSize: options.pageSize },
+          { consistentRead: true, pageSize },
           (item: Record<string, AttributeValue>) => {
             const contestant = item[ATTR.contestant]?.S;
             if (contestant !== undefined) found.push(contestant);

@@ -1,4 +1,5 @@
-import pRetry from 'p-retry';
+import { PartialFailureError } from '../core/errors.js';
+import { RETRY_POLICIES, withAttempts, withRetry } from '../core/retry.js';
 import { VoteRequestFailedError } from './errors.js';
 
 /** Errors DynamoDB returns for a request it did not apply: always safe to send again. */
@@ -37,14 +38,6 @@ export function isRejectedUnapplied(error: unknown): boolean {
  */
 export type RetryClass = 'idempotent' | 'not-idempotent';
 
-/** A batch call came back with part of its work undone; retried like throttling. */
-export class PartialBatchError extends Error {
-  override name = 'PartialBatchError';
-  constructor(readonly remaining: number) {
-    super(`${remaining} item(s) left unprocessed`);
-  }
-}
-
 export interface RetryOptions {
   operation: string;
   attempts: number;
@@ -56,44 +49,25 @@ export interface RetryOptions {
 }
 
 /**
- * Exponential backoff with jitter (p-retry's randomize), 20 ms doubling to 1 s. Gives up on a
- * retryable failure with VoteRequestFailedError naming the operation and the attempts made. A
- * failure that is not retryable (a failed condition, validation) is rethrown as is, whichever
- * attempt it came on, so callers can tell "the condition failed" from "DynamoDB kept failing".
+ * RETRY_POLICIES.voteRequest (core/retry) with the caller's attempts. Gives up on a retryable
+ * failure with VoteRequestFailedError naming the operation and the attempts made. A failure that
+ * is not retryable (a failed condition, validation) is rethrown as is, whichever attempt it came
+ * on, so callers can tell "the condition failed" from "DynamoDB kept failing". A call that left
+ * work undone throws PartialFailureError, retried like throttling.
  */
 export async function withRetries<T>(fn: () => Promise<T>, options: RetryOptions): Promise<T> {
-  let attempts = 0;
-  let lastError: unknown;
-  const retryable = (error: unknown): boolean =>
-    error instanceof PartialBatchError ||
-    isRejectedUnapplied(error) ||
-    (options.retryClass === 'idempotent' && isAmbiguous(error)) ||
-    (options.alsoRetry?.(error) ?? false);
-  try {
-    return await pRetry(
-      () => {
-        attempts++;
-        if (attempts > 1) options.onRetry?.(lastError);
-        return fn();
-      },
-      {
-        retries: options.attempts - 1,
-        minTimeout: 20,
-        maxTimeout: 1_000,
-        factor: 2,
-        randomize: true,
-        shouldRetry: ({ error }) => retryable(error),
-        onFailedAttempt: ({ error }) => {
-          lastError = error;
-        },
-      },
-    );
-  } catch (error) {
-    if (attempts >= options.attempts && retryable(error)) {
-      throw new VoteRequestFailedError(options.operation, attempts, { cause: error });
-    }
-    throw error;
-  }
+  const { retryClass, alsoRetry, onRetry } = options;
+  return withRetry(fn, {
+    policy: withAttempts(RETRY_POLICIES.voteRequest, options.attempts),
+    retryable: (error) =>
+      error instanceof PartialFailureError ||
+      isRejectedUnapplied(error) ||
+      (retryClass === 'idempotent' && isAmbiguous(error)) ||
+      (alsoRetry?.(error) ?? false),
+    onRetry: onRetry === undefined ? undefined : (error) => onRetry(error),
+    onExhausted: (error, attempts) =>
+      new VoteRequestFailedError(options.operation, attempts, { cause: error }),
+  });
 }
 
 /** Retry hook that tells retries of unprocessed batch work apart from throttles and faults. */
@@ -102,7 +76,7 @@ export function countRetries(stats: {
   unprocessedRetries: number;
 }): (error: unknown) => void {
   return (error) => {
-    if (error instanceof PartialBatchError) stats.unprocessedRetries++;
+    if (error instanceof PartialFailureError) stats.unprocessedRetries++;
     else stats.retries++;
   };
 }

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeArchiveObject, readArchive } from '../../../src/archive.js';
-import type { S3Server } from '../../../src/local/s3-server.js';
-import { InvalidOptionsError, NumberValue, parseStreamRecord } from '../../../src/records/index.js';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
+import type { S3Server } from '../../../src/local/servers/s3-server.js';
+import { NumberValue, parseStreamRecord } from '../../../src/records/index.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
 import { ARCHIVE_STORAGE_CLASSES, S3ArchiveSink, S3DeadLetterSink } from '../../../src/s3.js';
 import { planArchiveObjects } from '../../../src/sinks/archive-objects.js';
 import { ArchiveWriteError } from '../../../src/sinks/errors.js';
-import { conflictDelay } from '../../../src/sinks/s3-archive-sink.js';
 import { sampleTtlDeleteRecords, sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { listKeys, type RecordedRequest, s3ClientFor, startRecordingS3 } from './s3-helpers.js';
@@ -472,6 +472,29 @@ describe('S3ArchiveSink against s3rver', () => {
       );
     });
 
+    it('stops the pause before a 409 retry when the invocation is aborted, and reports the records failed', async () => {
+      const client = s3ClientFor(server.endpoint, { maxAttempts: 1 });
+      const bucket = await createTestBucket(client);
+      const sink = new S3ArchiveSink({ client, bucket });
+      const controller = new AbortController();
+      faultPlan = (req) => {
+        if (!(req.method === 'PUT' && req.path.startsWith(`/${bucket}/`))) return undefined;
+        controller.abort(new Error('deadline'));
+        return { status: 409, code: 'ConditionalRequestConflict' };
+      };
+      const batch = sampleTtlDeletes(3);
+      let result: Awaited<ReturnType<typeof sink.write>>;
+      try {
+        result = await sink.write(batch, { signal: controller.signal });
+      } finally {
+        faultPlan = undefined;
+      }
+      expect(puts(bucket)).toHaveLength(1);
+      expect(result.failed?.map((f) => f.sequenceNumber)).toEqual(batch.map((r) => r.sequenceNumber));
+      const error = result.failed?.[0]?.error as ArchiveWriteError;
+      expect((error.cause as Error).name).toBe('ConditionalRequestConflict');
+    });
+
     it('reports the records failed when 409 ConditionalRequestConflict persists past 3 attempts', async () => {
       const client = s3ClientFor(server.endpoint, { maxAttempts: 1 });
       const bucket = await createTestBucket(client);
@@ -582,22 +605,5 @@ describe('S3 sink options', () => {
     expect(() => create({ kmsKeyId: 'alias/archive', bucketKey: true })).toThrow(InvalidOptionsError);
     expect(() => create({})).toThrow(/kmsKeyId/);
     expect(() => create('aws:kms')).toThrow(InvalidOptionsError);
-  });
-});
-
-describe('409 backoff', () => {
-  it('waits a jittered, doubling pause before each retry of a conflict', () => {
-    const random = vi.spyOn(Math, 'random');
-    try {
-      random.mockReturnValue(0.999);
-      expect(conflictDelay(1)).toBeCloseTo(49.95);
-      expect(conflictDelay(2)).toBeCloseTo(99.9);
-      random.mockReturnValue(0.25);
-      expect(conflictDelay(2)).toBe(25);
-      random.mockReturnValue(0);
-      expect(conflictDelay(1)).toBe(0);
-    } finally {
-      random.mockRestore();
-    }
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
 import {
   anyOfPatterns,
   compileFilterCriteria,
@@ -20,7 +21,6 @@ import {
   userDeletes,
   userIdentityPattern,
 } from '../../../src/filters/index.js';
-import { InvalidOptionsError } from '../../../src/records/index.js';
 
 function thrown(fn: () => unknown): Error {
   try {

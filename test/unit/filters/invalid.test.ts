@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { TidewaterError } from '../../../src/core/errors.js';
 import {
   compilePattern,
   type FilterPattern,
   InvalidPatternError,
   type InvalidPatternReason,
 } from '../../../src/filters/index.js';
-import { TidewaterError } from '../../../src/records/index.js';
 
 function refusal(pattern: unknown): InvalidPatternError {
   try {

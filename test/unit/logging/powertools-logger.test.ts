@@ -1,7 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { createJsonLogger, fromPowertoolsLogger } from '../../../src/logging/index.js';
-import { InvalidOptionsError, MalformedRecordError, NumberValue } from '../../../src/records/index.js';
+import { MalformedRecordError, NumberValue } from '../../../src/records/index.js';
 
 /**
  * Powertools' Logger prints through a `Console` on process.stdout / process.stderr (warn and

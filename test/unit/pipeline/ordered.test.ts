@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { InvalidPatternError, matching } from '../../../src/filters/index.js';
 import { createPipeline, processBatch, UnreadableSequenceNumberError } from '../../../src/pipeline/index.js';
-import { InvalidOptionsError, NotAStreamEventError } from '../../../src/records/errors.js';
+import { NotAStreamEventError } from '../../../src/records/errors.js';
 import { batch, quiet, RecordingDeadLetter, RecordingSink, seq, streamRecord } from './fixtures.js';
 
 describe('ordered mode', () => {
@@ -189,7 +190,7 @@ describe('ordered mode', () => {
         ...quiet,
         routes: [{ when: 'insert', to: new RecordingSink('s'), sink: 1 } as never],
       }),
-    ).toThrow(/routes\[0\]: unknown option 'sink'/);
+    ).toThrow(/unknown option 'routes\[0\]\.sink' \(known: name, when, to\)/);
     expect(() => createPipeline({ ...quiet, retry: { attemps: 2 } as never, routes: [] })).toThrow(
       InvalidOptionsError,
     );
@@ -200,7 +201,7 @@ describe('ordered mode', () => {
         ordering: { mode: 'per-key', concurrency: 0 },
         routes: [{ when: 'insert', to: new RecordingSink('s') }],
       }),
-    ).toThrow(/concurrency must be a positive integer/);
+    ).toThrow(/option 'ordering.concurrency' must be a positive integer, got number 0/);
   });
 
   it('routes by filter pattern against the record as Lambda delivers it', async () => {

@@ -4,6 +4,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { createJsonLogger } from '../../../src/logging/json-logger.js';
 import {
   createPipeline,
@@ -11,7 +12,6 @@ import {
   type PipelineConfig,
   processBatch,
 } from '../../../src/pipeline/index.js';
-import { InvalidOptionsError } from '../../../src/records/index.js';
 import { batch, quiet, RecordingSink, seq } from './fixtures.js';
 
 const SECRET = 'card-4111-1111';
@@ -334,9 +334,9 @@ describe('a Powertools Metrics instance as the metrics target', () => {
       [{ target: metrics, namespace: 'X' }, /metrics.namespace does not apply with metrics.target/],
       [{ target: metrics, dimensions: {} }, /metrics.dimensions does not apply/],
       [{ target: metrics, writer: process.stdout }, /metrics.writer does not apply/],
-      [{ target: metrics, publish: 'yes' }, /metrics.publish must be a boolean/],
+      [{ target: metrics, publish: 'yes' }, /option 'metrics.publish' must be a boolean/],
       [{ publish: true }, /metrics.publish applies to metrics.target only/],
-      [{ target: { addMetric() {} } }, /metrics.target must be a Powertools Metrics instance/],
+      [{ target: { addMetric() {} } }, /option 'metrics.target' must be a Powertools Metrics instance/],
     ] as const) {
       expect(() => createStreamHandler({ ...config, metrics: option as never })).toThrow(InvalidOptionsError);
       expect(() => createStreamHandler({ ...config, metrics: option as never })).toThrow(message);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkTtl, InvalidOptionsError, NumberValue, unmarshall } from '../../../src/records/index.js';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
+import { checkTtl, NumberValue, unmarshall } from '../../../src/records/index.js';
 
 const now = new Date('2026-11-22T08:00:00Z');
 const nowSeconds = now.getTime() / 1000;

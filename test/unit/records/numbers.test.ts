@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
 import {
   InvalidAttributeValueError,
-  InvalidOptionsError,
   marshall,
   NumberValue,
   unmarshall,

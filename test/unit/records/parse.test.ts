@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidOptionsError, TidewaterError } from '../../../src/core/errors.js';
 import {
   classifyRecord,
   createRecordParser,
-  InvalidOptionsError,
   MalformedRecordError,
   NotAStreamEventError,
   NumberValue,
   parseStreamEvent,
   parseStreamRecord,
   streamRecordsOf,
-  TidewaterError,
   toGetRecordsRecord,
   toLambdaRecord,
 } from '../../../src/records/index.js';

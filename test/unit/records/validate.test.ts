@@ -1,10 +1,10 @@
 import { marshall as sdkMarshall } from '@aws-sdk/util-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { isBase64 } from '../../../src/records/binary.js';
 import {
   InvalidAttributeValueError,
-  InvalidOptionsError,
   MalformedRecordError,
   parseStreamRecord,
   unmarshall,

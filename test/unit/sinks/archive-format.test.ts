@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionsError, parseStreamRecord } from '../../../src/records/index.js';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
+import { parseStreamRecord } from '../../../src/records/index.js';
 import type { AttributeValue, LambdaStreamRecord } from '../../../src/records/types.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeArchiveObject } from '../../../src/archive.js';
-import { InvalidOptionsError } from '../../../src/records/index.js';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { parseObjectKey } from '../../../src/sinks/archive-format.js';
 import { ArchiveWriteError, FileSink } from '../../../src/sinks/index.js';
 import { sampleTtlDeleteRecords, sampleTtlDeletes } from '../../../src/sinks/sample-records.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionsError, parseStreamEvent } from '../../../src/records/index.js';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
+import { parseStreamEvent } from '../../../src/records/index.js';
 import {
   DeadLetterSendError,
   InjectedSinkFailure,

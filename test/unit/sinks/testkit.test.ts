@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionsError } from '../../../src/records/index.js';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
 import { MemorySink } from '../../../src/sinks/index.js';
 import { runSinkTestKit, type SinkTestKitOptions, sinkTestKitCases } from '../../../src/sinks/testkit.js';
