@@ -442,6 +442,20 @@ function checkCli(args, env) {
   const commands = helpEntries(env.cliHelp([]), 'Commands');
   if (!commands.has(command))
     return [`tidewater has no command "${command}" (its --help lists: ${[...commands].join(', ')})`];
+  // A command with subcommands (`tidewater archive compact …`): the flags are the subcommand's.
+  const subcommands = helpEntries(env.cliHelp([command]), 'Commands');
+  const [sub, ...subRest] = rest;
+  if (subcommands.size > 0 && sub !== undefined && !sub.startsWith('-')) {
+    if (!subcommands.has(sub))
+      return [
+        `tidewater ${command} has no command "${sub}" (its --help lists: ${[...subcommands].join(', ')})`,
+      ];
+    return checkFlags(
+      subRest,
+      helpEntries(env.cliHelp([command, sub]), 'Options'),
+      `tidewater ${command} ${sub}`,
+    );
+  }
   return checkFlags(rest, helpEntries(env.cliHelp([command]), 'Options'), `tidewater ${command}`);
 }
 

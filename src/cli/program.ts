@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { aggregateCommand } from './aggregate.js';
+import { archiveCommand } from './archive.js';
 import { captureCommand } from './capture.js';
 import { demoCommand } from './demo.js';
 import { EXIT } from './exit-codes.js';
@@ -19,7 +20,7 @@ export function createProgram(): Command {
   const program = new Command('tidewater')
     .description(
       'DynamoDB Streams on Lambda, in your serverless service: scaffold (init), run locally (start), capture and ' +
-        "replay streams, aggregate votes; `demo` runs tidewater's own demo service.",
+        "replay streams, aggregate votes, maintain an archive; `demo` runs tidewater's own demo service.",
     )
     .version(version())
     .showHelpAfterError()
@@ -30,6 +31,7 @@ export function createProgram(): Command {
     replayCommand(),
     captureCommand(),
     aggregateCommand(),
+    archiveCommand(),
     demoCommand(),
   ]) {
     program.addCommand(command.exitOverride().showHelpAfterError());

@@ -9,6 +9,7 @@ import type {
   StreamEventName,
   StreamViewType,
 } from '../records/types.js';
+import { recordTenantSegment, type TenantPartitioner } from './archive-partition.js';
 import { sha256Base64, sha256Hex } from './digest.js';
 import { ArchiveFormatError, ArchiveKeyError } from './errors.js';
 
@@ -51,6 +52,8 @@ export interface ArchivePartition {
   dt: string;
   hour: string;
   shard: string;
+  /** The `tenant=<segment>` value (see `tenantSegment`) when the archive is partitioned by tenant. */
+  tenant?: string;
 }
 
 /** Characters outside this set are replaced in key segments, so keys are safe as S3 keys and file names. */
@@ -121,8 +124,9 @@ export function partitionPrefix(prefix: string, p: Omit<ArchivePartition, 'shard
 }
 
 /**
- * `<partition prefix><shard>/<first>-<last>.ndjson.gz`, or `<first>-<last>-<tag>.ndjson.gz` with
- * the tag `objectTag` gives for a stand-in shard segment.
+ * `<partition prefix>[tenant=<segment>/]<shard>/<first>-<last>.ndjson.gz`, or
+ * `<first>-<last>-<tag>.ndjson.gz` with the tag `objectTag` gives for a stand-in shard segment
+ * (compaction tags every object it writes).
  */
 export function objectKey(
   prefix: string,
@@ -132,7 +136,8 @@ export function objectKey(
   tag?: string,
 ): string {
   const name = tag === undefined ? `${firstSeq}-${lastSeq}` : `${firstSeq}-${lastSeq}-${tag}`;
-  return `${partitionPrefix(prefix, p)}${p.shard}/${name}.ndjson.gz`;
+  const tenant = p.tenant === undefined ? '' : `tenant=${p.tenant}/`;
+  return `${partitionPrefix(prefix, p)}${tenant}${p.shard}/${name}.ndjson.gz`;
 }
 
 const OBJECT_KEY = new RegExp(`/([^/]+)/(\\d+)-(\\d+)(?:-([0-9a-f]{${TAG_LENGTH}}))?\\.ndjson\\.gz$`);
@@ -153,6 +158,47 @@ export function parseObjectKey(
   };
   if (match[4] !== undefined) parsed.tag = match[4];
   return parsed;
+}
+
+/** Every part of an archive object's key. */
+export interface ArchiveKeyParts {
+  key: string;
+  /** `<prefix>/table=<t>/dt=<d>/hour=<h>/`: what the hour's objects (every tenant's) share. */
+  hourPrefix: string;
+  table: string;
+  dt: string;
+  hour: string;
+  /** The tenant segment value, for an object of a tenant partition. */
+  tenant?: string;
+  shard: string;
+  first: string;
+  last: string;
+  tag?: string;
+}
+
+const ARCHIVE_KEY = new RegExp(
+  `(?:^|/)table=([^/]+)/dt=(\\d{4}-\\d{2}-\\d{2})/hour=(\\d{2})/(?:tenant=([^/]+)/)?([^/]+)/(\\d+)-(\\d+)(?:-([0-9a-f]{${TAG_LENGTH}}))?\\.ndjson\\.gz$`,
+);
+
+/** Parses a key `objectKey` wrote (with or without a tenant segment); undefined for any other key. */
+export function parseArchiveKey(key: string): ArchiveKeyParts | undefined {
+  const m = ARCHIVE_KEY.exec(key);
+  if (m === null) return undefined;
+  const [, table, dt, hour, tenant, shard, first, last, tag] = m as unknown as string[];
+  const start = m.index + (m[0].startsWith('/') ? 1 : 0);
+  const parts: ArchiveKeyParts = {
+    key,
+    hourPrefix: `${key.slice(0, start)}table=${table}/dt=${dt}/hour=${hour}/`,
+    table: table as string,
+    dt: dt as string,
+    hour: hour as string,
+    shard: shard as string,
+    first: first as string,
+    last: last as string,
+  };
+  if (tenant !== undefined) parts.tenant = tenant;
+  if (tag !== undefined) parts.tag = tag;
+  return parts;
 }
 
 function ttlText(value: AttributeValue | undefined): string | null {
@@ -313,25 +359,48 @@ function isRow(value: unknown): value is ArchiveRow {
   );
 }
 
-/** Groups records by partition, keeping stream order inside each group and groups in first-seen order. */
+/** How a batch is split by tenant: the partitioner and how many tenants one batch may spread over. */
+export interface TenantSplit {
+  partitionBy: TenantPartitioner;
+  maxPartitions: number;
+}
+
+/**
+ * Groups records by partition, keeping stream order inside each group and groups in first-seen
+ * order. With `tenants`, the first `maxPartitions` distinct tenants of the batch (in stream order,
+ * so a redelivered batch groups the same way) get groups of their own; later tenants' records go
+ * to their partition's unpartitioned group (`overflow` counts them). A record the partitioner
+ * cannot place fails alone.
+ */
 export function groupByPartition(
   records: readonly ClassifiedRecord[],
   tableFallback: string | undefined,
+  tenants?: TenantSplit,
 ): {
   groups: Map<string, { partition: ArchivePartition; records: ClassifiedRecord[] }>;
   failed: { sequenceNumber: string; error: unknown }[];
+  overflow: number;
 } {
   const groups = new Map<string, { partition: ArchivePartition; records: ClassifiedRecord[] }>();
   const failed: { sequenceNumber: string; error: unknown }[] = [];
+  const admitted = new Set<string>();
+  let overflow = 0;
   for (const record of records) {
     let partition: ArchivePartition;
     try {
       partition = partitionOf(record, tableFallback);
+      if (tenants !== undefined) {
+        const tenant = recordTenantSegment(tenants.partitionBy, record);
+        if (admitted.has(tenant) || admitted.size < tenants.maxPartitions) {
+          admitted.add(tenant);
+          partition.tenant = tenant;
+        } else overflow++;
+      }
     } catch (error) {
       failed.push({ sequenceNumber: record.sequenceNumber, error });
       continue;
     }
-    const id = `${partition.table}/${partition.dt}/${partition.hour}/${partition.shard}`;
+    const id = `${partition.table}/${partition.dt}/${partition.hour}/${partition.tenant ?? ''}/${partition.shard}`;
     let group = groups.get(id);
     if (group === undefined) {
       group = { partition, records: [] };
@@ -339,5 +408,5 @@ export function groupByPartition(
     }
     group.records.push(record);
   }
-  return { groups, failed };
+  return { groups, failed, overflow };
 }

@@ -1,5 +1,12 @@
 import type { ClassifiedRecord } from '../records/types.js';
-import { chunkRows, encodeObject, groupByPartition, objectKey, objectTag } from './archive-format.js';
+import {
+  chunkRows,
+  encodeObject,
+  groupByPartition,
+  objectKey,
+  objectTag,
+  type TenantSplit,
+} from './archive-format.js';
 import type { SinkFailure } from './types.js';
 
 /** Layout settings shared by the S3 and file archive sinks, resolved once per sink. */
@@ -8,6 +15,8 @@ export interface ArchiveLayout {
   ttlAttribute: string;
   maxObjectBytes: number;
   table: string | undefined;
+  /** Set when the archive is partitioned by tenant (the sinks' `partitionBy` option). */
+  tenants?: TenantSplit | undefined;
 }
 
 export interface PlannedObject {
@@ -24,14 +33,15 @@ export interface PlannedObject {
 export const DEFAULT_MAX_OBJECT_BYTES = 16 * 1024 * 1024;
 
 /**
- * Turns a batch into the objects to write: one per (table, hour, shard) group, cut by size. The
+ * Turns a batch into the objects to write: one per (table, hour, tenant, shard) group, cut by
+ * size; `overflow` counts records over the tenant bound, filed unpartitioned. The
  * result is a pure function of the records, so a redelivered batch produces the same keys and bytes.
  */
 export function planArchiveObjects(
   records: readonly ClassifiedRecord[],
   layout: ArchiveLayout,
-): { objects: PlannedObject[]; failed: SinkFailure[] } {
-  const { groups, failed } = groupByPartition(records, layout.table);
+): { objects: PlannedObject[]; failed: SinkFailure[]; overflow: number } {
+  const { groups, failed, overflow } = groupByPartition(records, layout.table, layout.tenants);
   const objects: PlannedObject[] = [];
   for (const { partition, records: groupRecords } of groups.values()) {
     for (const chunk of chunkRows(groupRecords, partition, layout.ttlAttribute, layout.maxObjectBytes)) {
@@ -48,5 +58,5 @@ export function planArchiveObjects(
       });
     }
   }
-  return { objects, failed };
+  return { objects, failed, overflow };
 }

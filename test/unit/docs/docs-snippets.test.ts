@@ -311,6 +311,41 @@ describe('sh blocks', () => {
   });
 });
 
+describe('sh blocks: commands with subcommands', () => {
+  const help: Record<string, string> = {
+    '': 'Usage: tidewater\n\nCommands:\n  archive  Maintain an archive\n  help [command]  display help\n',
+    archive: [
+      'Usage: tidewater archive [options] [command]',
+      '',
+      'Options:',
+      '  -h, --help                 display help for command',
+      '',
+      'Commands:',
+      '  compact [options]          Compact hours',
+      '  erase-tenant [options]     Erase a tenant',
+    ].join('\n'),
+    'archive compact':
+      'Usage: tidewater archive compact\n\nOptions:\n  -b, --bucket <name>  the bucket\n  --dry-run  report only\n',
+  };
+  const env: ShellEnv = {
+    packageJson: { name: 'tidewater', scripts: {} },
+    lockPackages: new Set(),
+    bins: new Set(),
+    exists: () => false,
+    cliHelp: (args) => help[args.join(' ')] ?? 'Usage: tidewater',
+  };
+
+  it("checks a subcommand's own flags, and that the subcommand exists", () => {
+    expect(checkShell('npx tidewater archive compact -b logs --dry-run', env)).toEqual([]);
+    expect(checkShell('npx tidewater archive compact --bucket logs --dryrun', env)).toEqual([
+      '`npx tidewater archive compact --bucket logs --dryrun`: tidewater archive compact has no option --dryrun (--help lists -b --bucket --dry-run)',
+    ]);
+    expect(checkShell('npx tidewater archive compcat -b logs', env)).toEqual([
+      '`npx tidewater archive compcat -b logs`: tidewater archive has no command "compcat" (its --help lists: compact, erase-tenant)',
+    ]);
+  });
+});
+
 describe('yaml', () => {
   it("reads CloudFormation's short tags as their long form", () => {
     const [document] = parseYaml(

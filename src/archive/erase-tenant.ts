@@ -1,0 +1,270 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import pLimit from 'p-limit';
+import { defineOptions } from '../core/options.js';
+import { UnpartitionedObjectsError } from '../sinks/archive-errors.js';
+import { type ArchivePartition, type ArchiveRow, safeSegment } from '../sinks/archive-format.js';
+import { recordTenantSegment, type TenantPartitioner, tenantSegment } from '../sinks/archive-partition.js';
+import {
+  type ArchiveRangeOptions,
+  fetchArchiveObject,
+  type ListedArchiveObject,
+  listArchiveHours,
+  RANGE_OPTIONS,
+  toMillis,
+} from '../sinks/archive-store.js';
+import {
+  keyPrefix,
+  PREFIX_OPTION,
+  type ServerSideEncryption,
+  SSE_OPTION,
+  sseParams,
+} from '../sinks/options.js';
+import { rowToRecord } from '../sinks/read-archive.js';
+import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
+import { type DeadLetterScan, scanDeadLetters } from './dead-letters.js';
+import { eraseAction, splitRows } from './erase-plan.js';
+import { ArchiveRestoreRequiredError, EraseIncompleteError } from './errors.js';
+import { type RewrittenObject, rewrittenObject } from './rewritten-object.js';
+import { deleteEveryVersion, keepsVersions, putArchiveObject, recordCount, type Store } from './store.js';
+
+/** [from, to) is the range of the records' ApproximateCreationDateTime to erase. */
+export interface EraseTenantOptions extends ArchiveRangeOptions {
+  /** The tenant id, as `partitionBy` returns it. A `/`, an empty id or control characters: InvalidTenantError. */
+  tenant: string;
+  /**
+   * Tells the tenant of a row in an unpartitioned object (and of a dead-letter entry). Without
+   * it, unpartitioned objects in range make the erase throw UnpartitionedObjectsError.
+   */
+  partitionBy?: TenantPartitioner;
+  /**
+   * Also erase the tenant's entries from an S3DeadLetterSink store (`prefix` as given to the
+   * sink, `bucket` default the archive's). Needs `partitionBy`.
+   */
+  deadLetter?: { prefix: string; bucket?: string };
+  /** Storage class of rewritten objects. Default STANDARD. */
+  storageClass?: ArchiveStorageClass;
+  sse?: ServerSideEncryption;
+  /** GLACIER / DEEP_ARCHIVE objects that must be read were restored. */
+  restored?: boolean;
+  /** List what would go, change nothing. */
+  dryRun?: boolean;
+  concurrency?: number;
+  verifyChecksum?: boolean;
+}
+
+const readDeadLetter = defineOptions<{ prefix: string; bucket?: string }>()('eraseTenant deadLetter', {
+  prefix: { ...PREFIX_OPTION, required: true },
+  bucket: { kind: 'nonEmptyString' },
+});
+
+const readOptions = defineOptions<EraseTenantOptions>()('eraseTenant', {
+  ...RANGE_OPTIONS,
+  tenant: { kind: 'string', required: true },
+  partitionBy: { kind: 'function' },
+  deadLetter: { kind: 'object' },
+  storageClass: { kind: 'enum', values: ARCHIVE_STORAGE_CLASSES, default: 'STANDARD' },
+  sse: SSE_OPTION,
+  restored: { kind: 'boolean', default: false },
+  dryRun: { kind: 'boolean', default: false },
+  concurrency: { kind: 'integer', min: 1, max: 64, default: 8 },
+  verifyChecksum: { kind: 'boolean', default: true },
+});
+
+export interface EraseReport {
+  tenant: string;
+  /** The tenant's key segment (`tenant=<segment>`). */
+  segment: string;
+  from: string;
+  to: string;
+  dryRun: boolean;
+  /** Objects deleted whole (the tenant's own, or unpartitioned ones holding only its rows). */
+  deleted: { key: string; rows: number | undefined }[];
+  /** Unpartitioned objects (or the tenant's own in an hour the range cuts) rewritten without its rows. */
+  rewritten: { key: string; replacement: string; rowsErased: number; rowsKept: number }[];
+  rowsErased: number;
+  /** Rows kept because the partitioner could not place them (it threw). */
+  unattributedRows: number;
+  /** Object versions deleted (every version of each key on a versioned bucket). 0 in a dry run. */
+  versionsDeleted: number;
+  /** With `deadLetter`: entries deleted, and entries kept because they could not be placed. */
+  deadLetters: { deleted: string[]; unattributed: string[] } | undefined;
+}
+
+interface Rewrite {
+  object: ListedArchiveObject;
+  replacement: RewrittenObject;
+  erased: number;
+  kept: number;
+}
+
+/**
+ * Erases every archived row of one tenant whose record time is in [from, to): the tenant's own
+ * objects are deleted unread; unpartitioned objects (and the tenant's objects in an hour the
+ * range only cuts) are read and rewritten without its rows; other tenants' objects are neither
+ * read nor written. On a bucket that keeps versions every version of each erased key is deleted,
+ * so nothing of the tenant survives as a noncurrent version. With `deadLetter`, the tenant's
+ * entries in an S3 dead-letter store go too. `dryRun` lists all of it and changes nothing.
+ *
+ * Everything that could stop the erase — an invalid tenant id, unpartitioned objects without a
+ * partitioner, objects needing a restore — is found before the first change. A rewrite puts the
+ * new object before deleting the old one, so a failure part-way (EraseIncompleteError) never
+ * loses another tenant's rows, and running the same erase again finishes it.
+ */
+export async function eraseTenant(options: EraseTenantOptions): Promise<EraseReport> {
+  const o = readOptions(options);
+  const segment = tenantSegment(o.tenant);
+  const fromMs = toMillis(o.from);
+  const toMs = toMillis(o.to);
+  if (!(fromMs < toMs)) throw readOptions.fail("'from' must be before 'to'", 'from');
+  const deadLetter =
+    o.deadLetter === undefined ? undefined : readDeadLetter(o.deadLetter, readOptions.where, 'deadLetter.');
+  if (deadLetter !== undefined && o.partitionBy === undefined) {
+    throw readOptions.fail(
+      'deadLetter needs partitionBy: an entry holds its record, and only partitionBy names its tenant',
+      'deadLetter',
+    );
+  }
+  const store: Store = { client: o.client ?? new S3Client({}), bucket: o.bucket, signal: o.signal };
+  const prefix = keyPrefix(o.prefix);
+  const table = safeSegment(o.table);
+  const limit = pLimit(o.concurrency);
+  const partitionBy = o.partitionBy;
+  const isTenantRecord =
+    partitionBy === undefined
+      ? undefined
+      : (record: Parameters<TenantPartitioner>[0]) => recordTenantSegment(partitionBy, record) === segment;
+  const report: EraseReport = {
+    tenant: o.tenant,
+    segment,
+    from: new Date(fromMs).toISOString(),
+    to: new Date(toMs).toISOString(),
+    dryRun: o.dryRun,
+    deleted: [],
+    rewritten: [],
+    rowsErased: 0,
+    unattributedRows: 0,
+    versionsDeleted: 0,
+    deadLetters: undefined,
+  };
+
+  // 1. Classify every object in range; refuse before reading if something cannot be done.
+  const whole: ListedArchiveObject[] = [];
+  const toRead: ListedArchiveObject[] = [];
+  const unpartitioned: string[] = [];
+  const target = { segment, fromMs, toMs, canPartition: partitionBy !== undefined };
+  for await (const hour of listArchiveHours({ ...store, prefix, table, fromMs, toMs })) {
+    for (const object of hour.objects) {
+      const action = eraseAction(object, hour.startMs, target);
+      if (action === 'delete') whole.push(object);
+      else if (action === 'read') toRead.push(object);
+      else if (action === 'unpartitioned') unpartitioned.push(object.key);
+    }
+  }
+  if (unpartitioned.length > 0) throw new UnpartitionedObjectsError(o.tenant, unpartitioned);
+  const archived = toRead.filter((x) => x.storageClass === 'GLACIER' || x.storageClass === 'DEEP_ARCHIVE');
+  if (archived.length > 0 && !o.restored) throw new ArchiveRestoreRequiredError(archived.map((x) => x.key));
+
+  // 2. Read what may hold some of the tenant's rows; decide per object.
+  const isTenantRow =
+    (object: ListedArchiveObject) =>
+    (row: ArchiveRow): boolean | undefined => {
+      if (object.tenant !== undefined) return object.tenant === segment;
+      try {
+        return (isTenantRecord as (r: Parameters<TenantPartitioner>[0]) => boolean)(rowToRecord(row));
+      } catch {
+        return undefined;
+      }
+    };
+  const wholeRead: { object: ListedArchiveObject; rows: number }[] = [];
+  const rewrites: Rewrite[] = [];
+  await Promise.all(
+    toRead.map((object) =>
+      limit(async () => {
+        const { rows } = await fetchArchiveObject(store.client, store.bucket, object.key, {
+          verify: o.verifyChecksum,
+          signal: o.signal,
+        });
+        const split = splitRows(rows, isTenantRow(object), fromMs, toMs);
+        report.unattributedRows += split.unattributed;
+        if (split.erased.length === 0) return;
+        if (split.kept.length === 0) {
+          wholeRead.push({ object, rows: split.erased.length });
+          return;
+        }
+        const partition: ArchivePartition = { table, dt: object.dt, hour: object.hour, shard: object.shard };
+        if (object.tenant !== undefined) partition.tenant = object.tenant;
+        const replacement = rewrittenObject(
+          prefix,
+          partition,
+          split.kept.map((row) => `${JSON.stringify(row)}\n`),
+          {
+            first: (split.kept[0] as ArchiveRow).sequenceNumber,
+            last: (split.kept.at(-1) as ArchiveRow).sequenceNumber,
+          },
+        );
+        rewrites.push({ object, replacement, erased: split.erased.length, kept: split.kept.length });
+      }),
+    ),
+  );
+  const wholeCounts = await Promise.all(whole.map((object) => limit(() => recordCount(store, object.key))));
+  report.deleted = [
+    ...whole.map((object, i) => ({ key: object.key, rows: wholeCounts[i] })),
+    ...wholeRead.map(({ object, rows }) => ({ key: object.key, rows })),
+  ].sort((a, b) => (a.key < b.key ? -1 : 1));
+  report.rewritten = rewrites
+    .map((r) => ({
+      key: r.object.key,
+      replacement: r.replacement.key,
+      rowsErased: r.erased,
+      rowsKept: r.kept,
+    }))
+    .sort((a, b) => (a.key < b.key ? -1 : 1));
+  report.rowsErased =
+    report.deleted.reduce((sum, d) => sum + (d.rows ?? 0), 0) +
+    report.rewritten.reduce((sum, r) => sum + r.rowsErased, 0);
+
+  let scan: DeadLetterScan | undefined;
+  const dlStore: Store | undefined =
+    deadLetter === undefined ? undefined : { ...store, bucket: deadLetter.bucket ?? store.bucket };
+  if (deadLetter !== undefined && dlStore !== undefined && isTenantRecord !== undefined) {
+    scan = await scanDeadLetters(
+      dlStore,
+      keyPrefix(deadLetter.prefix),
+      isTenantRecord,
+      { fromMs, toMs },
+      limit,
+    );
+    report.deadLetters = { deleted: scan.matches, unattributed: scan.unattributed };
+  }
+  if (o.dryRun) return report;
+
+  // 3. Change: replacements first, then the deletes; each key with every version it has.
+  const done: string[] = [];
+  try {
+    const versioned = await keepsVersions(store);
+    const erase = async (s: Store, key: string, versionedBucket: boolean) => {
+      report.versionsDeleted += await deleteEveryVersion(s, key, versionedBucket);
+      done.push(key);
+    };
+    await Promise.all(
+      rewrites.map((r) =>
+        limit(async () => {
+          await putArchiveObject(
+            store,
+            { storageClass: o.storageClass, sse: sseParams(o.sse, readOptions.where) },
+            r.replacement,
+          );
+          if (r.replacement.key !== r.object.key) await erase(store, r.object.key, versioned);
+        }),
+      ),
+    );
+    await Promise.all(report.deleted.map((d) => limit(() => erase(store, d.key, versioned))));
+    if (scan !== undefined && dlStore !== undefined) {
+      const dlVersioned = dlStore.bucket === store.bucket ? versioned : await keepsVersions(dlStore);
+      await Promise.all(scan.matches.map((key) => limit(() => erase(dlStore, key, dlVersioned))));
+    }
+  } catch (error) {
+    throw new EraseIncompleteError(o.tenant, done, { cause: error });
+  }
+  return report;
+}

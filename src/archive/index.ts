@@ -1,0 +1,18 @@
+// Operations on a stored archive: compaction of closed hours into duplicate-free objects, and
+// erasing one tenant. Reached through `tidewater/archive` (src/archive.ts), beside readArchive.
+export type { CompactArchiveOptions, CompactionReport, HourCompaction } from './compact.js';
+export { compactArchive } from './compact.js';
+export type { CompactionLayout, CompactionPlan, CompactionSource } from './compaction-plan.js';
+export { planCompaction, rowSetSha256 } from './compaction-plan.js';
+export type { EraseReport, EraseTenantOptions } from './erase-tenant.js';
+export { eraseTenant } from './erase-tenant.js';
+export {
+  ArchiveRestoreRequiredError,
+  CompactionFailedHoursError,
+  CompactionIncompleteError,
+  EraseIncompleteError,
+  OpenPartitionError,
+} from './errors.js';
+export { closesAt, DEFAULT_CLOSED_AFTER_SECONDS, parseHour, scheduledWindow } from './hours.js';
+export type { CompactionManifest } from './manifest.js';
+export { manifestPrefix } from './manifest.js';

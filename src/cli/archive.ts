@@ -1,0 +1,202 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  CompactionIncompleteError,
+  compactArchive,
+  EraseIncompleteError,
+  eraseTenant,
+  parseHour,
+} from '../archive/index.js';
+import { tenantFromPartitionKey } from '../sinks/archive-partition.js';
+import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
+import { EXIT } from './exit-codes.js';
+import { integer } from './parse.js';
+
+interface CommonFlags {
+  bucket: string;
+  table: string;
+  prefix?: string;
+  tenantKey?: string;
+  restored?: boolean;
+  dryRun?: boolean;
+}
+
+interface CompactFlags extends CommonFlags {
+  hour?: string;
+  from?: string;
+  to?: string;
+  closedAfter?: number;
+  maxObjectBytes?: number;
+  storageClass?: ArchiveStorageClass;
+}
+
+interface EraseFlags extends CommonFlags {
+  tenant: string;
+  from: string;
+  to: string;
+  deadLetterPrefix?: string;
+  deadLetterBucket?: string;
+}
+
+function positive(text: string): number {
+  const value = integer(text);
+  if (value < 1) throw new InvalidArgumentError(`expected at least 1, got ${text}`);
+  return value;
+}
+
+function time(text: string): string {
+  if (!Number.isFinite(Date.parse(text)))
+    throw new InvalidArgumentError(`expected an ISO-8601 time, got ${text}`);
+  return text;
+}
+
+/** The options every archive subcommand shares. */
+function common(command: Command): Command {
+  return command
+    .requiredOption('-b, --bucket <name>', 'the archive bucket')
+    .requiredOption('-t, --table <name>', 'the table whose archive it is (the key segment table=<name>)')
+    .option('-p, --prefix <prefix>', 'the key prefix the archive sink writes under (e.g. archive/)')
+    .option(
+      '--tenant-key <attribute>',
+      'partition by tenant: the tenant id is the text before the first # of this key attribute (tenantFromPartitionKey)',
+    )
+    .option('--restored', 'GLACIER / DEEP_ARCHIVE objects in range were restored: read them')
+    .option('--dry-run', 'report what would be written and deleted; change nothing');
+}
+
+function partitionBy(flags: CommonFlags) {
+  return flags.tenantKey === undefined
+    ? {}
+    : { partitionBy: tenantFromPartitionKey({ attribute: flags.tenantKey }) };
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** A run stopped part-way: what was done is safe, a rerun finishes. Exit 5, like an aggregation left incomplete. */
+async function finishing(run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+    process.exitCode = EXIT.ok;
+  } catch (error) {
+    if (error instanceof CompactionIncompleteError || error instanceof EraseIncompleteError) {
+      process.stderr.write(`${error.name}: ${error.message}\n`);
+      process.exitCode = EXIT.incomplete;
+      return;
+    }
+    throw error;
+  }
+}
+
+function compactCommand(): Command {
+  const command = common(new Command('compact'))
+    .description(
+      'Rewrite closed hour partitions into as few objects as the size bound allows, each row once, then delete ' +
+        'the objects replaced (a manifest first). Safe to repeat; prints a JSON report.',
+    )
+    .option('--hour <hour>', 'one hour partition, e.g. 2026-01-15T03')
+    .option('--from <time>', 'with --to: every hour overlapping [from, to)', time)
+    .option('--to <time>', 'end of the range (exclusive)', time)
+    .option(
+      '--closed-after <seconds>',
+      'an hour is closed this long after its end (default 90000: 25 hours)',
+      integer,
+    )
+    .option('--max-object-bytes <n>', 'bound on one object before gzip (default 16 MiB)', positive)
+    .addOption(
+      new Option('--storage-class <class>', 'of the objects written').choices(ARCHIVE_STORAGE_CLASSES),
+    );
+  return command.action(async (flags: CompactFlags) => {
+    const ranged = flags.from !== undefined || flags.to !== undefined;
+    if (
+      (flags.hour !== undefined) === ranged ||
+      (ranged && (flags.from === undefined || flags.to === undefined))
+    ) {
+      return command.error('error: give --hour, or --from and --to');
+    }
+    let range: { from: number | string; to: number | string };
+    if (flags.hour === undefined) range = { from: flags.from as string, to: flags.to as string };
+    else {
+      const hour = parseHour(flags.hour);
+      if (hour === undefined)
+        return command.error(`error: --hour ${flags.hour}: expected e.g. 2026-01-15T03`);
+      range = { from: hour.fromMs, to: hour.toMs };
+    }
+    const client = new S3Client({});
+    await finishing(async () => {
+      try {
+        const report = await compactArchive({
+          client,
+          bucket: flags.bucket,
+          table: flags.table,
+          ...range,
+          ...(flags.prefix === undefined ? {} : { prefix: flags.prefix }),
+          ...partitionBy(flags),
+          ...(flags.closedAfter === undefined ? {} : { closedAfterSeconds: flags.closedAfter }),
+          ...(flags.maxObjectBytes === undefined ? {} : { maxObjectBytes: flags.maxObjectBytes }),
+          ...(flags.storageClass === undefined ? {} : { storageClass: flags.storageClass }),
+          restored: flags.restored === true,
+          dryRun: flags.dryRun === true,
+        });
+        print(report);
+      } finally {
+        client.destroy();
+      }
+    });
+  });
+}
+
+function eraseCommand(): Command {
+  return common(new Command('erase-tenant'))
+    .description(
+      'Delete every archived row of one tenant in a time range: its own objects whole, other objects rewritten without its rows, every version on a versioned bucket; with --dead-letter-prefix, its S3 dead-letter entries too. Prints a JSON report of what was (with --dry-run: would be) erased.',
+    )
+    .requiredOption('--tenant <id>', 'the tenant id (as partitionBy / --tenant-key names it)')
+    .requiredOption('--from <time>', 'start of the record-time range (inclusive, ISO-8601)', time)
+    .requiredOption('--to <time>', 'end of the range (exclusive)', time)
+    .option(
+      '--dead-letter-prefix <prefix>',
+      "also erase the tenant's entries of the S3 dead-letter store under this prefix",
+    )
+    .option('--dead-letter-bucket <name>', 'the dead-letter store bucket (default the archive bucket)')
+    .action(async (flags: EraseFlags) => {
+      const client = new S3Client({});
+      await finishing(async () => {
+        try {
+          const report = await eraseTenant({
+            client,
+            bucket: flags.bucket,
+            table: flags.table,
+            tenant: flags.tenant,
+            from: flags.from,
+            to: flags.to,
+            ...(flags.prefix === undefined ? {} : { prefix: flags.prefix }),
+            ...partitionBy(flags),
+            ...(flags.deadLetterPrefix === undefined
+              ? {}
+              : {
+                  deadLetter: {
+                    prefix: flags.deadLetterPrefix,
+                    ...(flags.deadLetterBucket === undefined ? {} : { bucket: flags.deadLetterBucket }),
+                  },
+                }),
+            restored: flags.restored === true,
+            dryRun: flags.dryRun === true,
+          });
+          print(report);
+        } finally {
+          client.destroy();
+        }
+      });
+    });
+}
+
+export function archiveCommand(): Command {
+  const archive = new Command('archive').description(
+    'Maintain an S3 archive: compact closed hours into duplicate-free objects, erase one tenant.',
+  );
+  for (const sub of [compactCommand(), eraseCommand()])
+    archive.addCommand(sub.exitOverride().showHelpAfterError());
+  return archive;
+}
