@@ -13,7 +13,11 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from '../../src/local/dynamodb-local.js';
+import {
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  startDynamoDbLocal,
+} from '../../src/local/servers/dynamodb-local.js';
 import { aggregateVotes } from '../../src/votes/aggregate.js';
 import { VoteCounter } from '../../src/votes/counter.js';
 import { PollKeys } from '../../src/votes/keys.js';

@@ -12,7 +12,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { startS3Server } from '../../src/local/s3-server.js';
+import { startS3Server } from '../../src/local/servers/s3-server.js';
 import { generateEvent } from '../lib/events.js';
 import { bytes, fixed, goal, int, table, whyMissed } from '../lib/markdown.js';
 import { median, rotate } from '../lib/stats.js';

@@ -15,10 +15,14 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from '../../src/local/dynamodb-local.js';
-import { EventSourceMappingEmulator } from '../../src/local/emulator.js';
-import { StreamPoller } from '../../src/local/poller.js';
-import { capture, replay } from '../../src/local/replay.js';
+import { EventSourceMappingEmulator } from '../../src/local/emulator/emulator.js';
+import { StreamPoller } from '../../src/local/emulator/poller.js';
+import { capture, replay } from '../../src/local/emulator/replay.js';
+import {
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  startDynamoDbLocal,
+} from '../../src/local/servers/dynamodb-local.js';
 import { goal, int, ratio, table } from '../lib/markdown.js';
 
 const GOAL_RECORDS_PER_SECOND = 5_000;

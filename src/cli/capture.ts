@@ -5,10 +5,10 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   capture,
   loadServerlessConfig,
+  planServiceResources,
   type ServerlessConfig,
   ServerlessConfigError,
 } from '../local/index.js';
-import { planServiceResources } from '../local/service-resources.js';
 import { EXIT } from './exit-codes.js';
 import { streamFunctionOf } from './function-env.js';
 import { integer } from './parse.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { formatSummary, runMainJob } from '../local/main-job.js';
+import { type DemoSummary, formatDemoSummary, runDemo } from './demo-app.js';
 import { EXIT } from './exit-codes.js';
 import { integer } from './parse.js';
 
@@ -35,9 +35,9 @@ export function demoCommand(): Command {
         const write = process.stdout.write.bind(process.stdout);
         process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) =>
           opts.verbose ? process.stderr.write(chunk, ...(rest as [])) : true) as typeof process.stdout.write;
-        let summary: Awaited<ReturnType<typeof runMainJob>>;
+        let summary: DemoSummary;
         try {
-          summary = await runMainJob({
+          summary = await runDemo({
             expiredItems: opts.expired,
             userDeletes: opts.userDeletes,
             votes: opts.votes,
@@ -47,7 +47,9 @@ export function demoCommand(): Command {
         } finally {
           process.stdout.write = write;
         }
-        process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
+        process.stdout.write(
+          opts.json ? `${JSON.stringify(summary, null, 2)}\n` : formatDemoSummary(summary),
+        );
         process.exitCode = summary.ok ? EXIT.ok : EXIT.checkFailed;
       },
     );

@@ -1,12 +1,13 @@
-import type { ServerlessConfig, StreamFunctionSettings } from '../local/index.js';
-import { ServerlessConfigError } from '../local/index.js';
-import { isEndpointVariable } from '../local/process-env.js';
+import { plannedReferences } from '../local/config/service-resources.js';
 import {
-  plannedReferences,
   planServiceResources,
   type ResourceReferences,
   resolveEnvironment,
-} from '../local/service-resources.js';
+  type ServerlessConfig,
+  ServerlessConfigError,
+  type StreamFunctionSettings,
+} from '../local/index.js';
+import { isEndpointVariable } from '../local/servers/process-env.js';
 
 /** `-f key`, or the only function with a DynamoDB stream event when none is named. */
 export async function streamFunctionOf(

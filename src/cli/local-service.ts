@@ -1,35 +1,27 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import {
+  createServiceResources,
   type EmulatorEvent,
   EventSourceMappingEmulator,
   type FailureDestination,
   handlerFile,
   loadHandler,
   loadServerlessConfig,
-  S3FailureDestination,
+  planServiceResources,
+  resolveEnvironment,
   ServerlessConfigError,
-  SqsFailureDestination,
+  type ServiceResources,
   type StartingPosition,
   type StreamFunctionSettings,
   type StreamHandler,
   StreamPoller,
-  startDynamoDbLocal,
-  startS3Server,
-  startSqsServer,
   toEmulatorOptions,
 } from '../local/index.js';
-import { connectLocalAws, type LocalAws } from '../local/local-aws.js';
-import { overlayEnv } from '../local/process-env.js';
-import {
-  createServiceResources,
-  planServiceResources,
-  resolveEnvironment,
-  type ServiceResources,
-} from '../local/service-resources.js';
+import { overlayEnv } from '../local/servers/process-env.js';
 import { describeEvent } from './describe-event.js';
+import { onFailureDestination, type ServerEndpoints, type Servers, startServers } from './local-servers.js';
 
 /**
  * `tidewater start` in a service: the local servers, the resources its serverless.yml declares,
@@ -49,7 +41,7 @@ export interface LocalServiceOptions {
   /** Stops the run (SIGINT / SIGTERM in the CLI). */
   signal?: AbortSignal;
   /** Servers already running (Docker, a test's); each one not given is started here. */
-  endpoints?: { dynamodb?: string; s3?: string; sqs?: string };
+  endpoints?: ServerEndpoints;
   /** Write the environment that reaches the local servers here (KEY=value lines) once ready. */
   envFile?: string;
   verbose?: boolean;
@@ -65,13 +57,6 @@ export interface LocalServiceResult {
   discarded: number;
 }
 
-interface Servers {
-  aws: LocalAws;
-  sqs: SQSClient;
-  sqsEndpoint: string;
-  stop(): Promise<void>;
-}
-
 interface RunningFunction {
   fn: StreamFunctionSettings;
   streamArn: string;
@@ -80,8 +65,6 @@ interface RunningFunction {
   onFailure?: FailureDestination;
   onFailureNote: string;
 }
-
-const NOT_STOPPED = { endpoint: '', stop: async () => undefined };
 
 export async function runLocalService(options: LocalServiceOptions): Promise<LocalServiceResult> {
   const { log } = options;
@@ -206,40 +189,6 @@ async function selectFunctions(
   return out;
 }
 
-/** Starts the servers not given as endpoints; on any failure stops the ones that started. */
-async function startServers(endpoints: NonNullable<LocalServiceOptions['endpoints']>): Promise<Servers> {
-  const external = (endpoint: string) => ({ ...NOT_STOPPED, endpoint });
-  const started = await Promise.allSettled([
-    endpoints.dynamodb ? external(endpoints.dynamodb) : startDynamoDbLocal(),
-    endpoints.s3 ? external(endpoints.s3) : startS3Server(),
-    endpoints.sqs ? external(endpoints.sqs) : startSqsServer(),
-  ]);
-  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) {
-    // A server left listening would keep the process alive after the error (e.g. no Java).
-    await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
-    throw failed.reason;
-  }
-  const [dynamo, s3, sqsServer] = started.map(
-    (r) => (r as PromiseFulfilledResult<typeof NOT_STOPPED>).value,
-  ) as [typeof NOT_STOPPED, typeof NOT_STOPPED, typeof NOT_STOPPED];
-  const aws = connectLocalAws(dynamo, s3);
-  const sqs = new SQSClient({
-    endpoint: sqsServer.endpoint,
-    region: aws.region,
-    credentials: aws.credentials,
-  });
-  return {
-    aws,
-    sqs,
-    sqsEndpoint: sqsServer.endpoint,
-    async stop() {
-      sqs.destroy();
-      await Promise.all([aws.stop(), sqsServer.stop()]);
-    },
-  };
-}
-
 function describeResources(resources: ServiceResources, declared: number, log: (line: string) => void) {
   if (declared === 0) {
     log("resources: serverless.yml's resources: declares no table, bucket or queue");
@@ -314,29 +263,6 @@ async function prepareFunction(
     handler,
     ...(destination ? { onFailure: destination } : {}),
     onFailureNote: note,
-  };
-}
-
-/** destinations.onFailure, when it names a local queue or bucket. */
-function onFailureDestination(
-  fn: StreamFunctionSettings,
-  resources: ServiceResources,
-  servers: Servers,
-): { destination?: FailureDestination; note: string } {
-  const target = fn.stream.onFailure;
-  if (!target) return { note: 'none (Lambda drops the batch)' };
-  const arn = resolveEnvironment({ arn: target.arn }, resources).values.arn;
-  const queue = resources.queues.find((q) => q.arn === arn);
-  if (queue)
-    return { destination: new SqsFailureDestination(servers.sqs, queue.url), note: `queue ${queue.name}` };
-  const bucket = resources.buckets.find((b) => `arn:aws:s3:::${b.name}` === arn);
-  if (bucket)
-    return {
-      destination: new S3FailureDestination(servers.aws.s3, bucket.name),
-      note: `bucket ${bucket.name}`,
-    };
-  return {
-    note: `${arn ?? JSON.stringify(target.arn)} is not a local queue or bucket (discards are only logged)`,
   };
 }
 

@@ -13,7 +13,7 @@ import {
   type StreamHandler,
   toEmulatorOptions,
 } from '../local/index.js';
-import { overlayEnv } from '../local/process-env.js';
+import { overlayEnv } from '../local/servers/process-env.js';
 import { describeEvent } from './describe-event.js';
 import { EXIT } from './exit-codes.js';
 import { functionEnvironment, streamFunctionOf } from './function-env.js';

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: serverless variables, not template literals
 import { isDeepStrictEqual } from 'node:util';
-import { parseServerlessYaml } from '../local/serverless-config.js';
+import { parseServerlessYaml } from '../local/config/yaml.js';
 
 /**
  * Adds tidewater's pieces (a plugin, custom.esbuild, a function, resources entries) to a user's

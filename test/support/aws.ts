@@ -17,8 +17,8 @@ import {
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/dynamodb-local.js';
-import { type SqsServer, startSqsServer } from '../../src/local/sqs-server.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/servers/dynamodb-local.js';
+import { type SqsServer, startSqsServer } from '../../src/local/servers/sqs-server.js';
 
 const clientConfig = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
 

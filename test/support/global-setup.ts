@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../src/local/dynamodb-local.js';
-import { startS3Server } from '../../src/local/s3-server.js';
+import { startDynamoDbLocal } from '../../src/local/servers/dynamodb-local.js';
+import { startS3Server } from '../../src/local/servers/s3-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

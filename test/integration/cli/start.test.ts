@@ -14,7 +14,7 @@ import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, describe, expect, inject, it, onTestFinished, vi } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
 import { localClients, uniqueName } from '../../support/aws.js';
 
 const clients = localClients();

@@ -3,10 +3,10 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { templateProblems } from '../../../scripts/package.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
-import { streamEvents } from '../../../src/local/events.js';
-import { createLambdaContext } from '../../../src/local/lambda-context.js';
-import { createLocalResources } from '../../../src/local/resources.js';
+import { createLocalResources } from '../../../src/local/config/resources.js';
+import { streamEvents } from '../../../src/local/emulator/events.js';
+import { createLambdaContext } from '../../../src/local/emulator/lambda-context.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
 import { localClients, startLocalSqs, uniqueName } from '../../support/aws.js';
 
 // The deployed entry point, composed exactly as in Lambda (module-level config from the

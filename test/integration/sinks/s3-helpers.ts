@@ -1,6 +1,10 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
-import { type S3Server, type S3ServerMiddleware, startS3Server } from '../../../src/local/s3-server.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
+import {
+  type S3Server,
+  type S3ServerMiddleware,
+  startS3Server,
+} from '../../../src/local/servers/s3-server.js';
 
 export interface RecordedRequest {
   method: string;

@@ -4,7 +4,7 @@ import {
   ProvisionedThroughputExceededException,
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/dynamodb-local.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
 import { createTestTable, localClients } from '../../support/aws.js';
 
 /** A table with the key schema votes needs: pk (S) hash + sk (S) range. */

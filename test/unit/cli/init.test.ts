@@ -7,8 +7,9 @@ import { InitError } from '../../../src/cli/errors.js';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { initService } from '../../../src/cli/init.js';
 import { main } from '../../../src/cli/program.js';
-import { loadServerlessConfig, parseServerlessYaml } from '../../../src/local/serverless-config.js';
-import { planServiceResources } from '../../../src/local/service-resources.js';
+import { loadServerlessConfig } from '../../../src/local/config/serverless-config.js';
+import { planServiceResources } from '../../../src/local/config/service-resources.js';
+import { parseServerlessYaml } from '../../../src/local/config/yaml.js';
 
 const SCAFFOLD = [
   'package.json',

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { mergeServerlessYaml, templatePieces } from '../../../src/cli/serverless-merge.js';
-import { parseServerlessYaml } from '../../../src/local/serverless-config.js';
+import { parseServerlessYaml } from '../../../src/local/config/yaml.js';
 
 const template = readFileSync(
   new URL('../../../templates/init/serverless.yml', import.meta.url),

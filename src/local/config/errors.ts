@@ -1,0 +1,34 @@
+import { TidewaterError } from '../../core/index.js';
+
+/** `<where>: <detail>`: an error about one file, setting or resource, which `where` names. */
+abstract class ConfigError extends TidewaterError {
+  constructor(
+    readonly where: string,
+    detail: string,
+  ) {
+    super(`${where}: ${detail}`);
+  }
+}
+
+/** serverless.yml cannot be read or a variable in it cannot be resolved. */
+export class ServerlessConfigError extends ConfigError {
+  override name = 'ServerlessConfigError';
+  /** The serverless.yml (or a file it includes). */
+  get file(): string {
+    return this.where;
+  }
+}
+
+/** An infra/ file or a setting could not be read or resolved. */
+export class InfraDefinitionError extends ConfigError {
+  override name = 'InfraDefinitionError';
+}
+
+/** A resource already exists on the local server with a definition that differs from infra/. */
+export class LocalResourceConflictError extends ConfigError {
+  override name = 'LocalResourceConflictError';
+  /** The table, bucket or queue. */
+  get resource(): string {
+    return this.where;
+  }
+}

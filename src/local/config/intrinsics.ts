@@ -1,0 +1,201 @@
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../servers/dynamodb-local.js';
+import { InfraDefinitionError } from './errors.js';
+
+/**
+ * CloudFormation's intrinsic functions and pseudo parameters, evaluated as CloudFormation would
+ * against the local resources: the one evaluator for infra/, serverless.yml's `resources:`, and a
+ * function's environment and stream ARN (`Ref: Bucket`, `Fn::GetAtt: [Table, StreamArn]`).
+ */
+
+/** `Ref: AWS::NoValue`: the property (or list item) it stands in is left out. */
+export const NO_VALUE: unique symbol = Symbol('AWS::NoValue');
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export interface IntrinsicContext {
+  region: string;
+  stackName: string;
+  conditions: Record<string, unknown>;
+  evaluatedConditions: Map<string, boolean>;
+  where: string;
+  /** The local resources `Ref` and `Fn::GetAtt` may name; without it they are errors. */
+  refs?: Readonly<Record<string, LocalResourceRef>>;
+}
+
+/** What `Ref` and `Fn::GetAtt` give for one local resource (a table's name, a queue's URL, its ARN…). */
+export interface LocalResourceRef {
+  readonly type: string;
+  /** `Ref`: a table's or bucket's name, a queue's URL. */
+  readonly ref: string;
+  /** `Fn::GetAtt` by attribute name: Arn, StreamArn, QueueName, QueueUrl, DomainName… */
+  readonly attributes: Readonly<Record<string, string>>;
+}
+
+function resourceRef(name: string, context: IntrinsicContext): string | undefined {
+  return context.refs?.[name]?.ref;
+}
+
+function resourceAttribute(id: string, attribute: string, context: IntrinsicContext): string {
+  const target = context.refs?.[id];
+  const value = target?.attributes[attribute];
+  if (value === undefined) {
+    throw new InfraDefinitionError(
+      context.where,
+      target
+        ? `Fn::GetAtt ${id}.${attribute}: ${target.type} ${id} has no ${attribute} locally (has ${Object.keys(target.attributes).join(', ') || 'none'})`
+        : `Fn::GetAtt ${id}.${attribute} is not available locally`,
+    );
+  }
+  return value;
+}
+
+function pseudo(name: string, context: IntrinsicContext): string | typeof NO_VALUE | undefined {
+  switch (name) {
+    case 'AWS::NoValue':
+      return NO_VALUE;
+    case 'AWS::Region':
+      return context.region;
+    case 'AWS::AccountId':
+      return LOCAL_ACCOUNT_ID;
+    case 'AWS::Partition':
+      return 'aws';
+    case 'AWS::StackName':
+      return context.stackName;
+    case 'AWS::URLSuffix':
+      return 'amazonaws.com';
+    default:
+      return undefined;
+  }
+}
+
+function condition(name: string, context: IntrinsicContext): boolean {
+  const known = context.evaluatedConditions.get(name);
+  if (known !== undefined) return known;
+  if (!(name in context.conditions))
+    throw new InfraDefinitionError(context.where, `unknown condition "${name}"`);
+  const value = evaluate(context.conditions[name], context);
+  if (typeof value !== 'boolean')
+    throw new InfraDefinitionError(context.where, `condition "${name}" is not a boolean`);
+  context.evaluatedConditions.set(name, value);
+  return value;
+}
+
+/**
+ * The intrinsics the emulated properties of table/bucket/queue use, evaluated as CloudFormation
+ * would. Refs to other resources and Fn::GetAtt never appear in emulated properties, so meeting
+ * one there is an error rather than a guess.
+ */
+export function evaluate(node: unknown, context: IntrinsicContext): unknown {
+  if (Array.isArray(node))
+    return node.map((item) => evaluate(item, context)).filter((item) => item !== NO_VALUE);
+  if (!isRecord(node)) return node;
+  const keys = Object.keys(node);
+  if (keys.length === 1) {
+    const key = keys[0] as string;
+    const arg = node[key];
+    const list = (count: number): unknown[] => {
+      if (!Array.isArray(arg) || arg.length !== count)
+        throw new InfraDefinitionError(context.where, `${key} takes ${count} arguments`);
+      return arg;
+    };
+    switch (key) {
+      case 'Ref': {
+        const value = pseudo(String(arg), context) ?? resourceRef(String(arg), context);
+        if (value === undefined)
+          throw new InfraDefinitionError(context.where, `Ref ${String(arg)} is not available locally`);
+        return value;
+      }
+      case 'Fn::GetAtt': {
+        const [id, attribute] = typeof arg === 'string' ? arg.split(/\.(.*)/s) : list(2);
+        return resourceAttribute(String(id), String(evaluate(attribute, context)), context);
+      }
+      case 'Condition':
+        return condition(String(arg), context);
+      case 'Fn::If': {
+        const [name, whenTrue, whenFalse] = list(3);
+        return evaluate(condition(String(name), context) ? whenTrue : whenFalse, context);
+      }
+      case 'Fn::Equals': {
+        const [a, b] = list(2).map((item) => evaluate(item, context));
+        return JSON.stringify(a) === JSON.stringify(b);
+      }
+      case 'Fn::Not':
+        return !evaluate(list(1)[0], context);
+      case 'Fn::And':
+        return (arg as unknown[]).every((item) => evaluate(item, context) === true);
+      case 'Fn::Or':
+        return (arg as unknown[]).some((item) => evaluate(item, context) === true);
+      case 'Fn::Join': {
+        const [delimiter, items] = list(2);
+        return (evaluate(items, context) as unknown[]).map(String).join(String(delimiter));
+      }
+      case 'Fn::Sub': {
+        const [template, variables] = typeof arg === 'string' ? [arg, {}] : list(2);
+        const values = evaluate(variables, context) as Record<string, unknown>;
+        return String(template).replace(/\$\{(!?)([^}]+)\}/g, (whole, bang: string, name: string) => {
+          if (bang) return `\${${name}}`;
+          if (name in values) return String(values[name]);
+          if (context.refs && name.includes('.') && !name.startsWith('AWS::')) {
+            const [id, attribute] = name.split(/\.(.*)/s);
+            return resourceAttribute(String(id), String(attribute), context);
+          }
+          const value = pseudo(name, context) ?? resourceRef(name, context);
+          if (value === undefined || value === NO_VALUE) {
+            throw new InfraDefinitionError(context.where, `Fn::Sub ${whole} is not available locally`);
+          }
+          return value;
+        });
+      }
+      default:
+        if (key.startsWith('Fn::'))
+          throw new InfraDefinitionError(context.where, `${key} is not supported locally`);
+    }
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    const resolved = evaluate(value, context);
+    if (resolved !== NO_VALUE) out[key] = resolved;
+  }
+  return out;
+}
+
+/** What `Ref` / `Fn::GetAtt` give for a bucket of this name. */
+export function bucketRef(name: string, region: string): LocalResourceRef {
+  return {
+    type: 'AWS::S3::Bucket',
+    ref: name,
+    attributes: {
+      Arn: `arn:aws:s3:::${name}`,
+      DomainName: `${name}.s3.amazonaws.com`,
+      RegionalDomainName: `${name}.s3.${region}.amazonaws.com`,
+    },
+  };
+}
+
+/**
+ * Evaluates CloudFormation intrinsics in a value (a function's environment variable) against
+ * local resources: Ref and Fn::GetAtt of `refs`, pseudo parameters, Fn::Sub, Fn::Join, Fn::If on
+ * `conditions`. Throws InfraDefinitionError for what cannot be resolved locally.
+ */
+export function resolveIntrinsics(
+  value: unknown,
+  context: {
+    refs: Readonly<Record<string, LocalResourceRef>>;
+    stackName: string;
+    region?: string;
+    conditions?: Readonly<Record<string, unknown>>;
+    where: string;
+  },
+): unknown {
+  const resolved = evaluate(value, {
+    region: context.region ?? LOCAL_REGION,
+    stackName: context.stackName,
+    conditions: { ...context.conditions },
+    evaluatedConditions: new Map(),
+    where: context.where,
+    refs: context.refs,
+  });
+  return resolved === NO_VALUE ? undefined : resolved;
+}

@@ -1,0 +1,255 @@
+import type { CreateTableCommandInput, KeySchemaElement, StreamViewType } from '@aws-sdk/client-dynamodb';
+import { defineOptions } from '../../core/index.js';
+import { LOCAL_REGION } from '../servers/dynamodb-local.js';
+import { InfraDefinitionError } from './errors.js';
+import { evaluate, type IntrinsicContext, isRecord, NO_VALUE } from './intrinsics.js';
+
+/**
+ * A CloudFormation template's tables, buckets and queues, planned for the local servers: the
+ * properties DynamoDB Local, the S3 server and the SQS server emulate, their intrinsics evaluated;
+ * everything else listed as deployed but not emulated. One planner for serverless.yml's
+ * `resources:` and for infra/ (which is the `resources:` of tidewater's own serverless.yml).
+ */
+
+/** One resource, with its properties resolved for the local servers. */
+export interface ResolvedResource {
+  readonly logicalId: string;
+  readonly type: string;
+  readonly properties: Readonly<Record<string, unknown>>;
+}
+
+// CloudFormation properties DynamoDB Local / s3rver / an SQS emulator accept, per resource type.
+// Everything else is listed in `notEmulated` so nobody mistakes a local run for a security test.
+const EMULATED: Record<string, ReadonlySet<string>> = {
+  'AWS::DynamoDB::Table': new Set([
+    'TableName',
+    'BillingMode',
+    'AttributeDefinitions',
+    'KeySchema',
+    'StreamSpecification',
+    'TimeToLiveSpecification',
+    'ProvisionedThroughput',
+    'GlobalSecondaryIndexes',
+    'LocalSecondaryIndexes',
+  ]),
+  'AWS::S3::Bucket': new Set(['BucketName']),
+  'AWS::SQS::Queue': new Set([
+    'QueueName',
+    'MessageRetentionPeriod',
+    'SqsManagedSseEnabled',
+    'KmsMasterKeyId',
+  ]),
+};
+
+/** How planTemplateResources names things CloudFormation would name, and where it is. */
+export interface TemplatePlanOptions {
+  /** With the stage, the stack name `<service>-<stage>` that generated names start with. */
+  service: string;
+  stage: string;
+  /** `AWS::Region` and the region in made-up ARNs. Default us-east-1 (DynamoDB Local's). */
+  region?: string;
+  /** Where the resources were read from, for error messages. Default `resources`. */
+  source?: string;
+}
+
+export interface PlannedTable extends ResolvedResource {
+  readonly createTable: CreateTableCommandInput;
+  readonly ttlAttribute?: string;
+}
+
+export interface PlannedBucket extends ResolvedResource {
+  readonly bucketName: string;
+}
+
+export interface PlannedQueue extends ResolvedResource {
+  readonly queueName: string;
+  readonly attributes: Record<string, string>;
+}
+
+/** Every table, bucket and queue a CloudFormation `Resources` section declares, resolved for the local servers. */
+export interface TemplatePlan {
+  readonly stage: string;
+  readonly stackName: string;
+  readonly region: string;
+  readonly tables: readonly PlannedTable[];
+  readonly buckets: readonly PlannedBucket[];
+  readonly queues: readonly PlannedQueue[];
+  /** `<LogicalId>.<Property>` (or a whole resource) that deploys but that the local servers do not emulate. */
+  readonly notEmulated: readonly string[];
+  /** The template's Conditions, for evaluating other intrinsics (a function's environment) later. */
+  readonly conditions: Readonly<Record<string, unknown>>;
+}
+
+/** One mapping with `Resources` / `Conditions` / `Outputs`, and where it came from (for messages). */
+export interface TemplatePart {
+  readonly where: string;
+  readonly document: unknown;
+}
+
+const readOptions = defineOptions<TemplatePlanOptions>()('planTemplateResources', {
+  service: { kind: 'nonEmptyString', required: true },
+  stage: { kind: 'nonEmptyString', required: true },
+  region: { kind: 'nonEmptyString', default: LOCAL_REGION },
+  source: { kind: 'nonEmptyString', default: 'resources' },
+});
+
+/** A name CloudFormation would generate (randomly); locally stable per stack, so restarts find it. */
+function generatedName(stackName: string, logicalId: string, maxLength: number): string {
+  return `${stackName}-${logicalId}`.slice(0, maxLength);
+}
+
+/**
+ * Plans the tables, buckets and queues of a CloudFormation `Resources` section, as serverless.yml's
+ * `resources:` holds it (one mapping with `Resources` / `Conditions` / `Outputs`, or a list of
+ * them, serverless variables already resolved). A resource without a name gets
+ * `<service>-<stage>-<LogicalId>` (lower-cased for buckets).
+ */
+export function planTemplateResources(resources: unknown, options: TemplatePlanOptions): TemplatePlan {
+  const { source, ...names } = readOptions(options);
+  const parts =
+    resources === undefined || resources === null ? [] : Array.isArray(resources) ? resources : [resources];
+  return planTemplateParts(
+    parts.map((document, i) => ({ where: Array.isArray(resources) ? `${source}[${i}]` : source, document })),
+    { ...names, source },
+  );
+}
+
+/** planTemplateResources on parts that name themselves (infra/'s files). */
+export function planTemplateParts(
+  parts: readonly TemplatePart[],
+  options: { service: string; stage: string; region: string; source: string },
+): TemplatePlan {
+  const conditions: Record<string, unknown> = {};
+  const raw: { file: string; logicalId: string; definition: Record<string, unknown> }[] = [];
+  const seen = new Set<string>();
+  for (const { where, document } of parts) {
+    if (!isRecord(document)) throw new InfraDefinitionError(where, 'is not a mapping');
+    Object.assign(conditions, isRecord(document.Conditions) ? document.Conditions : {});
+    if (document.Resources === undefined) continue;
+    if (!isRecord(document.Resources)) throw new InfraDefinitionError(where, 'Resources is not a mapping');
+    for (const [logicalId, definition] of Object.entries(document.Resources)) {
+      if (!isRecord(definition)) throw new InfraDefinitionError(where, `${logicalId} is not a mapping`);
+      if (seen.has(logicalId)) throw new InfraDefinitionError(where, `${logicalId} is declared twice`);
+      seen.add(logicalId);
+      raw.push({ file: where, logicalId, definition });
+    }
+  }
+  const stackName = `${options.service}-${options.stage}`;
+  const context: IntrinsicContext = {
+    region: options.region,
+    stackName,
+    conditions,
+    evaluatedConditions: new Map(),
+    where: options.source,
+  };
+  const { resources: resolved, notEmulated } = resolveResources(raw, context);
+  const ofType = (type: string) => resolved.filter((r) => r.type === type);
+  return {
+    stage: options.stage,
+    stackName,
+    region: context.region,
+    tables: ofType('AWS::DynamoDB::Table').map((table) =>
+      planTable(table, options.source, generatedName(stackName, table.logicalId, 255)),
+    ),
+    buckets: ofType('AWS::S3::Bucket').map((bucket) => ({
+      ...bucket,
+      bucketName:
+        typeof bucket.properties.BucketName === 'string'
+          ? bucket.properties.BucketName
+          : generatedName(stackName, bucket.logicalId, 63)
+              .toLowerCase()
+              .replace(/[^a-z0-9.-]/g, '-'),
+    })),
+    queues: ofType('AWS::SQS::Queue').map((queue) => {
+      const fifo = String(queue.properties.FifoQueue) === 'true';
+      return planQueue(
+        queue,
+        `${generatedName(stackName, queue.logicalId, fifo ? 75 : 80)}${fifo ? '.fifo' : ''}`,
+      );
+    }),
+    notEmulated,
+    conditions,
+  };
+}
+
+/**
+ * The emulated part of each resource, its intrinsics evaluated; everything else in `notEmulated`.
+ * One reader for infra/ and for serverless.yml's `resources:`, so both resolve the same way.
+ */
+function resolveResources(
+  raw: readonly { file: string; logicalId: string; definition: Record<string, unknown> }[],
+  context: IntrinsicContext,
+): { resources: ResolvedResource[]; notEmulated: string[] } {
+  const resources: ResolvedResource[] = [];
+  const notEmulated: string[] = [];
+  for (const { file, logicalId, definition } of raw) {
+    const type = String(definition.Type);
+    const emulated = EMULATED[type];
+    if (!emulated) {
+      notEmulated.push(logicalId);
+      continue;
+    }
+    const properties: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(isRecord(definition.Properties) ? definition.Properties : {})) {
+      if (!emulated.has(key)) {
+        notEmulated.push(`${logicalId}.${key}`);
+        continue;
+      }
+      const resolved = evaluate(value, { ...context, where: `${file}: ${logicalId}.${key}` });
+      if (resolved !== NO_VALUE) properties[key] = resolved;
+    }
+    resources.push({ logicalId, type, properties });
+  }
+  return { resources, notEmulated };
+}
+
+type TableProperties = {
+  TableName?: string;
+  BillingMode?: CreateTableCommandInput['BillingMode'];
+  AttributeDefinitions?: CreateTableCommandInput['AttributeDefinitions'];
+  KeySchema?: KeySchemaElement[];
+  ProvisionedThroughput?: CreateTableCommandInput['ProvisionedThroughput'];
+  StreamSpecification?: { StreamViewType?: StreamViewType; StreamEnabled?: boolean };
+  TimeToLiveSpecification?: { AttributeName?: string; Enabled?: boolean };
+  GlobalSecondaryIndexes?: CreateTableCommandInput['GlobalSecondaryIndexes'];
+  LocalSecondaryIndexes?: CreateTableCommandInput['LocalSecondaryIndexes'];
+};
+
+/** A table resource as CreateTable input, plus its TTL attribute; `name` when TableName is absent. */
+function planTable(table: ResolvedResource, where: string, name?: string): PlannedTable {
+  const p = table.properties as TableProperties;
+  const tableName = p.TableName ?? name;
+  if (!tableName || !p.KeySchema || !p.AttributeDefinitions) {
+    throw new InfraDefinitionError(
+      where,
+      `${table.logicalId} needs ${name ? '' : 'TableName, '}KeySchema and AttributeDefinitions`,
+    );
+  }
+  const viewType =
+    p.StreamSpecification?.StreamEnabled === false ? undefined : p.StreamSpecification?.StreamViewType;
+  const ttl = p.TimeToLiveSpecification;
+  const createTable: CreateTableCommandInput = {
+    TableName: tableName,
+    BillingMode: p.BillingMode,
+    AttributeDefinitions: p.AttributeDefinitions,
+    KeySchema: p.KeySchema,
+    ...(p.ProvisionedThroughput ? { ProvisionedThroughput: p.ProvisionedThroughput } : {}),
+    ...(viewType ? { StreamSpecification: { StreamEnabled: true, StreamViewType: viewType } } : {}),
+    ...(p.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: p.GlobalSecondaryIndexes } : {}),
+    ...(p.LocalSecondaryIndexes ? { LocalSecondaryIndexes: p.LocalSecondaryIndexes } : {}),
+  };
+  return {
+    ...table,
+    createTable,
+    ...(ttl?.Enabled && ttl.AttributeName ? { ttlAttribute: ttl.AttributeName } : {}),
+  };
+}
+
+function planQueue(queue: ResolvedResource, name: string): PlannedQueue {
+  const attributes: Record<string, string> = {};
+  for (const [key, value] of Object.entries(queue.properties)) {
+    if (key !== 'QueueName') attributes[key] = String(value);
+  }
+  const queueName = typeof queue.properties.QueueName === 'string' ? queue.properties.QueueName : name;
+  return { ...queue, queueName, attributes };
+}

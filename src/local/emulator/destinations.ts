@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { defineOptions } from '../../core/index.js';
+import type { LambdaStreamRecord } from '../../records/index.js';
+
+export type FailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
+
+/** What Lambda sends to an on-failure destination for a stream event source (the "invocation record"). */
+export interface StreamInvocationRecord {
+  requestContext: {
+    requestId: string;
+    functionArn: string;
+    condition: FailureCondition;
+    approximateInvokeCount: number;
+  };
+  responseContext?: {
+    statusCode: number;
+    executedVersion: string;
+    functionError?: string;
+  };
+  version: '1.0';
+  timestamp: string;
+  DDBStreamBatchInfo: {
+    shardId: string;
+    startSequenceNumber: string;
+    endSequenceNumber: string;
+    approximateArrivalOfFirstRecord: string;
+    approximateArrivalOfLastRecord: string;
+    batchSize: number;
+    streamArn: string;
+  };
+}
+
+/**
+ * Where discarded batches go. SQS and SNS destinations get the invocation record (metadata only);
+ * an S3 destination also gets the batch's records, so `records` is handed to every destination.
+ */
+export interface FailureDestination {
+  send(record: StreamInvocationRecord, records: readonly LambdaStreamRecord[]): Promise<void>;
+}
+
+export class MemoryFailureDestination implements FailureDestination {
+  readonly records: StreamInvocationRecord[] = [];
+  async send(record: StreamInvocationRecord): Promise<void> {
+    this.records.push(record);
+  }
+}
+
+export class SqsFailureDestination implements FailureDestination {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+  ) {}
+  async send(record: StreamInvocationRecord): Promise<void> {
+    await this.sqs.send(
+      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(record) }),
+    );
+  }
+}
+
+export interface S3FailureDestinationOptions {
+  /** The event source mapping's UUID, the key's second level; default a random one per destination. */
+  eventSourceMappingUuid?: string;
+}
+
+/** The invocation record as an S3 destination stores it: with the discarded batch as `payload`. */
+export type S3InvocationRecord = StreamInvocationRecord & { payload: { Records: LambdaStreamRecord[] } };
+
+const readOptions = defineOptions<S3FailureDestinationOptions>()('S3FailureDestination', {
+  eventSourceMappingUuid: {
+    kind: 'custom',
+    expected: 'a UUID',
+    check: (value) => typeof value === 'string' && /^[\w-]+$/.test(value),
+  },
+});
+
+/**
+ * Lambda's S3 on-failure destination for stream sources: one object per discarded batch, keyed
+ * `aws/lambda/<ESM-UUID>/<shardID>/YYYY/MM/DD/YYYY-MM-DDTHH.MM.SS-<random UUID>` (UTC, from the
+ * record's timestamp), holding the invocation record plus `payload: { Records }` — unlike SQS and
+ * SNS destinations, S3 gets the records themselves.
+ */
+export class S3FailureDestination implements FailureDestination {
+  readonly eventSourceMappingUuid: string;
+
+  constructor(
+    private readonly s3: S3Client,
+    private readonly bucket: string,
+    options: S3FailureDestinationOptions = {},
+  ) {
+    this.eventSourceMappingUuid = readOptions(options).eventSourceMappingUuid ?? randomUUID();
+  }
+
+  /** The object key for an invocation record. */
+  keyOf(record: StreamInvocationRecord): string {
+    const time = record.timestamp; // ISO 8601, UTC: 2026-01-01T12:34:56.789Z
+    const day = time.slice(0, 10).replaceAll('-', '/');
+    const stamp = `${time.slice(0, 10)}T${time.slice(11, 19).replaceAll(':', '.')}`;
+    return `aws/lambda/${this.eventSourceMappingUuid}/${record.DDBStreamBatchInfo.shardId}/${day}/${stamp}-${randomUUID()}`;
+  }
+
+  async send(record: StreamInvocationRecord, records: readonly LambdaStreamRecord[]): Promise<void> {
+    const body: S3InvocationRecord = { ...record, payload: { Records: [...records] } };
+    await this.s3.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.keyOf(record),
+        Body: JSON.stringify(body),
+        ContentType: 'application/json',
+      }),
+    );
+  }
+}

@@ -1,0 +1,53 @@
+// Lambda's event source mapping for DynamoDB Streams, locally: the emulator (batching, filters,
+// retries, bisect, partial batch responses, on-failure destinations), the stream poller that
+// feeds it, checkpoints, replay and capture files, and what a handler is called with (events,
+// context, the loaded module). It reads records from any source and knows no config file.
+export type { CheckpointData, ShardCheckpoint } from './checkpoint.js';
+export { CheckpointStore } from './checkpoint.js';
+export type { Clock } from './clock.js';
+export { ManualClock, systemClock } from './clock.js';
+export type {
+  FailureCondition,
+  FailureDestination,
+  S3FailureDestinationOptions,
+  S3InvocationRecord,
+  StreamInvocationRecord,
+} from './destinations.js';
+export { MemoryFailureDestination, S3FailureDestination, SqsFailureDestination } from './destinations.js';
+export type {
+  EmulatorEvent,
+  EventSourceMappingOptions,
+  InvocationOutcome,
+  ShardInput,
+  ShardResult,
+  StreamHandler,
+  StreamHandlerEvent,
+  StreamHandlerResult,
+} from './emulator.js';
+export { DEFAULT_STALL_AFTER_ATTEMPTS, EventSourceMappingEmulator } from './emulator.js';
+export type { StalledBatch } from './errors.js';
+export {
+  CheckpointError,
+  EmulatorStoppedError,
+  HandlerLoadError,
+  HandlerTimeoutError,
+  ReplayFileError,
+  ReplayStalledError,
+} from './errors.js';
+export type { EventBuilderOptions } from './events.js';
+export { StreamEventBuilder, streamEvents } from './events.js';
+export type { LoadHandlerOptions } from './handler-loader.js';
+export { loadHandler, resolveHandlerModule } from './handler-loader.js';
+export type { FakeContextOptions } from './lambda-context.js';
+export { createLambdaContext } from './lambda-context.js';
+export type {
+  PollerEvent,
+  PollOptions,
+  ShardStream,
+  StartingPosition,
+  StreamPollerOptions,
+  StreamsApi,
+} from './poller.js';
+export { StreamPoller } from './poller.js';
+export type { CaptureOptions, ReplayOptions, ReplayResult } from './replay.js';
+export { capture, failureLine, RepeatedLineWriter, readReplayFile, replay } from './replay.js';

@@ -1,0 +1,24 @@
+import { TidewaterError } from '../../core/index.js';
+
+/** Java is missing or too old to run DynamoDB Local. The message names the fix. */
+export class JavaMissingError extends TidewaterError {
+  override name = 'JavaMissingError';
+  constructor(detail: string) {
+    super(
+      `DynamoDB Local needs Java 17 or newer on PATH (${detail}). ` +
+        'Install it, e.g. `sudo apt-get install -y openjdk-17-jre-headless` (Debian/Ubuntu) or ' +
+        '`brew install openjdk@17` (macOS), then run again.',
+    );
+  }
+}
+
+/** A local server did not become ready in time. */
+export class LocalServerStartError extends TidewaterError {
+  override name = 'LocalServerStartError';
+  constructor(
+    readonly server: string,
+    detail: string,
+  ) {
+    super(`${server} did not start: ${detail}`);
+  }
+}

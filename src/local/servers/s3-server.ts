@@ -1,0 +1,554 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { defineOptions } from '../../core/index.js';
+import { LocalServerStartError } from './errors.js';
+import { freePort } from './free-port.js';
+
+export interface S3ServerOptions {
+  port?: number;
+  /** Where objects are stored; a fresh temporary directory (removed on stop) when omitted. */
+  directory?: string;
+  /** Buckets to create at start. */
+  buckets?: string[];
+  /**
+   * Koa-style middleware run before s3rver's own handlers and before this module's S3 behaviour
+   * (storage classes, conditional creates), so it sees each request as the client sent it. Tests
+   * use it to observe request headers s3rver does not persist (SSE) and to inject faults (5xx,
+   * throttling).
+   */
+  middleware?: S3ServerMiddleware[];
+}
+
+export type S3ServerMiddleware = (
+  ctx: S3ServerRequestContext,
+  next: () => Promise<void>,
+) => Promise<void> | void;
+
+/** The part of Koa's context the middleware may use. */
+export interface S3ServerRequestContext {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  status: number;
+  body: unknown;
+  set(header: string, value: string): void;
+}
+
+export interface S3Server {
+  readonly endpoint: string;
+  readonly port: number;
+  readonly directory: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Every value of the S3 API's StorageClass enumeration (x-amz-storage-class on PutObject,
+ * CreateMultipartUpload and CopyObject), as in the API model of @aws-sdk/client-s3 3.1169
+ * (a test compares them). s3rver 3.7 knows only the first eight and answers the rest
+ * InvalidStorageClass.
+ */
+export const S3_STORAGE_CLASSES = [
+  'STANDARD',
+  'REDUCED_REDUNDANCY',
+  'STANDARD_IA',
+  'ONEZONE_IA',
+  'INTELLIGENT_TIERING',
+  'GLACIER',
+  'DEEP_ARCHIVE',
+  'OUTPOSTS',
+  'GLACIER_IR',
+  'SNOW',
+  'EXPRESS_ONEZONE',
+  'FSX_OPENZFS',
+  'FSX_ONTAP',
+  'AWS_BACKUP_WARM',
+  'AWS_BACKUP_LOW_COST_WARM',
+] as const;
+
+/** Koa's context as the S3 semantics middleware uses it (s3rver is a Koa application). */
+interface S3rverContext extends S3ServerRequestContext {
+  /** Koa parses the query string on read and rewrites it on assignment. */
+  query: Record<string, string | string[] | undefined>;
+  /** The request body stream s3rver's PutObject handler reads; replaced once the body is spooled. */
+  req: Readable;
+  remove(header: string): void;
+}
+
+type S3rverMiddleware = (ctx: S3rverContext, next: () => Promise<void>) => Promise<void> | void;
+
+/** The methods of s3rver's FilesystemStore used here (its storage layout stays s3rver's). */
+interface S3rverStore {
+  getResourcePath(bucket: string, key: string | undefined, resource: string): string;
+  existsObject(bucket: string, key: string): Promise<boolean>;
+  getMetadata(bucket: string, key: string): Promise<Record<string, string | number>>;
+}
+
+interface S3rverInstance {
+  run(): Promise<{ port: number }>;
+  close(): Promise<void>;
+  middleware: S3rverMiddleware[];
+  store: S3rverStore;
+}
+
+/** The rules local-aws.ts shares for the options it passes on. */
+export const BUCKETS_OPTION = {
+  kind: 'custom',
+  expected: 'a list of bucket names',
+  check: Array.isArray,
+} as const;
+export const MIDDLEWARE_OPTION = {
+  kind: 'custom',
+  expected: 'a list of middleware functions',
+  check: Array.isArray,
+} as const;
+
+const readOptions = defineOptions<S3ServerOptions>()('startS3Server', {
+  port: { kind: 'integer', min: 0, max: 65_535 },
+  directory: { kind: 'nonEmptyString' },
+  buckets: BUCKETS_OPTION,
+  middleware: MIDDLEWARE_OPTION,
+});
+
+/** Starts s3rver (an optional peer dependency) on loopback. Use path-style addressing against it. */
+export async function startS3Server(input: S3ServerOptions = {}): Promise<S3Server> {
+  const options = readOptions(input);
+  const require = createRequire(import.meta.url);
+  let S3rver: new (options: object) => S3rverInstance;
+  try {
+    S3rver = require('s3rver');
+  } catch {
+    throw new LocalServerStartError('S3 server', 'the package `s3rver` is not installed (npm i -D s3rver)');
+  }
+  const ownsDirectory = options.directory === undefined;
+  const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'tidewater-s3-')));
+  // Request bodies wait here until complete, outside the store: s3rver never sees an aborted upload.
+  const spoolDirectory = await mkdtemp(join(tmpdir(), 'tidewater-s3-spool-'));
+  const removeOwnFiles = async () => {
+    await rm(spoolDirectory, { recursive: true, force: true });
+    if (ownsDirectory) await rm(directory, { recursive: true, force: true });
+  };
+  for (let attempt = 0; ; attempt++) {
+    const port = options.port ?? (await freePort());
+    const server = new S3rver({
+      port,
+      address: '127.0.0.1',
+      directory,
+      silent: true,
+      configureBuckets: (options.buckets ?? []).map((name) => ({ name })),
+    });
+    // After s3rver's virtual-host rewrite, so the path always starts with the bucket.
+    const router = server.middleware.findIndex((mw) => 'router' in mw);
+    if (router < 0) {
+      await removeOwnFiles();
+      throw new LocalServerStartError(
+        'S3 server',
+        'this s3rver has no router middleware (tidewater needs 3.7)',
+      );
+    }
+    server.middleware.splice(router, 0, s3Semantics(server.store, spoolDirectory));
+    // Run the caller's middleware first: s3rver's router would otherwise answer before it.
+    for (const mw of options.middleware ?? []) server.middleware.unshift(mw);
+    try {
+      await server.run();
+    } catch (error) {
+      if (options.port === undefined && attempt < 3 && (error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+        continue;
+      await removeOwnFiles();
+      throw new LocalServerStartError('S3 server', String(error));
+    }
+    return {
+      endpoint: `http://127.0.0.1:${port}`,
+      port,
+      directory,
+      async stop() {
+        await server.close().catch(() => undefined);
+        await removeOwnFiles();
+      },
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What S3 does and s3rver does not: storage classes, conditional creates, aborted uploads.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The class is kept in s3rver's metadata.json under a name that is no header (s3rver returns
+ * only headers from it), so it goes wherever s3rver moves that file: deleted with the object,
+ * copied with it (and then set by CopyObject), kept across restarts of a persistent directory.
+ */
+const CLASS_FIELD = 'tidewater:storage-class';
+/** Carries the class from CreateMultipartUpload to completion in the upload's saved headers. */
+const UPLOAD_CLASS_HEADER = 'x-tidewater-storage-class';
+const STORAGE_CLASS_HEADER = 'x-amz-storage-class';
+const KNOWN_CLASSES: ReadonlySet<string> = new Set(S3_STORAGE_CLASSES);
+/** s3rver 3.7's own list (S3Object.STORAGE_CLASSES), the enum's first eight: it refuses any other class. */
+const S3RVER_CLASSES: ReadonlySet<string> = new Set(S3_STORAGE_CLASSES.slice(0, 8));
+
+/** Query parameters that name a sub-resource: such a request is no plain object or bucket request. */
+const SUBRESOURCES: ReadonlySet<string> = new Set([
+  'accelerate',
+  'acl',
+  'analytics',
+  'attributes',
+  'cors',
+  'delete',
+  'encryption',
+  'intelligent-tiering',
+  'inventory',
+  'legal-hold',
+  'lifecycle',
+  'location',
+  'logging',
+  'metrics',
+  'notification',
+  'object-lock',
+  'ownershipControls',
+  'policy',
+  'policyStatus',
+  'publicAccessBlock',
+  'replication',
+  'requestPayment',
+  'restore',
+  'retention',
+  'select',
+  'tagging',
+  'torrent',
+  'uploadId',
+  'uploads',
+  'versioning',
+  'versions',
+  'website',
+]);
+
+/**
+ * Middleware placed just before s3rver's router. It keeps each object's storage class itself
+ * (s3rver knows eight and lists every object as STANDARD), spools PutObject bodies so an aborted
+ * upload stores nothing, and serialises writes per key so `If-None-Match: *` is decided when the
+ * write completes.
+ */
+function s3Semantics(store: S3rverStore, spoolDirectory: string): S3rverMiddleware {
+  const writes = new KeyedQueue();
+
+  async function putObject(ctx: S3rverContext, next: () => Promise<void>, bucket: string, key: string) {
+    const storageClass = takeStorageClass(ctx);
+    if (storageClass instanceof InvalidStorageClass) return refuse(ctx, storageClass);
+    const spool = join(spoolDirectory, randomUUID());
+    try {
+      if (!(await spoolBody(ctx, spool))) return;
+      ctx.req = createReadStream(spool);
+      await writes.run(`${bucket}/${key}`, async () => {
+        if (createOnly(ctx) && (await store.existsObject(bucket, key))) return preconditionFailed(ctx);
+        await next();
+        if (succeeded(ctx)) await recordClass(store, bucket, key, storageClass ?? 'STANDARD');
+      });
+    } finally {
+      await rm(spool, { force: true });
+    }
+  }
+
+  async function copyObject(ctx: S3rverContext, next: () => Promise<void>, bucket: string, key: string) {
+    const storageClass = takeStorageClass(ctx);
+    if (storageClass instanceof InvalidStorageClass) return refuse(ctx, storageClass);
+    const source = copySource(ctx.headers['x-amz-copy-source']);
+    const onto = source?.bucket === bucket && source.key === key;
+    const replace = first(ctx.headers['x-amz-metadata-directive']) === 'REPLACE';
+    await writes.run(`${bucket}/${key}`, async () => {
+      // S3 changes a stored object's class by copying it onto itself; s3rver refuses every copy
+      // onto itself that does not replace the metadata.
+      if (onto && !replace && storageClass !== undefined && (await store.existsObject(bucket, key))) {
+        const now = new Date();
+        await utimes(store.getResourcePath(bucket, key, 'object'), now, now);
+        await recordClass(store, bucket, key, storageClass);
+        const metadata = await store.getMetadata(bucket, key);
+        ctx.status = 200;
+        ctx.body = {
+          CopyObjectResult: {
+            LastModified: new Date(String(metadata['last-modified'])).toISOString(),
+            ETag: metadata.etag,
+          },
+        };
+        return;
+      }
+      await next();
+      // A copy is STANDARD unless the request names a class: the source's class does not carry over.
+      if (succeeded(ctx)) await recordClass(store, bucket, key, storageClass ?? 'STANDARD');
+    });
+  }
+
+  function createMultipartUpload(ctx: S3rverContext, next: () => Promise<void>) {
+    const storageClass = takeStorageClass(ctx);
+    if (storageClass instanceof InvalidStorageClass) return refuse(ctx, storageClass);
+    // s3rver saves the request headers with the upload and reads them back at completion.
+    delete ctx.headers[UPLOAD_CLASS_HEADER];
+    if (storageClass !== undefined) ctx.headers[UPLOAD_CLASS_HEADER] = storageClass;
+    return next();
+  }
+
+  async function completeMultipartUpload(
+    ctx: S3rverContext,
+    next: () => Promise<void>,
+    bucket: string,
+    key: string,
+  ) {
+    // Read before s3rver removes the upload's directory on success.
+    const storageClass = await uploadClass(store, bucket, first(ctx.query.uploadId));
+    await writes.run(`${bucket}/${key}`, async () => {
+      if (createOnly(ctx) && (await store.existsObject(bucket, key))) return preconditionFailed(ctx);
+      await next();
+      if (succeeded(ctx)) await recordClass(store, bucket, key, storageClass);
+    });
+  }
+
+  async function readObject(ctx: S3rverContext, next: () => Promise<void>, bucket: string, key: string) {
+    await next();
+    if (ctx.status !== 200 && ctx.status !== 206) return;
+    // S3 sends the header for every class but STANDARD.
+    const storageClass = await storedClass(store, bucket, key);
+    ctx.remove(STORAGE_CLASS_HEADER);
+    if (storageClass !== 'STANDARD') ctx.set(STORAGE_CLASS_HEADER, storageClass);
+  }
+
+  async function listObjects(ctx: S3rverContext, next: () => Promise<void>, bucket: string) {
+    await next();
+    // s3rver lists every object as STANDARD. The body is still an object here: s3rver turns it
+    // into XML in a middleware that runs around this one.
+    const listing = ctx.body as { ListBucketResult?: { Contents?: { Key: string; StorageClass: string }[] } };
+    const contents = listing?.ListBucketResult?.Contents;
+    if (!Array.isArray(contents)) return;
+    await Promise.all(
+      contents.map(async (entry) => {
+        entry.StorageClass = await storedClass(store, bucket, String(entry.Key));
+      }),
+    );
+  }
+
+  return async (ctx, next) => {
+    const target = targetOf(ctx.path);
+    if (target === undefined) return next();
+    const { bucket, key } = target;
+    const subresource = Object.keys(ctx.query).find((name) => SUBRESOURCES.has(name));
+    if (key === undefined) {
+      return ctx.method === 'GET' && subresource === undefined ? listObjects(ctx, next, bucket) : next();
+    }
+    switch (`${ctx.method} ${subresource ?? ''}`) {
+      case 'PUT ':
+        return hasCopySource(ctx) ? copyObject(ctx, next, bucket, key) : putObject(ctx, next, bucket, key);
+      case 'POST uploads':
+        return createMultipartUpload(ctx, next);
+      case 'POST uploadId':
+        return completeMultipartUpload(ctx, next, bucket, key);
+      case 'GET ':
+      case 'HEAD ':
+        return readObject(ctx, next, bucket, key);
+      default:
+        return next();
+    }
+  };
+}
+
+/** Runs one task at a time per key, in arrival order; keys with nothing queued hold no memory. */
+class KeyedQueue {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tail = previous.then(() => done);
+    this.#tails.set(key, tail);
+    await previous;
+    try {
+      return await task();
+    } finally {
+      release();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    }
+  }
+}
+
+/** `{bucket, key}` of a path-style path; `key` undefined for the bucket itself. */
+function targetOf(path: string): { bucket: string; key: string | undefined } | undefined {
+  const slash = path.indexOf('/', 1);
+  try {
+    const bucket = decodeURIComponent(path.slice(1, slash < 0 ? undefined : slash));
+    if (bucket === '') return undefined;
+    const key =
+      slash < 0 || slash === path.length - 1 ? undefined : decodeURIComponent(path.slice(slash + 1));
+    return { bucket, key };
+  } catch {
+    return undefined; // malformed escapes: s3rver answers those
+  }
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function hasCopySource(ctx: S3rverContext): boolean {
+  return ctx.headers['x-amz-copy-source'] !== undefined;
+}
+
+/** `x-amz-copy-source`: `[/]bucket/key[?versionId=…]`, URL-encoded. */
+function copySource(header: string | string[] | undefined): { bucket: string; key: string } | undefined {
+  const value = first(header)?.replace(/^\//, '').replace(/\?.*$/, '');
+  const slash = value?.indexOf('/') ?? -1;
+  if (value === undefined || slash < 0) return undefined;
+  try {
+    return {
+      bucket: decodeURIComponent(value.slice(0, slash)),
+      key: decodeURIComponent(value.slice(slash + 1)),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The requested storage class; an InvalidStorageClass when S3 would refuse it. A presigned URL
+ * carries it in the query, which s3rver folds into the headers. A class s3rver does not know is
+ * removed from the request, so s3rver never refuses it. One it knows stays, so a SigV2
+ * signature (s3rver checks those) over the header still matches.
+ */
+function takeStorageClass(ctx: S3rverContext): string | undefined | InvalidStorageClass {
+  const inQuery = Object.keys(ctx.query).filter((name) => name.toLowerCase() === STORAGE_CLASS_HEADER);
+  let requested = first(ctx.headers[STORAGE_CLASS_HEADER]);
+  for (const name of inQuery) requested = first(ctx.query[name]);
+  if (requested === undefined) return undefined;
+  if (!KNOWN_CLASSES.has(requested)) return new InvalidStorageClass(requested);
+  if (!S3RVER_CLASSES.has(requested)) {
+    delete ctx.headers[STORAGE_CLASS_HEADER];
+    if (inQuery.length > 0) {
+      const query = { ...ctx.query };
+      for (const name of inQuery) delete query[name];
+      ctx.query = query;
+    }
+  }
+  return requested;
+}
+
+class InvalidStorageClass extends Error {
+  override readonly name = 'InvalidStorageClass';
+  constructor(readonly requested: string) {
+    super('The storage class you specified is not valid');
+  }
+}
+
+function refuse(ctx: S3rverContext, error: InvalidStorageClass): void {
+  ctx.req.resume(); // the body is not wanted; let the client finish sending it
+  answerError(ctx, 400, error.name, error.message, { StorageClassRequested: error.requested });
+}
+
+/** `If-None-Match: *`: write only if the key does not exist (S3's conditional create). */
+function createOnly(ctx: S3rverContext): boolean {
+  return first(ctx.headers['if-none-match'])?.trim() === '*';
+}
+
+function preconditionFailed(ctx: S3rverContext): void {
+  ctx.req.resume();
+  answerError(
+    ctx,
+    412,
+    'PreconditionFailed',
+    'At least one of the pre-conditions you specified did not hold',
+    {
+      Condition: 'If-None-Match',
+    },
+  );
+}
+
+function succeeded(ctx: S3rverContext): boolean {
+  return ctx.status >= 200 && ctx.status < 300;
+}
+
+/**
+ * Copies the whole request body to `file`. False when the client went away first: S3 stores
+ * nothing for such an upload, while s3rver writes what arrived over the object in place.
+ */
+async function spoolBody(ctx: S3rverContext, file: string): Promise<boolean> {
+  const request = ctx.req as IncomingMessage;
+  try {
+    await pipeline(request, createWriteStream(file));
+    return true;
+  } catch (error) {
+    if (request.complete) throw error; // the body arrived: the disk failed
+    answerError(
+      ctx,
+      400,
+      'IncompleteBody',
+      'You did not provide the number of bytes specified by the Content-Length HTTP header',
+    );
+    return false;
+  }
+}
+
+function answerError(
+  ctx: S3rverContext,
+  status: number,
+  code: string,
+  message: string,
+  detail: Record<string, string> = {},
+): void {
+  const extra = Object.entries(detail)
+    .map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`)
+    .join('');
+  ctx.status = status;
+  ctx.set('Content-Type', 'application/xml');
+  ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${escapeXml(message)}</Message>${extra}</Error>`;
+}
+
+function escapeXml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? c,
+  );
+}
+
+async function readJson(file: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** The class of a stored object; one s3rver stored itself (before this middleware) still counts. */
+async function storedClass(store: S3rverStore, bucket: string, key: string): Promise<string> {
+  const metadata = await readJson(store.getResourcePath(bucket, key, 'metadata.json'));
+  const value = metadata?.[CLASS_FIELD] ?? metadata?.[STORAGE_CLASS_HEADER];
+  return typeof value === 'string' ? value : 'STANDARD';
+}
+
+async function recordClass(store: S3rverStore, bucket: string, key: string, storageClass: string) {
+  const file = store.getResourcePath(bucket, key, 'metadata.json');
+  const metadata = (await readJson(file)) ?? {};
+  delete metadata[STORAGE_CLASS_HEADER];
+  metadata[CLASS_FIELD] = storageClass;
+  // Rename, so a concurrent read never parses half a file. Writes to one key are serialised.
+  await writeFile(`${file}.tidewater`, JSON.stringify(metadata, null, 2));
+  await rename(`${file}.tidewater`, file);
+}
+
+async function uploadClass(
+  store: S3rverStore,
+  bucket: string,
+  uploadId: string | undefined,
+): Promise<string> {
+  // s3rver's upload ids are hex; anything else must not become a path.
+  if (uploadId === undefined || !/^[0-9a-f]+$/i.test(uploadId)) return 'STANDARD';
+  const saved = await readJson(
+    join(store.getResourcePath(bucket, undefined, 'uploads'), uploadId, 'metadata'),
+  );
+  const value = saved?.[UPLOAD_CLASS_HEADER] ?? saved?.[STORAGE_CLASS_HEADER];
+  return typeof value === 'string' ? value : 'STANDARD';
+}

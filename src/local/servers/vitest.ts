@@ -1,0 +1,34 @@
+import { afterAll, beforeAll } from 'vitest';
+import { TidewaterError } from '../../core/index.js';
+import { type LocalAws, type LocalAwsOptions, startLocalAws } from './local-aws.js';
+import { overlayEnv } from './process-env.js';
+
+/**
+ * Gives a test file its own DynamoDB Local and S3 server: started before the file's tests,
+ * stopped after. `env` is applied to process.env while the file runs (and restored), so code
+ * that builds its own SDK clients reaches the local servers. Read `.current` inside tests.
+ */
+export function useLocalAws(options: LocalAwsOptions & { applyEnv?: boolean } = {}): {
+  readonly current: LocalAws;
+} {
+  const { applyEnv = true, ...startOptions } = options;
+  let local: LocalAws | undefined;
+  let restoreEnv = (): void => undefined;
+  beforeAll(async () => {
+    local = await startLocalAws(startOptions);
+    if (applyEnv) restoreEnv = overlayEnv(local.env);
+  }, 120_000);
+  afterAll(async () => {
+    restoreEnv();
+    await local?.stop();
+  });
+  return {
+    get current(): LocalAws {
+      if (!local)
+        throw new TidewaterError(
+          'useLocalAws: the local servers start in beforeAll; use .current inside a test',
+        );
+      return local;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: serverless variables and generated TypeScript, not template literals
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
+import { streamEvents } from '../../../src/local/emulator/events.js';
+
+const run = promisify(execFile);
+const builtCli = join(process.cwd(), 'dist', 'cli', 'bin.js');
+
+it("the built CLI replays through a TypeScript handler outside src/, compiled with the service's esbuild, with serverless.yml's environment", async () => {
+  // What a user runs: the compiled CLI (`npx tidewater`), which cannot import TypeScript itself.
+  expect(existsSync(builtCli), `${builtCli} is missing: run \`npm run build\``).toBe(true);
+  const dir = await mkdtemp(join(tmpdir(), 'tidewater-ts-replay-'));
+  const seen = join(dir, 'seen.json');
+  await writeFile(join(dir, 'package.json'), '{ "name": "ts-service", "type": "module" }\n');
+  await mkdir(join(dir, 'node_modules'));
+  await symlink(
+    dirname(fileURLToPath(import.meta.resolve('esbuild/package.json'))),
+    join(dir, 'node_modules', 'esbuild'),
+  );
+  await writeFile(
+    join(dir, 'serverless.yml'),
+    [
+      'service: ts-service',
+      'provider:',
+      '  name: aws',
+      '  environment:',
+      '    GREETING: hello',
+      'functions:',
+      '  count:',
+      '    handler: functions/count.handler',
+      '    environment:',
+      '      TARGET: ${sls:stage}-target',
+      '    events:',
+      '      - stream:',
+      '          arn: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
+      '          maximumRetryAttempts: 1',
+      '',
+    ].join('\n'),
+  );
+  await mkdir(join(dir, 'functions'));
+  await writeFile(
+    join(dir, 'functions', 'names.ts'),
+    'export const keysOf = (r: { dynamodb: { Keys: Record<string, { S: string }> } }): string => r.dynamodb.Keys.pk!.S;\n',
+  );
+  await writeFile(
+    join(dir, 'functions', 'count.ts'),
+    [
+      "import { writeFileSync } from 'node:fs';",
+      "import { keysOf } from './names.js';",
+      'interface Event { Records: Parameters<typeof keysOf>[0][] }',
+      'const greeting: string = process.env.GREETING ?? "unset";',
+      'export const handler = async (event: Event): Promise<{ batchItemFailures: never[] }> => {',
+      `  writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ greeting, target: process.env.TARGET, keys: event.Records.map(keysOf) }));`,
+      '  return { batchItemFailures: [] };',
+      '};',
+      '',
+    ].join('\n'),
+  );
+  const build = streamEvents({ tableName: 't' });
+  await writeFile(
+    join(dir, 'events.jsonl'),
+    `${JSON.stringify({ Records: [build.insert({ pk: 'x' }), build.insert({ pk: 'y' })] })}\n`,
+  );
+
+  const { stdout } = await run(process.execPath, [builtCli, 'replay', 'events.jsonl', '--no-progress'], {
+    cwd: dir,
+  });
+  expect(stdout).toMatch(/2 records replayed; 0 on-failure records/);
+  expect(JSON.parse(await readFile(seen, 'utf8'))).toEqual({
+    greeting: 'hello',
+    target: 'local-target',
+    keys: ['x', 'y'],
+  });
+  // Compiled under the service's .tidewater/, and removed once imported.
+  expect(await readdir(join(dir, '.tidewater', 'handlers'))).toEqual([]);
+});
