@@ -30,7 +30,8 @@ export class ArchiveBucketNotFoundError extends TidewaterError {
 /**
  * One tenant was asked for, but some objects in range hold every tenant's rows (written without
  * `partitionBy`, or by a batch over `maxPartitionsPerBatch`): only `partitionBy` can tell which
- * rows in them are the tenant's. Thrown before anything is read or changed.
+ * rows in them are the tenant's. eraseTenant throws it before changing anything; readArchive
+ * before reading the hour that holds them, instead of returning part of the tenant's rows.
  */
 export class UnpartitionedObjectsError extends TidewaterError {
   override name = 'UnpartitionedObjectsError';

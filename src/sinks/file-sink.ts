@@ -5,20 +5,16 @@ import { defineOptions } from '../core/options.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { type ArchiveLayout, planArchiveObjects } from './archive-objects.js';
 import { ArchiveWriteError } from './errors.js';
-import { keyPrefix, LAYOUT_OPTIONS } from './options.js';
+import { type ArchiveLayoutOptions, archiveLayout, LAYOUT_OPTIONS, warnOverflow } from './options.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';
 
-export interface FileSinkOptions {
+export interface FileSinkOptions extends ArchiveLayoutOptions {
   /** Root directory; keys of the S3 layout become paths under it. */
   directory: string;
-  prefix?: string;
-  maxObjectBytes?: number;
-  ttlAttribute?: string;
-  table?: string;
   name?: string;
 }
 
-const readOptions = defineOptions<FileSinkOptions>()('FileSink', {
+const readOptions = /* @__PURE__ */ defineOptions<FileSinkOptions>()('FileSink', {
   directory: { kind: 'nonEmptyString', required: true },
   ...LAYOUT_OPTIONS,
   name: { kind: 'nonEmptyString', default: 'file' },
@@ -38,17 +34,13 @@ export class FileSink implements Sink {
     const o = readOptions(options);
     this.name = o.name;
     this.directory = resolve(o.directory);
-    this.#layout = {
-      prefix: keyPrefix(o.prefix),
-      ttlAttribute: o.ttlAttribute,
-      maxObjectBytes: o.maxObjectBytes,
-      table: o.table,
-    };
+    this.#layout = archiveLayout(o);
   }
 
   async write(records: readonly ClassifiedRecord[], context?: SinkContext): Promise<SinkResult> {
     if (records.length === 0) return {};
-    const { objects, failed } = planArchiveObjects(records, this.#layout);
+    const { objects, failed, overflow } = planArchiveObjects(records, this.#layout);
+    if (overflow > 0) warnOverflow(this.name, overflow, this.#layout, context);
     const out: SinkFailure[] = [...failed];
     for (const object of objects) {
       const path = join(this.directory, ...object.key.split('/'));

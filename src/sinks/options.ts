@@ -1,6 +1,8 @@
 import type { PutObjectCommandInput } from '@aws-sdk/client-s3';
 import { defineOptions, type OptionReader } from '../core/options.js';
-import { DEFAULT_MAX_OBJECT_BYTES } from './archive-objects.js';
+import { type ArchiveLayout, DEFAULT_MAX_OBJECT_BYTES } from './archive-objects.js';
+import { DEFAULT_MAX_PARTITIONS_PER_BATCH, type TenantPartitioner } from './archive-partition.js';
+import type { SinkContext } from './types.js';
 
 // Option rules several sinks share, declared once for core/options' reader.
 
@@ -13,12 +15,74 @@ export function keyPrefix(prefix: string | undefined): string {
 }
 
 /** The archive layout's options: S3ArchiveSink and FileSink write the same keys and bytes. */
+export interface ArchiveLayoutOptions {
+  /** Key prefix (no leading/trailing slash needed). Default none. */
+  prefix?: string;
+  /** Upper bound of one object's NDJSON bytes before gzip; larger groups are split. Default 16 MiB. */
+  maxObjectBytes?: number;
+  /** The TTL attribute whose value each row carries as `ttl`. Default `ttl`. */
+  ttlAttribute?: string;
+  /** Table name for records whose source carried no eventSourceARN (GetRecords without streamArn). */
+  table?: string;
+  /**
+   * Names each record's tenant: each tenant's rows go to objects of their own under
+   * `tenant=<id>/`, so one tenant can be read or erased alone (`tenantFromPartitionKey()` for
+   * keys that lead with the tenant id). Each distinct tenant of a batch is one more PUT.
+   */
+  partitionBy?: TenantPartitioner;
+  /**
+   * With `partitionBy`: the distinct tenants one batch may spread over. Records of further
+   * tenants (in stream order) share the hour's unpartitioned object. Default 100.
+   */
+  maxPartitionsPerBatch?: number;
+}
+
 export const LAYOUT_OPTIONS = {
   prefix: PREFIX_OPTION,
   maxObjectBytes: { kind: 'integer', min: 1, default: DEFAULT_MAX_OBJECT_BYTES },
   ttlAttribute: { kind: 'nonEmptyString', default: 'ttl' },
   table: { kind: 'nonEmptyString' },
+  partitionBy: { kind: 'function' },
+  maxPartitionsPerBatch: { kind: 'integer', min: 1, max: 10_000, default: DEFAULT_MAX_PARTITIONS_PER_BATCH },
 } as const;
+
+/** The layout a sink plans its objects with, from its options as LAYOUT_OPTIONS read them. */
+export function archiveLayout(o: {
+  readonly prefix: string | undefined;
+  readonly maxObjectBytes: number;
+  readonly ttlAttribute: string;
+  readonly table: string | undefined;
+  readonly partitionBy: TenantPartitioner | undefined;
+  readonly maxPartitionsPerBatch: number;
+}): ArchiveLayout {
+  return {
+    prefix: keyPrefix(o.prefix),
+    ttlAttribute: o.ttlAttribute,
+    maxObjectBytes: o.maxObjectBytes,
+    table: o.table,
+    tenants:
+      o.partitionBy === undefined
+        ? undefined
+        : { partitionBy: o.partitionBy, maxPartitions: o.maxPartitionsPerBatch },
+  };
+}
+
+/**
+ * A batch spread over more tenants than `maxPartitionsPerBatch`: the later tenants' records went
+ * to the unpartitioned object of their hour. Nothing is lost (compaction with `partitionBy` moves
+ * them to their tenants' objects later; erase and a one-tenant read need `partitionBy` meanwhile).
+ */
+export function warnOverflow(
+  sink: string,
+  records: number,
+  layout: ArchiveLayout,
+  context: SinkContext | undefined,
+): void {
+  context?.logger?.warn(
+    { sink, records, maxPartitionsPerBatch: layout.tenants?.maxPartitions },
+    'batch over maxPartitionsPerBatch: records of further tenants archived unpartitioned',
+  );
+}
 
 /** `client` (duck-typed AWS SDK v3 client) or `maxAttempts` for the client a sink builds itself. */
 export const CLIENT_OPTIONS = {
@@ -71,7 +135,7 @@ export const S3_OPTIONS = {
   sse: SSE_OPTION,
 } as const;
 
-const readKms = defineOptions<Exclude<ServerSideEncryption, 'AES256'>>()('sse', {
+const readKms = /* @__PURE__ */ defineOptions<Exclude<ServerSideEncryption, 'AES256'>>()('sse', {
   kmsKeyId: { kind: 'nonEmptyString', required: true },
   bucketKeyEnabled: { kind: 'boolean' },
 });

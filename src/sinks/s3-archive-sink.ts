@@ -12,12 +12,14 @@ import { ARCHIVE_FORMAT } from './archive-format.js';
 import { type ArchiveLayout, type PlannedObject, planArchiveObjects } from './archive-objects.js';
 import { ArchiveWriteError } from './errors.js';
 import {
-  keyPrefix,
+  type ArchiveLayoutOptions,
+  archiveLayout,
   LAYOUT_OPTIONS,
   lazyClient,
   S3_OPTIONS,
   type ServerSideEncryption,
   sseParams,
+  warnOverflow,
 } from './options.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';
 
@@ -34,7 +36,7 @@ export type ArchiveStorageClass = (typeof ARCHIVE_STORAGE_CLASSES)[number];
 
 export type { ServerSideEncryption };
 
-export interface S3ArchiveSinkOptions {
+export interface S3ArchiveSinkOptions extends ArchiveLayoutOptions {
   bucket: string;
   /**
    * An S3Client. Its own retry configuration applies. When omitted the sink builds
@@ -44,30 +46,22 @@ export interface S3ArchiveSinkOptions {
   client?: S3Client;
   /** Attempts per PUT (first try included) for the client the sink builds; default 8. Not allowed with `client`. */
   maxAttempts?: number;
-  /** Key prefix (no leading/trailing slash needed). Default none. */
-  prefix?: string;
   /** Default STANDARD. GLACIER / DEEP_ARCHIVE objects need a restore before readArchive can read them. */
   storageClass?: ArchiveStorageClass;
   /** Default: the bucket's default encryption (SSE-S3 on every bucket since 2023). */
   sse?: ServerSideEncryption;
-  /** Upper bound of one object's NDJSON bytes before gzip; larger groups are split. Default 16 MiB. */
-  maxObjectBytes?: number;
-  /** The TTL attribute whose value each row carries as `ttl`. Default `ttl`. */
-  ttlAttribute?: string;
   /**
    * Send `If-None-Match: *` so an existing object is never rewritten; 412 counts as written.
    * A conditional PUT answered 501 NotImplemented is sent again without the header; once such a
    * plain PUT succeeds, this sink sends plain PUTs from then on. Default true.
    */
   conditionalCreate?: boolean;
-  /** Table name for records whose source carried no eventSourceARN (GetRecords without streamArn). */
-  table?: string;
   /** Parallel PUTs per batch. Default 4. */
   concurrency?: number;
   name?: string;
 }
 
-const readOptions = defineOptions<S3ArchiveSinkOptions>()('S3ArchiveSink', {
+const readOptions = /* @__PURE__ */ defineOptions<S3ArchiveSinkOptions>()('S3ArchiveSink', {
   ...S3_OPTIONS,
   ...LAYOUT_OPTIONS,
   storageClass: { kind: 'enum', values: ARCHIVE_STORAGE_CLASSES, default: 'STANDARD' },
@@ -129,12 +123,7 @@ export class S3ArchiveSink implements Sink {
     // Built on first write, not at construction: a cold start pays for the client only when used.
     this.#sdk = lazyClient(o, readOptions, S3Client);
     this.#conditional = o.conditionalCreate;
-    this.#layout = {
-      prefix: keyPrefix(o.prefix),
-      ttlAttribute: o.ttlAttribute,
-      maxObjectBytes: o.maxObjectBytes,
-      table: o.table,
-    };
+    this.#layout = archiveLayout(o);
     this.#concurrency = o.concurrency;
     this.#baseParams = {
       Bucket: this.#bucket,
@@ -147,7 +136,8 @@ export class S3ArchiveSink implements Sink {
 
   async write(records: readonly ClassifiedRecord[], context?: SinkContext): Promise<SinkResult> {
     if (records.length === 0) return {};
-    const { objects, failed } = planArchiveObjects(records, this.#layout);
+    const { objects, failed, overflow } = planArchiveObjects(records, this.#layout);
+    if (overflow > 0) warnOverflow(this.name, overflow, this.#layout, context);
     const limit = pLimit(this.#concurrency);
     const results = await Promise.all(objects.map((object) => limit(() => this.#put(object, context))));
     const out: SinkFailure[] = [...failed];
