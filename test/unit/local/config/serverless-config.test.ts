@@ -123,4 +123,22 @@ describe('serverless.yml reader', () => {
       ).not.toThrow();
     }
   });
+
+  it('finds functions by event type and reads any function as Lambda runs it', async () => {
+    const config = await loadServerlessConfig({ file: fixture('serverless.yml'), env: {} });
+    expect(await config.functionsWithEvent('schedule')).toEqual(['scheduled']);
+    expect(await config.functionsWithEvent('stream')).toEqual(['archive', 'shorthand']);
+    expect(await config.functionSettings('scheduled')).toMatchObject({
+      key: 'scheduled',
+      functionName: 'fixture-dev-scheduled',
+      handlerModule: fixture('src/cron'),
+      handlerExport: 'handler',
+      timeoutSeconds: 9,
+      memorySize: 1024,
+      environment: { SHARED: 'shared-dev' },
+    });
+    await expect(config.functionSettings('missing')).rejects.toThrow(
+      /no function 'missing' under functions:/,
+    );
+  });
 });

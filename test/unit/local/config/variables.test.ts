@@ -1,7 +1,31 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are serverless variables, not template literals
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { InfraDefinitionError } from '../../../../src/local/config/errors.js';
 import { planLocalResources } from '../../../../src/local/config/infra.js';
 import { loadServerlessConfig } from '../../../../src/local/config/serverless-config.js';
-import { literalSource, strToBool } from '../../../../src/local/config/variables.js';
+import { planServiceResources } from '../../../../src/local/config/service-resources.js';
+import {
+  literalSource,
+  resolveAsync,
+  resolveSync,
+  strToBool,
+  VariableResolver,
+} from '../../../../src/local/config/variables.js';
+
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+
+/** A resolver over `document`, as if it were fixtures/serverless.yml; its errors are InfraDefinitionErrors. */
+function resolver(document: Record<string, unknown>, env: Record<string, string> = {}) {
+  return new VariableResolver({
+    document,
+    file: `${fixtures}serverless.yml`,
+    options: { stage: 'test' },
+    env,
+    fail: (message) => new InfraDefinitionError('fixture', message),
+  });
+}
 
 describe('shared serverless variable pieces', () => {
   it('strToBool is serverless v3: true/1 and false/0, trimmed, any case; anything else is invalid', () => {
@@ -24,7 +48,7 @@ describe('shared serverless variable pieces', () => {
     expect(literalSource('env:X')).toBeUndefined();
   });
 
-  it('infra/ (resources.ts) and serverless.yml (serverless-config.ts) read settings.yml alike', async () => {
+  it('infra/ (infra.ts) and serverless.yml (serverless-config.ts) read settings.yml alike', async () => {
     for (const input of ['TRUE', ' 0 ', 'false', '1']) {
       const env = { TIDEWATER_DELETION_PROTECTION: input };
       const planned = planLocalResources({ env }).settings.deletionProtection;
@@ -38,5 +62,62 @@ describe('shared serverless variable pieces', () => {
     await expect(config.get('custom.tidewater.deletionProtection')).rejects.toThrow(
       /strToBool\(yes\).*expected true, false, 1 or 0/,
     );
+  });
+});
+
+describe('the one variable resolver, run synchronously and asynchronously', () => {
+  it("gives the same values either way: splices embedded variables, keeps a whole variable's type, falls back", async () => {
+    // The characters that would end a variable or a quoted fallback are not text a variable holds.
+    const text = fc.string({ minLength: 1 }).filter((v) => !/[${}'"]/.test(v));
+    await fc.assert(
+      fc.asyncProperty(text, fc.option(text, { nil: undefined }), async (value, fallback) => {
+        const env = { X: value };
+        const document = {
+          embedded: 'a-${env:X}-b',
+          whole: '${env:MISSING, 42}',
+          fallback: fallback === undefined ? '${env:X}' : `\${env:MISSING, '${fallback}'}`,
+        };
+        const sync = resolveSync(resolver(document, env).get(''));
+        expect(await resolveAsync(resolver(document, env).get(''))).toEqual(sync);
+        expect(sync).toMatchObject({ embedded: `a-${value}-b`, whole: 42 });
+        expect((sync as { fallback: string }).fallback).toBe(fallback === undefined ? value : fallback);
+      }),
+    );
+  });
+
+  it("leaves CloudFormation's ${AWS::Region} and ${Bucket.Arn} for Fn::Sub, as serverless v3 does", () => {
+    const document = { sub: 'arn:${AWS::Partition}:s3:::${Bucket}/${sls:stage}/*' };
+    expect(resolveSync(resolver(document).get('sub'))).toBe('arn:${AWS::Partition}:s3:::${Bucket}/test/*');
+  });
+
+  it('names a ${self:…} cycle instead of hanging on it', async () => {
+    const document = { a: '${self:b}', b: 'x-${self:a}' };
+    expect(() => resolveSync(resolver(document).get('a'))).toThrow(/\$\{self:a\} refers to itself/);
+    await expect(resolveAsync(resolver(document).get('a'))).rejects.toBeInstanceOf(InfraDefinitionError);
+  });
+
+  it('awaits a JS file that exports a promise; the synchronous run refuses it, naming the file', async () => {
+    const document = { patterns: '${file(./patterns.cjs):deletes}' };
+    expect(await resolveAsync(resolver(document).get('patterns'))).toEqual([{ eventName: ['REMOVE'] }]);
+    expect(() => resolveSync(resolver(document).get('patterns'))).toThrow(
+      /cannot load .*patterns\.cjs: it is a promise, and this reader cannot wait for one/,
+    );
+  });
+
+  it("infra/ planned directly and through serverless.yml's resources: gives the same table, queues and names", async () => {
+    for (const env of [
+      {},
+      { TIDEWATER_TTL_ATTRIBUTE: 'ttl', TIDEWATER_KMS_KEY_ARN: 'arn:aws:kms:us-east-1:1:key/k' },
+    ]) {
+      const direct = planLocalResources({ stage: 'ci', env });
+      const config = await loadServerlessConfig({ file: 'serverless.yml', stage: 'ci', env });
+      const viaServerless = await planServiceResources(config);
+      expect(viaServerless.tables.map((t) => t.createTable)).toEqual([direct.table.createTable]);
+      expect(viaServerless.tables[0]?.ttlAttribute).toBe(direct.table.ttlAttribute);
+      expect(viaServerless.queues.map((q) => [q.queueName, q.attributes])).toEqual(
+        direct.queues.map((q) => [q.queueName, q.attributes]),
+      );
+      for (const item of direct.notEmulated) expect(viaServerless.notEmulated).toContain(item);
+    }
   });
 });

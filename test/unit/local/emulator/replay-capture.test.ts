@@ -3,14 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DescribeStreamCommand,
-  DynamoDBStreamsClient,
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamPoller, type StreamsApi } from '../../../../src/local/emulator/poller.js';
 import { capture } from '../../../../src/local/emulator/replay.js';
-import { isLocalEndpoint } from '../../../../src/local/servers/endpoint.js';
 
 const streamArn = 'arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000';
 
@@ -101,22 +99,5 @@ describe('stopping once caught up', () => {
         emptyPagesToStop: 0,
       }),
     ).rejects.toThrow(/emptyPagesToStop/);
-  });
-
-  it('tells a local endpoint from AWS by the client endpoint, then the SDK endpoint variables', async () => {
-    const local = new DynamoDBStreamsClient({ region: 'us-east-1', endpoint: 'http://localhost:8000' });
-    const aws = new DynamoDBStreamsClient({ region: 'us-east-1' });
-    expect(await isLocalEndpoint(local, {})).toBe(true);
-    expect(await isLocalEndpoint(aws, {})).toBe(false);
-    expect(await isLocalEndpoint(aws, { AWS_ENDPOINT_URL_DYNAMODB_STREAMS: 'http://127.0.0.1:8000' })).toBe(
-      true,
-    );
-    expect(await isLocalEndpoint(aws, { AWS_ENDPOINT_URL: 'http://ddb.localhost:8000' })).toBe(true);
-    expect(
-      await isLocalEndpoint(aws, { AWS_ENDPOINT_URL: 'https://streams.dynamodb.us-east-1.amazonaws.com' }),
-    ).toBe(false);
-    expect(await isLocalEndpoint({ send: aws.send.bind(aws) } as StreamsApi, {})).toBe(false);
-    local.destroy();
-    aws.destroy();
   });
 });
