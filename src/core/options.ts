@@ -252,14 +252,11 @@ function expectation(rule: OptionRule): string {
   }
 }
 
+/** `an integer in [1, 20]`, `a finite number in [0, ∞)`, `an integer`. */
 function range(noun: 'integer' | 'number', min: number | undefined, max: number | undefined): string {
-  const article = noun === 'integer' ? 'an' : 'a';
-  if (min !== undefined && max !== undefined) return `${article} ${noun} from ${min} to ${max}`;
-  if (min === 0) return `a non-negative ${noun}`;
-  if (min === 1 && noun === 'integer') return 'a positive integer';
-  if (min !== undefined) return `${article} ${noun} >= ${min}`;
-  if (max !== undefined) return `${article} ${noun} <= ${max}`;
-  return noun === 'integer' ? 'an integer' : 'a finite number';
+  const what = noun === 'integer' ? 'an integer' : 'a finite number';
+  if (min === undefined && max === undefined) return what;
+  return `${what} in ${min === undefined ? '(-∞' : `[${min}`}, ${max === undefined ? '∞)' : `${max}]`}`;
 }
 
 /**
@@ -287,7 +284,12 @@ export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (value instanceof Uint8Array) return 'a Uint8Array';
-  if (typeof value === 'object') return value.constructor?.name ? `a ${value.constructor.name}` : 'an object';
+  if (typeof value === 'object') {
+    const name: unknown = value.constructor?.name;
+    return typeof name === 'string' && name !== ''
+      ? `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}`
+      : 'an object';
+  }
   if (typeof value === 'string')
     return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   return `${typeof value} ${String(value)}`;

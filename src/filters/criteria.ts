@@ -106,7 +106,7 @@ function checked(
   });
 }
 
-const readOptions = defineOptions<FilterCriteriaOptions>()('toFilterCriteria', {
+const readOptions = /* @__PURE__ */ defineOptions<FilterCriteriaOptions>()('toFilterCriteria', {
   maxFilters: { kind: 'integer', min: 1, max: MAX_FILTERS_QUOTA, default: DEFAULT_MAX_FILTERS },
 });
 

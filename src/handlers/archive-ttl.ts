@@ -36,7 +36,7 @@ export interface ArchiveHandlerConfig {
 const KEY_PREFIX = { kind: 'custom', expected: KEY_PREFIX_RULE, check: isKeyPrefix } as const;
 
 /** The variables serverless.yml passes to archiveTtl (infra/settings.yml names them). */
-const readEnvironment = defineEnvironment<{
+const readEnvironment = /* @__PURE__ */ defineEnvironment<{
   ARCHIVE_BUCKET: string;
   ARCHIVE_PREFIX?: string;
   STORAGE_CLASS?: ArchiveStorageClass;

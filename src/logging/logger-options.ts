@@ -46,7 +46,7 @@ export const SAFE_VALUE_OPTIONS = {
 } as const;
 
 /** createLogger's and createJsonLogger's options (`where` names the factory). */
-export const readLoggerOptions = defineOptions<LoggerOptions>()('createLogger', {
+export const readLoggerOptions = /* @__PURE__ */ defineOptions<LoggerOptions>()('createLogger', {
   level: { kind: 'enum', values: LEVELS },
   name: { kind: 'string' },
   ...SAFE_VALUE_OPTIONS,

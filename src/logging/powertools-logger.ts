@@ -38,7 +38,10 @@ export type PowertoolsAdapterOptions = Pick<
   'logImages' | 'redactKeys' | 'redact' | 'maxDepth'
 >;
 
-const readOptions = defineOptions<PowertoolsAdapterOptions>()('fromPowertoolsLogger', SAFE_VALUE_OPTIONS);
+const readOptions = /* @__PURE__ */ defineOptions<PowertoolsAdapterOptions>()(
+  'fromPowertoolsLogger',
+  SAFE_VALUE_OPTIONS,
+);
 const NO_FIELDS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** A Powertools Logger: message-first methods and createChild, and no pino `child`. */

@@ -238,7 +238,7 @@ const AN_OBJECT = { kind: 'custom', expected: 'an object', check: isPlainObject 
 
 // The configuration's declared options (core/options), each nested object with its own reader
 // and its place in the message: `pipeline: option 'retry.attempts' must be …`.
-const readConfig = defineOptions<PipelineConfig>()('pipeline', {
+const readConfig = /* @__PURE__ */ defineOptions<PipelineConfig>()('pipeline', {
   routes: { kind: 'custom', expected: 'an array of routes', check: Array.isArray },
   handlers: AN_OBJECT,
   ordering: {
@@ -272,7 +272,7 @@ const readConfig = defineOptions<PipelineConfig>()('pipeline', {
   clock: { kind: 'function', default: Date.now },
 });
 
-const readRoute = defineOptions<RouteConfig>()('pipeline', {
+const readRoute = /* @__PURE__ */ defineOptions<RouteConfig>()('pipeline', {
   name: { kind: 'nonEmptyString' },
   when: {
     kind: 'custom',
@@ -288,13 +288,16 @@ const readRoute = defineOptions<RouteConfig>()('pipeline', {
   },
 });
 
-const readOrdering = defineOptions<{ mode: 'ordered' | 'per-key'; concurrency?: number }>()('pipeline', {
-  mode: { kind: 'enum', values: ['ordered', 'per-key'], required: true },
-  concurrency: { kind: 'integer', min: 1 },
-});
+const readOrdering = /* @__PURE__ */ defineOptions<{ mode: 'ordered' | 'per-key'; concurrency?: number }>()(
+  'pipeline',
+  {
+    mode: { kind: 'enum', values: ['ordered', 'per-key'], required: true },
+    concurrency: { kind: 'integer', min: 1 },
+  },
+);
 
 const HANDLER = { kind: 'function' } as const;
-const readHandlers = defineOptions<KindHandlers>()('pipeline', {
+const readHandlers = /* @__PURE__ */ defineOptions<KindHandlers>()('pipeline', {
   insert: HANDLER,
   modify: HANDLER,
   'user-delete': HANDLER,
@@ -302,14 +305,14 @@ const readHandlers = defineOptions<KindHandlers>()('pipeline', {
 });
 
 const DEFAULT_RETRY = RETRY_POLICIES.sinkWrite;
-const readRetry = defineOptions<RetryConfig>()('pipeline', {
+const readRetry = /* @__PURE__ */ defineOptions<RetryConfig>()('pipeline', {
   attempts: { kind: 'integer', min: 1, default: DEFAULT_RETRY.attempts },
   baseDelayMs: { kind: 'number', min: 0, default: DEFAULT_RETRY.baseDelayMs },
   maxDelayMs: { kind: 'number', min: 0, default: DEFAULT_RETRY.maxDelayMs },
   retryable: { kind: 'function' },
 });
 
-const readMetrics = defineOptions<MetricsConfig>()('pipeline', {
+const readMetrics = /* @__PURE__ */ defineOptions<MetricsConfig>()('pipeline', {
   namespace: { kind: 'nonEmptyString', default: 'Tidewater' },
   dimensions: {
     kind: 'custom',
@@ -325,7 +328,7 @@ const readMetrics = defineOptions<MetricsConfig>()('pipeline', {
   publish: { kind: 'boolean' },
 });
 
-const readParse = defineOptions<NonNullable<PipelineConfig['parse']>>()('pipeline', {
+const readParse = /* @__PURE__ */ defineOptions<NonNullable<PipelineConfig['parse']>>()('pipeline', {
   numbers: NUMBERS_OPTION,
   ttlHeuristic: TTL_HEURISTIC_OPTION,
   eager: { kind: 'boolean' },

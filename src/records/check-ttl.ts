@@ -1,4 +1,4 @@
-import { defineOptions } from '../core/options.js';
+import { defineOptions, describe } from '../core/options.js';
 import { NumberValue } from './number-value.js';
 import { FIVE_YEARS_SECONDS } from './ttl-rules.js';
 import type { AttributeMap, Item } from './types.js';
@@ -58,7 +58,7 @@ const TYPE_NAMES: Record<string, string> = {
   BOOL: 'a Boolean',
 };
 
-const readOptions = defineOptions<CheckTtlOptions>()('checkTtl', {
+const readOptions = /* @__PURE__ */ defineOptions<CheckTtlOptions>()('checkTtl', {
   now: {
     kind: 'custom',
     expected: 'a Date or epoch milliseconds',
@@ -66,10 +66,6 @@ const readOptions = defineOptions<CheckTtlOptions>()('checkTtl', {
       (now instanceof Date && !Number.isNaN(now.getTime())) ||
       (typeof now === 'number' && Number.isFinite(now)),
   },
-});
-/** checkTtl's own arguments, so its failures read like every option's. */
-const readArguments = defineOptions<{ ttlAttribute: string }>()('checkTtl', {
-  ttlAttribute: { kind: 'nonEmptyString', required: true },
 });
 
 function nowSeconds(now: Date | number | undefined): number {
@@ -97,7 +93,9 @@ export function checkTtl(
   ttlAttribute: string,
   options?: CheckTtlOptions,
 ): TtlCheck {
-  readArguments({ ttlAttribute });
+  if (typeof ttlAttribute !== 'string' || ttlAttribute === '') {
+    throw readOptions.fail(`argument 'ttlAttribute' must be a non-empty string, got ${describe(ttlAttribute)}`);
+  }
   return judgeTtl(image, ttlAttribute, nowSeconds(readOptions(options).now));
 }
 

@@ -27,10 +27,10 @@ export const TTL_HEURISTIC_OPTION = {
   check: (v: unknown) => v === false || (v !== null && typeof v === 'object' && !Array.isArray(v)),
 } as const;
 
-const readHeuristic = defineOptions<TtlHeuristicOptions>()('ttlHeuristic', {
+const readHeuristic = /* @__PURE__ */ defineOptions<TtlHeuristicOptions>()('ttlHeuristic', {
   ttlAttribute: { kind: 'nonEmptyString', required: true },
 });
-const readOptions = defineOptions<ClassifyOptions>()('classifyRecord', {
+const readOptions = /* @__PURE__ */ defineOptions<ClassifyOptions>()('classifyRecord', {
   ttlHeuristic: TTL_HEURISTIC_OPTION,
 });
 

@@ -99,7 +99,7 @@ export interface ToLambdaRecordOptions {
   awsRegion?: string;
 }
 
-const readOptions = defineOptions<ToLambdaRecordOptions>()('toLambdaRecord', {
+const readOptions = /* @__PURE__ */ defineOptions<ToLambdaRecordOptions>()('toLambdaRecord', {
   streamArn: { kind: 'nonEmptyString', required: true },
   awsRegion: { kind: 'string' },
 });

@@ -14,7 +14,7 @@ export interface MarshallOptions {
   binary?: 'base64' | 'bytes';
 }
 
-const readOptions = defineOptions<MarshallOptions>()('marshall', {
+const readOptions = /* @__PURE__ */ defineOptions<MarshallOptions>()('marshall', {
   removeUndefined: { kind: 'boolean', default: false },
   binary: { kind: 'enum', values: ['base64', 'bytes'], default: 'base64' },
 });

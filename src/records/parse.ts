@@ -37,7 +37,7 @@ export interface ParseOptions {
   validate?: boolean;
 }
 
-const readOptions = defineOptions<ParseOptions>()('parse', {
+const readOptions = /* @__PURE__ */ defineOptions<ParseOptions>()('parse', {
   streamArn: { kind: 'nonEmptyString' },
   shardId: { kind: 'nonEmptyString' },
   numbers: NUMBERS_OPTION,

@@ -9,7 +9,9 @@ export interface UnmarshallOptions {
   numbers?: NumberPolicy;
 }
 
-const readOptions = defineOptions<UnmarshallOptions>()('unmarshall', { numbers: NUMBERS_OPTION });
+const readOptions = /* @__PURE__ */ defineOptions<UnmarshallOptions>()('unmarshall', {
+  numbers: NUMBERS_OPTION,
+});
 
 function fail(reason: 'wrong-shape' | 'no-type' | 'multiple-types' | 'unknown-type', detail: string): never {
   throw new InvalidAttributeValueError(reason, detail);

@@ -8,7 +8,7 @@ export interface MemoryDeadLetterSinkOptions {
   failWhen?: (entry: DeadLetterEntry) => unknown;
 }
 
-const readOptions = defineOptions<MemoryDeadLetterSinkOptions>()('MemoryDeadLetterSink', {
+const readOptions = /* @__PURE__ */ defineOptions<MemoryDeadLetterSinkOptions>()('MemoryDeadLetterSink', {
   name: { kind: 'nonEmptyString', default: 'memory-dead-letter' },
   failWhen: { kind: 'function' },
 });

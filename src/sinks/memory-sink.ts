@@ -14,7 +14,7 @@ export interface MemorySinkOptions<R extends ClassifiedRecord = ClassifiedRecord
   failWhen?: (record: R, delivery: number) => unknown;
 }
 
-const readOptions = defineOptions<MemorySinkOptions>()('MemorySink', {
+const readOptions = /* @__PURE__ */ defineOptions<MemorySinkOptions>()('MemorySink', {
   name: { kind: 'nonEmptyString', default: 'memory' },
   failWhen: { kind: 'function' },
 });

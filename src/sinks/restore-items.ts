@@ -67,7 +67,7 @@ const ITERABLE = {
       typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function'),
 } as const;
 
-const readOptions = defineOptions<RestoreItemsOptions>()('restoreItems', {
+const readOptions = /* @__PURE__ */ defineOptions<RestoreItemsOptions>()('restoreItems', {
   tableName: { kind: 'nonEmptyString', required: true },
   records: ITERABLE,
   rows: ITERABLE,
@@ -84,11 +84,14 @@ const readOptions = defineOptions<RestoreItemsOptions>()('restoreItems', {
   signal: { kind: 'object', expected: 'an AbortSignal', methods: ['throwIfAborted'] },
 });
 
-const readTtl = defineOptions<{ attribute: string; remove?: true; value?: number }>()('restoreItems', {
-  attribute: { kind: 'nonEmptyString', required: true },
-  remove: { kind: 'enum', values: [true] },
-  value: { kind: 'integer', min: 0 },
-});
+const readTtl = /* @__PURE__ */ defineOptions<{ attribute: string; remove?: true; value?: number }>()(
+  'restoreItems',
+  {
+    attribute: { kind: 'nonEmptyString', required: true },
+    remove: { kind: 'enum', values: [true] },
+    value: { kind: 'integer', min: 0 },
+  },
+);
 /** BatchWriteItem's limit. */
 const BATCH = 25;
 

@@ -28,7 +28,7 @@ export interface S3DeadLetterSinkOptions {
   name?: string;
 }
 
-const readOptions = defineOptions<S3DeadLetterSinkOptions>()('S3DeadLetterSink', {
+const readOptions = /* @__PURE__ */ defineOptions<S3DeadLetterSinkOptions>()('S3DeadLetterSink', {
   ...S3_OPTIONS,
   prefix: { ...PREFIX_OPTION, default: 'dead-letter' },
   concurrency: { kind: 'integer', min: 1, max: 64, default: 8 },

@@ -45,7 +45,7 @@ const SQS_MAX_BYTES = 1_048_576;
 /** SQS's rule for a MessageGroupId: 1 to 128 characters, alphanumerics and punctuation. */
 const GROUP_ID = /^[!-~]{1,128}$/;
 
-const readOptions = defineOptions<SqsDeadLetterSinkOptions>()('SqsDeadLetterSink', {
+const readOptions = /* @__PURE__ */ defineOptions<SqsDeadLetterSinkOptions>()('SqsDeadLetterSink', {
   queueUrl: { kind: 'nonEmptyString', required: true },
   ...CLIENT_OPTIONS,
   maxMessageBytes: { kind: 'integer', min: 1, max: SQS_MAX_BYTES, default: 262_144 },

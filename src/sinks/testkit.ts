@@ -53,7 +53,7 @@ function sequenceNumbers(records: readonly ClassifiedRecord[]): string[] {
   return records.map((r) => r.sequenceNumber);
 }
 
-const readOptions = defineOptions<SinkTestKitOptions>()('runSinkTestKit', {
+const readOptions = /* @__PURE__ */ defineOptions<SinkTestKitOptions>()('runSinkTestKit', {
   name: { kind: 'nonEmptyString', required: true },
   create: { kind: 'function', required: true },
   read: {

@@ -31,7 +31,7 @@ export interface AggregateVotesOptions extends PollOptions {
   logger?: AggregationLogger;
 }
 
-const readOptions = defineVoteOptions<AggregateVotesOptions>()('aggregateVotes', {
+const readOptions = /* @__PURE__ */ defineVoteOptions<AggregateVotesOptions>()('aggregateVotes', {
   ...POLL_OPTIONS,
   concurrency: { kind: 'integer', min: 1, max: 256, default: DEFAULT_AGGREGATION_CONCURRENCY },
   logger: { kind: 'object', methods: ['info'], expected: 'a logger with an info(fields, message) method' },

@@ -44,9 +44,11 @@ export interface ReadOptions {
   consistentRead?: boolean;
 }
 
-const readOptions = defineVoteOptions<VoteCounterOptions>()('VoteCounter', POLL_OPTIONS);
-const readCastOptions = defineVoteOptions<CastVoteOptions>()('castVote', { voterId: { kind: 'string' } });
-const readReadOptions = defineVoteOptions<ReadOptions>()('VoteCounter read', {
+const readOptions = /* @__PURE__ */ defineVoteOptions<VoteCounterOptions>()('VoteCounter', POLL_OPTIONS);
+const readCastOptions = /* @__PURE__ */ defineVoteOptions<CastVoteOptions>()('castVote', {
+  voterId: { kind: 'string' },
+});
+const readReadOptions = /* @__PURE__ */ defineVoteOptions<ReadOptions>()('VoteCounter read', {
   consistentRead: { kind: 'boolean', default: false },
 });
 

@@ -19,7 +19,7 @@ const NUMBER = { kind: 'number' } as const;
 
 // Values are validated by aggregateVotes itself (ranges, shards vs peak); this turns text into
 // numbers, refuses text that is none, and leaves unset ones out so defaults apply.
-const readEnvironment = defineVoteEnvironment<{
+const readEnvironment = /* @__PURE__ */ defineVoteEnvironment<{
   TABLE_NAME: string;
   POLL: string;
   SHARDS?: number;

@@ -76,15 +76,18 @@ export interface PollContext {
   readonly keys: PollKeys;
 }
 
-const readPeak = defineVoteOptions<{ peakWritesPerSecond: number; headroom?: number }>()('shardsForPeak', {
-  peakWritesPerSecond: {
-    kind: 'custom',
-    expected: 'a positive number',
-    check: (v) => typeof v === 'number' && Number.isFinite(v) && v > 0,
-    required: true,
+const readPeak = /* @__PURE__ */ defineVoteOptions<{ peakWritesPerSecond: number; headroom?: number }>()(
+  'shardsForPeak',
+  {
+    peakWritesPerSecond: {
+      kind: 'custom',
+      expected: 'a positive number',
+      check: (v) => typeof v === 'number' && Number.isFinite(v) && v > 0,
+      required: true,
+    },
+    headroom: { kind: 'number', min: 1, default: DEFAULT_HEADROOM },
   },
-  headroom: { kind: 'number', min: 1, default: DEFAULT_HEADROOM },
-});
+);
 
 /** N shards for a peak rate: one partition per 1,000 writes/s, with headroom (reference 004). */
 export function shardsForPeak(peakWritesPerSecond: number, headroom = DEFAULT_HEADROOM): number {

@@ -18,7 +18,7 @@ export interface ListContestantsOptions {
   pageSize?: number;
 }
 
-const readListOptions = defineVoteOptions<ListContestantsOptions>()('registry.list', {
+const readListOptions = /* @__PURE__ */ defineVoteOptions<ListContestantsOptions>()('registry.list', {
   pageSize: { kind: 'integer', min: 1 },
 });
 

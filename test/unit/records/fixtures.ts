@@ -54,3 +54,13 @@ export function sdkRecord() {
     userIdentity: { Type: 'Service', PrincipalId: 'dynamodb.amazonaws.com' },
   };
 }
+
+/** The error `fn` throws (fails the test when it returns). */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}

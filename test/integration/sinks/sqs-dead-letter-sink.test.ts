@@ -9,32 +9,9 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dyna
 import type { SqsServer } from '../../../src/local/servers/sqs-server.js';
 import { S3DeadLetterSink } from '../../../src/s3.js';
 import { DEAD_LETTER_POINTER_TYPE, DEAD_LETTER_TYPE, DeadLetterSendError } from '../../../src/sinks/index.js';
-import type { DeadLetterEntry } from '../../../src/sinks/types.js';
 import { SqsDeadLetterSink } from '../../../src/sqs.js';
 import { createTestBucket, localClients, startLocalSqs } from '../../support/aws.js';
-import { listKeys } from './s3-helpers.js';
-
-function entry(i: number, extra: Partial<DeadLetterEntry> = {}): DeadLetterEntry {
-  return {
-    reason: 'retries-exhausted',
-    record: {
-      eventID: `ev-${i}`,
-      dynamodb: {
-        SequenceNumber: String(1000 + i),
-        Keys: { pk: { S: `k${i}` } },
-        bin: new Uint8Array([1, 2, i & 0xff]),
-      },
-    },
-    eventID: `ev-${i}`,
-    sequenceNumber: String(1000 + i),
-    eventSourceARN: 'arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
-    error: { name: 'ArchiveWriteError', message: 'boom' },
-    attempts: 3,
-    sinkName: 's3-archive',
-    at: '2026-01-15T10:00:00.000Z',
-    ...extra,
-  };
-}
+import { entry } from './dead-letter-entry.js';
 
 interface SqsCall {
   target: string;
@@ -287,47 +264,5 @@ describe('SqsDeadLetterSink against the local SQS server (SQS size limits enforc
     );
     expect(full.record.blob).toHaveLength(262_144);
     await client.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
-  });
-});
-
-describe('S3DeadLetterSink against s3rver', () => {
-  const { s3 } = localClients();
-
-  it('stores one object per entry under a deterministic key; re-sending overwrites', async () => {
-    const bucket = await createTestBucket(s3);
-    const sink = new S3DeadLetterSink({ client: s3, bucket });
-    const noIdentity = entry(5, {
-      eventID: undefined,
-      sequenceNumber: undefined,
-      reason: 'malformed',
-      record: { junk: true },
-    });
-    await sink.send([entry(1), entry(2), noIdentity], {});
-    await sink.send([entry(1), noIdentity], {});
-    const keys = await listKeys(s3, bucket);
-    expect(keys).toHaveLength(3);
-    expect(keys).toContain('dead-letter/reason=retries-exhausted/1001-ev-1.json');
-    expect(keys.find((k) => k.startsWith('dead-letter/reason=malformed/'))).toMatch(
-      /sha256-[0-9a-f]{32}\.json$/,
-    );
-    const object = await s3.send(
-      new GetObjectCommand({ Bucket: bucket, Key: 'dead-letter/reason=retries-exhausted/1001-ev-1.json' }),
-    );
-    const body = JSON.parse(
-      await (object.Body as { transformToString(): Promise<string> }).transformToString(),
-    );
-    expect(body).toMatchObject({
-      type: DEAD_LETTER_TYPE,
-      sequenceNumber: '1001',
-      error: { message: 'boom' },
-      attempts: 3,
-    });
-  });
-
-  it('throws a DeadLetterSendError when the bucket does not exist', async () => {
-    const sink = new S3DeadLetterSink({ client: s3, bucket: 'no-such-bucket-tidewater' });
-    const error = await sink.send([entry(1)], {}).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DeadLetterSendError);
-    expect((error as DeadLetterSendError).sequenceNumbers).toEqual(['1001']);
   });
 });

@@ -152,26 +152,40 @@ describe('readArchiveConfig', () => {
     });
   });
 
+  const variable = (name: string) => `archiveTtl: environment variable '${name}'`;
   it.each([
-    [{ ARCHIVE_BUCKET: '' }, /ARCHIVE_BUCKET: is not set/],
-    [{ TTL_ATTRIBUTE: undefined }, /TTL_ATTRIBUTE: is not set/],
-    [{ DEAD_LETTER_QUEUE_URL: 'arn:aws:sqs:us-east-1:1:q' }, /DEAD_LETTER_QUEUE_URL: must be a queue URL/],
-    [{ STORAGE_CLASS: 'GLACER' }, /STORAGE_CLASS: is "GLACER", expected one of STANDARD/],
-    [{ ARCHIVE_ROUTES: 'ttl' }, /ARCHIVE_ROUTES: is "ttl", expected one of ttl-deletes, all-deletes/],
-    [{ MAX_RECORD_AGE_SECONDS: '1.5' }, /MAX_RECORD_AGE_SECONDS: must be a positive whole number/],
+    [{ ARCHIVE_BUCKET: '' }, `${variable('ARCHIVE_BUCKET')} is required`],
+    [{ TTL_ATTRIBUTE: undefined }, `${variable('TTL_ATTRIBUTE')} is required`],
+    [
+      { DEAD_LETTER_QUEUE_URL: 'arn:aws:sqs:us-east-1:1:q' },
+      `${variable('DEAD_LETTER_QUEUE_URL')} must be a queue URL (https://…), not a name or ARN`,
+    ],
+    [{ STORAGE_CLASS: 'GLACER' }, `${variable('STORAGE_CLASS')} must be one of 'STANDARD', 'STANDARD_IA'`],
+    [
+      { ARCHIVE_ROUTES: 'ttl' },
+      `${variable('ARCHIVE_ROUTES')} must be one of 'ttl-deletes', 'all-deletes', got the string "ttl"`,
+    ],
+    [
+      { MAX_RECORD_AGE_SECONDS: '1.5' },
+      `${variable('MAX_RECORD_AGE_SECONDS')} must be an integer in [1, ∞), got number 1.5`,
+    ],
     // Each prefix ends the role's grant <bucket>/<prefix>*: empty would be the whole bucket, `*` or
     // `?` widen it, a leading `/` misses the keys the sinks write, no final `/` reaches siblings.
-    [{ DEAD_LETTER_OVERFLOW_PREFIX: '' }, /DEAD_LETTER_OVERFLOW_PREFIX: is ""; it must be/],
-    [{ DEAD_LETTER_OVERFLOW_PREFIX: 'dead-letter' }, /DEAD_LETTER_OVERFLOW_PREFIX: is "dead-letter"/],
-    [{ DEAD_LETTER_OVERFLOW_PREFIX: '/dead-letter/' }, /DEAD_LETTER_OVERFLOW_PREFIX: is "\/dead-letter\/"/],
-    [{ DEAD_LETTER_OVERFLOW_PREFIX: 'dead-*/' }, /DEAD_LETTER_OVERFLOW_PREFIX: is "dead-\*\/"/],
-    [{ DEAD_LETTER_OVERFLOW_PREFIX: 'dead?/' }, /DEAD_LETTER_OVERFLOW_PREFIX: is "dead\?\/"/],
-    [{ ARCHIVE_PREFIX: '' }, /ARCHIVE_PREFIX: is ""; it must be/],
-    [{ ARCHIVE_PREFIX: 'archive/*' }, /ARCHIVE_PREFIX: is "archive\/\*"/],
+    [
+      { DEAD_LETTER_OVERFLOW_PREFIX: '' },
+      `${variable('DEAD_LETTER_OVERFLOW_PREFIX')} must be one or more segments`,
+    ],
+    [{ DEAD_LETTER_OVERFLOW_PREFIX: 'dead-letter' }, 'got the string "dead-letter"'],
+    [{ DEAD_LETTER_OVERFLOW_PREFIX: '/dead-letter/' }, 'got the string "/dead-letter/"'],
+    [{ DEAD_LETTER_OVERFLOW_PREFIX: 'dead-*/' }, 'got the string "dead-*/"'],
+    [{ DEAD_LETTER_OVERFLOW_PREFIX: 'dead?/' }, 'got the string "dead?/"'],
+    [{ ARCHIVE_PREFIX: '' }, `${variable('ARCHIVE_PREFIX')} must be one or more segments`],
+    [{ ARCHIVE_PREFIX: 'archive/*' }, `${variable('ARCHIVE_PREFIX')} must be one or more segments`],
   ])('rejects %o with a HandlerConfigError naming the variable', (change, message) => {
     const attempt = () => archiveModule.readArchiveConfig({ ...valid, ...change });
     expect(attempt).toThrow(archiveModule.HandlerConfigError);
     expect(attempt).toThrow(message);
+    expect(attempt).toThrow(expect.objectContaining({ variable: Object.keys(change)[0] }));
   });
 
   it('accepts exactly the key prefixes `npm run package` accepts (one rule for both)', () => {

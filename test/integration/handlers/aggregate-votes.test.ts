@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { VoteCounter } from '../../../src/votes/index.js';
 import { localClients } from '../../support/aws.js';
-import { createVotesTable, newClient } from './support.js';
+import { createVotesTable, newClient } from '../votes/support.js';
 
 describe('aggregate-votes Lambda handler', () => {
   let table: Awaited<ReturnType<typeof createVotesTable>>;

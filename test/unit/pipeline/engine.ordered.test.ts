@@ -201,7 +201,7 @@ describe('ordered mode', () => {
         ordering: { mode: 'per-key', concurrency: 0 },
         routes: [{ when: 'insert', to: new RecordingSink('s') }],
       }),
-    ).toThrow(/option 'ordering.concurrency' must be a positive integer, got number 0/);
+    ).toThrow(/option 'ordering.concurrency' must be an integer in \[1, ∞\), got number 0/);
   });
 
   it('routes by filter pattern against the record as Lambda delivers it', async () => {
