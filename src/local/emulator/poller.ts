@@ -67,7 +67,12 @@ const readOptions = defineOptions<StreamPollerOptions>()('StreamPoller', {
   pollIntervalMs: { kind: 'number', min: 0, default: 250 },
   describeIntervalMs: { kind: 'number', min: 0, default: 1000 },
   limit: { kind: 'integer', min: 1, max: 1000, default: 1000 },
-  clock: { kind: 'object', methods: ['now', 'sleep'], expected: 'a Clock (with now() and sleep())' },
+  clock: {
+    kind: 'object',
+    methods: ['now', 'sleep'],
+    expected: 'a Clock (with now() and sleep())',
+    default: systemClock,
+  },
   onEvent: { kind: 'function' },
 });
 
@@ -129,27 +134,13 @@ interface IteratorSpec {
  */
 export class StreamPoller {
   readonly streamArn: string;
-  private readonly streams: StreamsApi;
-  private readonly startingPosition: StartingPosition;
-  private readonly checkpointFile: string | undefined;
-  private readonly pollIntervalMs: number;
-  private readonly describeIntervalMs: number;
-  private readonly limit: number;
-  private readonly clock: Clock;
-  private readonly onEvent: ((event: PollerEvent) => void) | undefined;
+  /** The options, checked, with defaults applied. */
+  private readonly settings: ReturnType<typeof readOptions>;
   private store: CheckpointStore | undefined;
 
   constructor(options: StreamPollerOptions) {
-    const o = readOptions(options);
-    this.streams = o.streams;
-    this.streamArn = o.streamArn;
-    this.startingPosition = o.startingPosition;
-    this.checkpointFile = o.checkpointFile;
-    this.pollIntervalMs = o.pollIntervalMs;
-    this.describeIntervalMs = o.describeIntervalMs;
-    this.limit = o.limit;
-    this.clock = o.clock ?? systemClock;
-    this.onEvent = o.onEvent;
+    this.settings = readOptions(options);
+    this.streamArn = this.settings.streamArn;
   }
 
   /** Current checkpoint (after `run` has opened it). */
@@ -197,7 +188,7 @@ export class StreamPoller {
    */
   async run(consume: (shard: ShardStream) => Promise<void>, options: PollOptions = {}): Promise<void> {
     readPollOptions(options);
-    const store = await CheckpointStore.open(this.streamArn, this.checkpointFile);
+    const store = await CheckpointStore.open(this.streamArn, this.settings.checkpointFile);
     this.store = store;
     // The caller's signal, or the first shard failure: either way every shard stops reading, so
     // a failure is reported instead of waiting behind shards that poll forever.
@@ -241,7 +232,11 @@ export class StreamPoller {
           running.set(shardId, task);
         }
         if (running.size === 0 && options.stopWhenCaughtUp) break;
-        await Promise.race([...running.values(), this.clock.sleep(this.describeIntervalMs), stop]);
+        await Promise.race([
+          ...running.values(),
+          this.settings.clock.sleep(this.settings.describeIntervalMs),
+          stop,
+        ]);
       }
     } catch (error) {
       // DescribeStream failed: the shards already running must not go on polling unobserved.
@@ -257,7 +252,7 @@ export class StreamPoller {
     const shards: Shard[] = [];
     let exclusiveStartShardId: string | undefined;
     do {
-      const page = await this.streams.send(
+      const page = await this.settings.streams.send(
         new DescribeStreamCommand({
           StreamArn: this.streamArn,
           ExclusiveStartShardId: exclusiveStartShardId,
@@ -277,7 +272,7 @@ export class StreamPoller {
     const saved = store.get(shard.ShardId as string)?.sequenceNumber;
     if (saved !== undefined) return { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: saved };
     if (afterReadParent) return { type: 'TRIM_HORIZON' };
-    const position = this.startingPosition;
+    const position = this.settings.startingPosition;
     const end = shard.SequenceNumberRange?.EndingSequenceNumber;
     // LATEST of a shard already closed is its end: nothing to read, and its child is where new
     // records arrive, so the child must take LATEST too.
@@ -305,10 +300,10 @@ export class StreamPoller {
     const initial = this.initialPosition(shard, afterReadParent, store);
     if (initial === 'skip') {
       await store.finish(shardId, { skipped: true });
-      this.onEvent?.({ type: 'shard-end', shardId, finished: true });
+      this.settings.onEvent?.({ type: 'shard-end', shardId, finished: true });
       return;
     }
-    this.onEvent?.({
+    this.settings.onEvent?.({
       type: 'shard-start',
       shardId,
       ...(shard.ParentShardId ? { parentShardId: shard.ParentShardId } : {}),
@@ -331,7 +326,7 @@ export class StreamPoller {
     // checkpoint, where a closed shard with nothing left costs one empty page.
     const finished = state.closed && !stopped.aborted;
     if (finished) await store.finish(shardId);
-    this.onEvent?.({ type: 'shard-end', shardId, finished });
+    this.settings.onEvent?.({ type: 'shard-end', shardId, finished });
   }
 
   private async *pages(
@@ -353,7 +348,7 @@ export class StreamPoller {
       } catch (error) {
         const name = (error as Error).name;
         if (name === 'ExpiredIteratorException') {
-          this.onEvent?.({
+          this.settings.onEvent?.({
             type: 'iterator-expired',
             shardId,
             ...(lastRead ? { resumeAfter: lastRead } : {}),
@@ -365,7 +360,11 @@ export class StreamPoller {
           continue;
         }
         if (name === 'TrimmedDataAccessException') {
-          this.onEvent?.({ type: 'trimmed', shardId, ...(lastRead ? { sequenceNumber: lastRead } : {}) });
+          this.settings.onEvent?.({
+            type: 'trimmed',
+            shardId,
+            ...(lastRead ? { sequenceNumber: lastRead } : {}),
+          });
           iterator = await this.iterator(shardId, { type: 'TRIM_HORIZON' });
           continue;
         }
@@ -387,18 +386,20 @@ export class StreamPoller {
       }
       if (records.length === 0) {
         if (options.stopWhenCaughtUp && ++emptyPages >= emptyPagesToStop) return;
-        await Promise.race([this.clock.sleep(this.pollIntervalMs), stop]);
+        await Promise.race([this.settings.clock.sleep(this.settings.pollIntervalMs), stop]);
       }
     }
   }
 
   private getRecords(iterator: string) {
-    return this.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: this.limit }));
+    return this.settings.streams.send(
+      new GetRecordsCommand({ ShardIterator: iterator, Limit: this.settings.limit }),
+    );
   }
 
   private async iterator(shardId: string, spec: IteratorSpec): Promise<string | undefined> {
     try {
-      const out = await this.streams.send(
+      const out = await this.settings.streams.send(
         new GetShardIteratorCommand({
           StreamArn: this.streamArn,
           ShardId: shardId,
@@ -409,7 +410,7 @@ export class StreamPoller {
       return out.ShardIterator;
     } catch (error) {
       if ((error as Error).name === 'TrimmedDataAccessException' && spec.type !== 'TRIM_HORIZON') {
-        this.onEvent?.({
+        this.settings.onEvent?.({
           type: 'trimmed',
           shardId,
           ...(spec.sequenceNumber ? { sequenceNumber: spec.sequenceNumber } : {}),
