@@ -5,7 +5,7 @@ import { type CompactionSource, planCompaction, rowSetSha256 } from '../../../sr
 import { decodeObject, parseArchiveKey } from '../../../src/sinks/archive-format.js';
 import { planArchiveObjects } from '../../../src/sinks/archive-objects.js';
 import { tenantFromPartitionKey, tenantOfSegment } from '../../../src/sinks/archive-partition.js';
-import { tenantRecords } from './support.js';
+import { tenantRecords } from '../../support/tenant-records.js';
 
 const partitionBy = tenantFromPartitionKey();
 const records = tenantRecords(40, ['acme', 'globex', 'initech']);

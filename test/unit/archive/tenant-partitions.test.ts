@@ -10,7 +10,7 @@ import {
   tenantSegment,
 } from '../../../src/sinks/archive-partition.js';
 import { ArchiveKeyError, InvalidTenantError } from '../../../src/sinks/index.js';
-import { tenantRecords } from './support.js';
+import { tenantRecords } from '../../support/tenant-records.js';
 
 const layout = { prefix: 'archive', ttlAttribute: 'ttl', maxObjectBytes: 1 << 24, table: undefined };
 

@@ -1,6 +1,6 @@
-import { parseStreamEvent } from '../../../src/records/index.js';
-import type { ClassifiedRecord, LambdaStreamRecord } from '../../../src/records/types.js';
-import { type SampleRecordOptions, sampleTtlDeleteRecords } from '../../../src/sinks/sample-records.js';
+import { parseStreamEvent } from '../../src/records/index.js';
+import type { ClassifiedRecord, LambdaStreamRecord } from '../../src/records/types.js';
+import { type SampleRecordOptions, sampleTtlDeleteRecords } from '../../src/sinks/sample-records.js';
 
 /**
  * Realistic TTL deletes whose partition key leads with a tenant id (reference 004's multi-tenant

@@ -1,0 +1,200 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
+import {
+  ArchiveBucketNotFoundError,
+  eraseTenant,
+  InvalidTenantError,
+  tenantFromPartitionKey,
+  UnpartitionedObjectsError,
+} from '../../../src/archive.js';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
+import type { ClassifiedRecord } from '../../../src/records/types.js';
+import { S3ArchiveSink, S3DeadLetterSink } from '../../../src/s3.js';
+import { decodeObject, parseArchiveKey } from '../../../src/sinks/archive-format.js';
+import type { DeadLetterEntry } from '../../../src/sinks/types.js';
+import { createTestBucket, localClients } from '../../support/aws.js';
+import { tenantRecords } from '../../support/tenant-records.js';
+import { HOUR, HOUR_10, HOUR_11, readBack, snapshot, TABLE } from './helpers.js';
+
+const PREFIX = 'archive';
+const partitionBy = tenantFromPartitionKey();
+const TENANTS = ['acme', 'globex', 'initech'];
+/** Hour 10: 90 records 30 s apart, written partitioned; hour 11: 90 more, written before partitioning. */
+const partitioned = tenantRecords(90, TENANTS, { firstTime: HOUR_10 / 1000, spacingSeconds: 30 });
+const unpartitioned = tenantRecords(90, TENANTS, {
+  start: 90,
+  firstTime: HOUR_11 / 1000,
+  spacingSeconds: 30,
+});
+const tenantOf = (r: ClassifiedRecord) => partitionBy(r);
+
+async function archive(s3: S3Client, bucket: string): Promise<void> {
+  const tenantSink = new S3ArchiveSink({ client: s3, bucket, prefix: PREFIX, partitionBy });
+  const plainSink = new S3ArchiveSink({ client: s3, bucket, prefix: PREFIX });
+  for (let i = 0; i < 90; i += 30) {
+    expect(await tenantSink.write(partitioned.slice(i, i + 30), {})).toEqual({});
+    expect(await plainSink.write(unpartitioned.slice(i, i + 30), {})).toEqual({});
+  }
+}
+
+function deadLetter(
+  record: ClassifiedRecord | { junk: true },
+  reason: DeadLetterEntry['reason'],
+): DeadLetterEntry {
+  const raw = 'raw' in record ? record.raw : record;
+  return {
+    reason,
+    record: raw,
+    eventID: 'raw' in record ? record.eventID : undefined,
+    sequenceNumber: 'raw' in record ? record.sequenceNumber : undefined,
+    eventSourceARN: undefined,
+    error: { name: 'Error', message: 'poison' },
+    attempts: 3,
+    at: new Date(HOUR_10 + 60_000).toISOString(),
+  };
+}
+
+describe('eraseTenant on the local S3 server', () => {
+  const { s3 } = localClients();
+  const range = { table: TABLE, prefix: PREFIX, from: HOUR_10, to: HOUR_11 + HOUR };
+
+  it("erases one tenant and leaves every other tenant's objects byte-identical", async () => {
+    const bucket = await createTestBucket(s3);
+    await archive(s3, bucket);
+    const dl = new S3DeadLetterSink({ client: s3, bucket, prefix: 'dead-letter' });
+    await dl.send(
+      [
+        deadLetter(partitioned[1] as ClassifiedRecord, 'retries-exhausted'), // globex
+        deadLetter(partitioned[0] as ClassifiedRecord, 'retries-exhausted'), // acme
+        deadLetter({ junk: true }, 'malformed'),
+      ],
+      {},
+    );
+    const before = await snapshot(s3, bucket);
+    const othersBefore = await readBack(s3, bucket, { prefix: PREFIX });
+
+    // A dry run lists what would go and changes nothing.
+    const options = {
+      client: s3,
+      bucket,
+      ...range,
+      tenant: 'globex',
+      partitionBy,
+      deadLetter: { prefix: 'dead-letter' },
+    };
+    const planned = await eraseTenant({ ...options, dryRun: true });
+    const untouched = await snapshot(s3, bucket);
+    expect([...untouched].map(([k, v]) => [k, v.etag])).toEqual([...before].map(([k, v]) => [k, v.etag]));
+    expect(planned).toMatchObject({
+      tenant: 'globex',
+      segment: 'globex',
+      dryRun: true,
+      rowsErased: 60,
+      versionsDeleted: 0,
+    });
+
+    const report = await eraseTenant(options);
+    expect({ ...report, dryRun: true, versionsDeleted: 0 }).toEqual(planned);
+    // Hour 10: globex's own objects (one a batch), deleted whole and unread; hour 11: the three
+    // unpartitioned objects, rewritten without its rows.
+    expect(report.deleted.map((d) => [parseArchiveKey(d.key)?.tenant, d.rows])).toEqual([
+      ['globex', 10],
+      ['globex', 10],
+      ['globex', 10],
+    ]);
+    expect(report.rewritten.map((r) => [r.rowsErased, r.rowsKept])).toEqual([
+      [10, 20],
+      [10, 20],
+      [10, 20],
+    ]);
+    expect(report.rowsErased).toBe(60);
+    expect(report.deadLetters?.deleted).toHaveLength(1);
+    expect(report.deadLetters?.unattributed).toHaveLength(1);
+
+    const after = await snapshot(s3, bucket);
+    // Other tenants' partitioned objects: the same keys, ETags and bytes.
+    for (const [key, object] of before) {
+      const tenant = parseArchiveKey(key)?.tenant;
+      if (tenant === undefined || tenant === 'globex') continue;
+      expect(after.get(key)?.etag, key).toBe(object.etag);
+      expect(after.get(key)?.body.equals(object.body), key).toBe(true);
+    }
+    // The rewritten objects hold the other tenants' rows as the old ones did, line for line.
+    for (const r of report.rewritten) {
+      const old = decodeObject(before.get(r.key)?.body as Buffer, r.key).filter(
+        (row) => !row.keys.pk?.S?.startsWith('globex#'),
+      );
+      const now = decodeObject(after.get(r.replacement)?.body as Buffer, r.replacement);
+      expect(now.map((row) => JSON.stringify(row))).toEqual(old.map((row) => JSON.stringify(row)));
+      expect(after.has(r.key)).toBe(false);
+    }
+    const rest = await readBack(s3, bucket, { prefix: PREFIX });
+    expect(rest.map((r) => r.raw)).toEqual(
+      othersBefore.filter((r) => tenantOf(r) !== 'globex').map((r) => r.raw),
+    );
+    expect(await readBack(s3, bucket, { prefix: PREFIX, tenant: 'globex', partitionBy })).toEqual([]);
+    // The dead-letter store: globex's entry gone, acme's and the unreadable one kept.
+    const letters = [...after.keys()].filter((k) => k.startsWith('dead-letter/'));
+    expect(letters).toHaveLength(2);
+    expect(letters).toContain(report.deadLetters?.unattributed[0]);
+
+    // Running it again finds nothing left.
+    const again = await eraseTenant(options);
+    expect(again).toMatchObject({ deleted: [], rewritten: [], rowsErased: 0, deadLetters: { deleted: [] } });
+  });
+
+  it('keeps the rows of a cut hour that fall outside the range', async () => {
+    const bucket = await createTestBucket(s3);
+    await archive(s3, bucket);
+    // From 10:20, in hour 10 which the range cuts: globex's object of 10:00-10:15 stays, that of
+    // 10:15-10:30 is rewritten with its rows before 10:20, that of 10:30-10:45 goes whole.
+    const from = HOUR_10 + HOUR / 3;
+    const report = await eraseTenant({ client: s3, bucket, ...range, from, tenant: 'globex', partitionBy });
+    expect(report.deleted.map((d) => [parseArchiveKey(d.key)?.hour, d.rows])).toEqual([['10', 10]]);
+    expect(
+      report.rewritten.map((r) => [parseArchiveKey(r.key)?.tenant ?? '(mixed)', r.rowsErased, r.rowsKept]),
+    ).toEqual([
+      ['globex', 7, 3],
+      ['(mixed)', 10, 20],
+      ['(mixed)', 10, 20],
+      ['(mixed)', 10, 20],
+    ]);
+    const globex = await readBack(s3, bucket, { prefix: PREFIX, tenant: 'globex', partitionBy });
+    expect(globex.map((r) => r.raw)).toEqual(
+      partitioned
+        .filter((r) => tenantOf(r) === 'globex' && (r.approximateCreationTime as number) * 1000 < from)
+        .map((r) => r.raw),
+    );
+  });
+
+  it('refuses with typed errors before changing anything', async () => {
+    const bucket = await createTestBucket(s3);
+    await archive(s3, bucket);
+    const before = await snapshot(s3, bucket);
+    const base = { client: s3, bucket, ...range };
+    await expect(eraseTenant({ ...base, tenant: 'acme/eu', partitionBy })).rejects.toBeInstanceOf(
+      InvalidTenantError,
+    );
+    await expect(eraseTenant({ ...base, tenant: '', partitionBy })).rejects.toBeInstanceOf(
+      InvalidTenantError,
+    );
+    const withoutPartitioner = eraseTenant({ ...base, tenant: 'globex' });
+    await expect(withoutPartitioner).rejects.toBeInstanceOf(UnpartitionedObjectsError);
+    await expect(withoutPartitioner).rejects.toMatchObject({
+      keys: expect.arrayContaining([expect.stringContaining('/hour=11/')]),
+    });
+    await expect(
+      eraseTenant({ ...base, tenant: 'globex', deadLetter: { prefix: 'dead-letter' } }),
+    ).rejects.toBeInstanceOf(InvalidOptionsError);
+    await expect(
+      eraseTenant({ ...base, bucket: `${bucket}-missing`, tenant: 'globex', partitionBy }),
+    ).rejects.toBeInstanceOf(ArchiveBucketNotFoundError);
+    const after = await snapshot(s3, bucket);
+    expect([...after].map(([k, v]) => [k, v.etag])).toEqual([...before].map(([k, v]) => [k, v.etag]));
+
+    // A one-tenant read refuses unpartitioned objects without partitionBy too, rather than return part.
+    await expect(readBack(s3, bucket, { prefix: PREFIX, tenant: 'globex' })).rejects.toBeInstanceOf(
+      UnpartitionedObjectsError,
+    );
+  });
+});
