@@ -182,7 +182,13 @@ export class VariableResolver {
       if (value === null || typeof value !== 'object') return undefined;
       value = (value as Record<string, unknown>)[part];
       // A JS file may export functions per address; serverless calls them.
-      if (typeof value === 'function') value = yield (value as (arg: unknown) => unknown)(this.jsArgument());
+      if (typeof value === 'function') {
+        try {
+          value = yield (value as (arg: unknown) => unknown)(this.jsArgument());
+        } catch (error) {
+          throw this.settings.fail(`${part}() in ${target}: ${(error as Error).message}`);
+        }
+      }
     }
     return value;
   }
