@@ -3,7 +3,15 @@
 // instead of on each other. Hot paths import ./backoff.js directly (no p-retry in a bundle).
 export type { RetryPolicy, RetryPolicyName } from './backoff.js';
 export { backoffDelay, RETRY_POLICIES, waitBeforeRetry, withAttempts } from './backoff.js';
-export { InvalidOptionsError, PartialFailureError, TidewaterError } from './errors.js';
+export type { RecordIdentity } from './errors.js';
+export {
+  describeError,
+  InvalidOptionsError,
+  PartialFailureError,
+  RecordError,
+  recordLabel,
+  TidewaterError,
+} from './errors.js';
 export type {
   Environment,
   EnvironmentReader,
@@ -13,6 +21,6 @@ export type {
   OptionSpecs,
   ResolvedOptions,
 } from './options.js';
-export { assertOptions, defineEnvironment, defineOptions, describe } from './options.js';
+export { defineEnvironment, defineOptions, describe } from './options.js';
 export type { RetryRun } from './retry.js';
 export { withRetry } from './retry.js';

@@ -259,26 +259,6 @@ function range(noun: 'integer' | 'number', min: number | undefined, max: number 
   return `${what} in ${min === undefined ? '(-∞' : `[${min}`}, ${max === undefined ? '∞)' : `${max}]`}`;
 }
 
-/**
- * Rejects unknown keys and a non-object argument, for the few places that check an object's
- * shape without a spec (a filter's nested options, values read key by key). New code declares
- * a spec with defineOptions instead.
- */
-export function assertOptions(options: unknown, allowed: readonly string[], where: string): void {
-  if (options === undefined) return;
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new InvalidOptionsError(`${where}: options must be an object, got ${describe(options)}`);
-  }
-  for (const key in options) {
-    if (!allowed.includes(key)) {
-      throw new InvalidOptionsError(
-        `${where}: unknown option '${key}' (known: ${allowed.length ? allowed.join(', ') : 'none'})`,
-        { option: key },
-      );
-    }
-  }
-}
-
 /** A value as an error message shows it: `the string "abc"`, `number 3`, `an array`, `a Date`. */
 export function describe(value: unknown): string {
   if (value === null) return 'null';

@@ -94,7 +94,9 @@ export function checkTtl(
   options?: CheckTtlOptions,
 ): TtlCheck {
   if (typeof ttlAttribute !== 'string' || ttlAttribute === '') {
-    throw readOptions.fail(`argument 'ttlAttribute' must be a non-empty string, got ${describe(ttlAttribute)}`);
+    throw readOptions.fail(
+      `argument 'ttlAttribute' must be a non-empty string, got ${describe(ttlAttribute)}`,
+    );
   }
   return judgeTtl(image, ttlAttribute, nowSeconds(readOptions(options).now));
 }

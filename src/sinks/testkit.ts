@@ -114,7 +114,7 @@ export interface SinkTestKitCase {
  * outside `describe` — e.g. to check that a broken sink fails it. Validates the options.
  */
 export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>): SinkTestKitCase[] {
-  const { name, largeBatch } = readOptions(options);
+  const { largeBatch } = readOptions(options);
   const { create, read, dispose, injectFailures } = options;
 
   async function withSink(body: (sink: S) => Promise<void>): Promise<void> {

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { RETRY_POLICIES } from '../core/backoff.js';
 import type { InvalidOptionsError } from '../core/errors.js';
 import type { ResolvedOptions } from '../core/options.js';
-import { RETRY_POLICIES } from '../core/retry.js';
 import { defineVoteOptions } from './errors.js';
 import { PollKeys } from './keys.js';
 

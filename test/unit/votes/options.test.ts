@@ -15,7 +15,9 @@ const base = { tableName: 't', poll: 'p', shards: 4 };
 describe('votes options', () => {
   it('rejects an unknown option key by name', () => {
     expect(() => new VoteCounter({ ...base, shard: 3 } as never)).toThrow(InvalidVoteOptionsError);
-    expect(() => new VoteCounter({ ...base, shard: 3 } as never)).toThrow(/VoteCounter: unknown option 'shard'/);
+    expect(() => new VoteCounter({ ...base, shard: 3 } as never)).toThrow(
+      /VoteCounter: unknown option 'shard'/,
+    );
   });
 
   it('aggregateVotes rejects an unknown key before any request', async () => {

@@ -1,2 +1,0 @@
-// Moved to the kernel; re-exported while importers move to src/core.
-export { assertOptions, describe } from '../core/options.js';
