@@ -49,7 +49,7 @@ export interface DemoOptions {
   root?: string;
   /** The function archiving TTL deletes; default the only one with a DynamoDB stream event. */
   archiveFunction?: string;
-  /** The function totalling the votes; default the only one with a schedule event. */
+  /** The function totalling the votes; default the only one with a schedule event and a POLL. */
   aggregateFunction?: string;
   /**
    * What serverless.yml's `${env:…}` reads; default process.env. The handlers run in this process
@@ -163,7 +163,7 @@ export async function runDemo(input: DemoOptions = {}): Promise<DemoSummary> {
   });
   const archiveFn = await streamFunctionOf(config, options.archiveFunction);
   const aggregateFn = await config.functionSettings(
-    options.aggregateFunction ?? (await onlyScheduledFunction(config)),
+    options.aggregateFunction ?? (await findAggregator(config)),
   );
   // An installed package ships dist/ but not src/: handlerFile falls back to the built handlers.
   const archiveFile = handlerFile(archiveFn, { root });
@@ -310,15 +310,17 @@ export async function runDemo(input: DemoOptions = {}): Promise<DemoSummary> {
   }
 }
 
-/** The aggregator: the one function serverless.yml runs on a schedule. */
-async function onlyScheduledFunction(config: ServerlessConfig): Promise<string> {
-  const scheduled = await config.functionsWithEvent('schedule');
-  if (scheduled.length === 1) return scheduled[0] as string;
+/** The vote aggregator: the function serverless.yml runs on a schedule with a poll to total (POLL). */
+async function findAggregator(config: ServerlessConfig): Promise<string> {
+  const found: string[] = [];
+  for (const key of await config.functionsWithEvent('schedule'))
+    if ((await config.environmentOf(key)).POLL !== undefined) found.push(key);
+  if (found.length === 1) return found[0] as string;
   throw new ServerlessConfigError(
     config.file,
-    scheduled.length === 0
-      ? 'no function has a schedule event (the vote aggregator)'
-      : `several functions have a schedule event; name the aggregator (${scheduled.join(', ')})`,
+    found.length === 0
+      ? 'no function runs on a schedule with a POLL to total (the vote aggregator)'
+      : `several scheduled functions have a POLL; name the aggregator (${found.join(', ')})`,
   );
 }
 

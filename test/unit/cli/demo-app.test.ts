@@ -17,7 +17,7 @@ describe('the demo app reads its functions from serverless.yml', () => {
     );
   });
 
-  it('takes the only stream function and the only scheduled one, else asks which', async () => {
+  it('takes the only stream function and the only scheduled one with a POLL, else says which is missing', async () => {
     await expect(runDemo({ root, env: {} })).rejects.toThrow(
       /several functions have a DynamoDB stream event; pick one with -f \(archive, shorthand\)/,
     );
@@ -27,7 +27,7 @@ describe('the demo app reads its functions from serverless.yml', () => {
   });
 
   it("loads the named functions' handlers from the service (none exist in this fixture)", async () => {
-    const run = runDemo({ root, env: {}, archiveFunction: 'archive' });
+    const run = runDemo({ root, env: {}, archiveFunction: 'archive', aggregateFunction: 'scheduled' });
     await expect(run).rejects.toBeInstanceOf(ServerlessConfigError);
     await expect(run).rejects.toThrow(/no handler file for 'src\/archive\.handler'/);
   });
