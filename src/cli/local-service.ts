@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -122,12 +122,15 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
     log('environment for your own scripts and tools (the same servers):');
     for (const [name, value] of Object.entries(localEnv)) log(`  export ${name}=${value}`);
     if (options.envFile) {
+      // Written whole, then renamed into place: a script waiting for the file never reads half of it.
+      const partial = `${options.envFile}.${process.pid}.partial`;
       await writeFile(
-        options.envFile,
+        partial,
         Object.entries(localEnv)
           .map(([name, value]) => `${name}=${value}\n`)
           .join(''),
       );
+      await rename(partial, options.envFile);
     }
     if (running.length === 0) log('no function with a DynamoDB stream event to run');
 

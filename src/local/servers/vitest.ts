@@ -8,16 +8,22 @@ import { overlayEnv } from './process-env.js';
  * stopped after. `env` is applied to process.env while the file runs (and restored), so code
  * that builds its own SDK clients reaches the local servers. Read `.current` inside tests.
  */
-export function useLocalAws(options: LocalAwsOptions & { applyEnv?: boolean } = {}): {
+export function useLocalAws(
+  options: LocalAwsOptions & {
+    applyEnv?: boolean;
+    /** How long beforeAll may take to start the servers (ms): the first run may unpack the jar. */
+    startTimeoutMs?: number;
+  } = {},
+): {
   readonly current: LocalAws;
 } {
-  const { applyEnv = true, ...startOptions } = options;
+  const { applyEnv = true, startTimeoutMs = 120_000, ...startOptions } = options;
   let local: LocalAws | undefined;
   let restoreEnv = (): void => undefined;
   beforeAll(async () => {
     local = await startLocalAws(startOptions);
     if (applyEnv) restoreEnv = overlayEnv(local.env);
-  }, 120_000);
+  }, startTimeoutMs);
   afterAll(async () => {
     restoreEnv();
     await local?.stop();
