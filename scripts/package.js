@@ -165,13 +165,16 @@ function aggregatorProblems(resources) {
       );
     }
   }
-  const schedules = Object.values(resources).filter((r) => r?.Type === 'AWS::Events::Rule');
-  for (const rule of schedules) {
+  const schedules = Object.entries(resources).filter(([, r]) => r?.Type === 'AWS::Events::Rule');
+  for (const [id, rule] of schedules) {
     const expression = rule.Properties?.ScheduleExpression;
     if (typeof expression !== 'string' || !RATE_PATTERN.test(expression)) {
+      // serverless names a function's schedule rule after the function (CompactArchiveEventsRuleSchedule1).
+      const setting = id.startsWith('CompactArchive')
+        ? 'compactRate (TIDEWATER_COMPACT_RATE)'
+        : 'aggregateRate (TIDEWATER_AGGREGATE_RATE)';
       problems.push(
-        `aggregateRate (TIDEWATER_AGGREGATE_RATE) gives ${JSON.stringify(expression)}; ` +
-          'EventBridge expects e.g. rate(1 minute) or rate(5 minutes)',
+        `${setting} gives ${JSON.stringify(expression)}; EventBridge expects e.g. rate(1 minute) or rate(5 minutes)`,
       );
     }
   }
@@ -225,13 +228,62 @@ function archiveProblems(resources) {
 }
 
 /**
+ * Compaction must reach every hour while its objects are readable: an hour is compacted from
+ * compactAfterSeconds after its end until compactLookbackHours later, and the lifecycle moves
+ * objects to GLACIER glacierAfterDays after they are written (from the hour's start at the
+ * earliest) — a day of margin, as S3 runs lifecycle rules once a day. It reads what the archive
+ * writes, so that must not be GLACIER / DEEP_ARCHIVE; and an hour is closed only once Lambda no
+ * longer redelivers into it (the mapping's maximumRecordAgeInSeconds).
+ */
+function compactionProblems(resources) {
+  const env = resources.CompactArchiveLambdaFunction?.Properties?.Environment?.Variables;
+  if (env === undefined) return ['CompactArchiveLambdaFunction has no environment'];
+  const problems = [];
+  const after = Number(env.COMPACT_AFTER_SECONDS);
+  const lookback = Number(env.COMPACT_LOOKBACK_HOURS);
+  if (!isWholeNumber(after, 3600) || !isWholeNumber(lookback, 1)) {
+    problems.push(
+      `compactAfterSeconds ${JSON.stringify(env.COMPACT_AFTER_SECONDS)} must be a whole number of seconds, at least 3600, ` +
+        `and compactLookbackHours ${JSON.stringify(env.COMPACT_LOOKBACK_HOURS)} a whole number of hours, at least 1`,
+    );
+    return problems;
+  }
+  const rule = resources.ArchiveBucket?.Properties?.LifecycleConfiguration?.Rules?.find(
+    (r) => r?.Id === 'archive-to-glacier',
+  );
+  const glacierDays = rule?.Transitions?.find((t) => t?.StorageClass === 'GLACIER')?.TransitionInDays;
+  const lastHours = 1 + after / 3600 + lookback;
+  if (isWholeNumber(glacierDays, 0) && lastHours + 24 > glacierDays * 24) {
+    problems.push(
+      `compactAfterSeconds (${after}) + compactLookbackHours (${lookback}) reach ${Math.ceil(lastHours)} hours after an hour starts, ` +
+        `within a day of glacierAfterDays (${glacierDays}): compaction would meet objects the lifecycle already moved to GLACIER`,
+    );
+  }
+  if (env.STORAGE_CLASS === 'GLACIER' || env.STORAGE_CLASS === 'DEEP_ARCHIVE') {
+    problems.push(
+      `storageClass ${env.STORAGE_CLASS}: compaction cannot read objects that need a restore; write STANDARD ` +
+        '(or STANDARD_IA / GLACIER_IR) and let the lifecycle move compacted hours to GLACIER after glacierAfterDays',
+    );
+  }
+  const mappings = Object.values(resources).filter((r) => r?.Type === 'AWS::Lambda::EventSourceMapping');
+  const maxAge = Math.max(0, ...mappings.map((m) => Number(m.Properties?.MaximumRecordAgeInSeconds) || 0));
+  if (after < maxAge) {
+    problems.push(
+      `compactAfterSeconds (${after}) is below the stream mapping's maximumRecordAgeInSeconds (${maxAge}): ` +
+        'Lambda may still redeliver into an hour compaction counts as closed',
+    );
+  }
+  return problems;
+}
+
+/**
  * Settings problems that serverless cannot see but that would deploy a wrong stack, or a wider
  * grant than meant: one message per problem found in the packaged CloudFormation template (empty
  * when fine).
  */
 export function templateProblems(template) {
   const resources = template?.Resources ?? {};
-  return [...aggregatorProblems(resources), ...archiveProblems(resources)];
+  return [...aggregatorProblems(resources), ...archiveProblems(resources), ...compactionProblems(resources)];
 }
 
 /** The folder `serverless package` writes to: `--package <dir>` / `-p <dir>`, else .serverless. */

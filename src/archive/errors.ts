@@ -81,12 +81,15 @@ export class CompactionIncompleteError extends TidewaterError {
 export class CompactionFailedHoursError extends TidewaterError {
   override name = 'CompactionFailedHoursError';
   readonly failures: readonly { partition: string; error: unknown }[];
-  constructor(failures: readonly { partition: string; error: unknown }[]) {
+  /** What the run did with the other hours. */
+  readonly summary: unknown;
+  constructor(failures: readonly { partition: string; error: unknown }[], summary?: unknown) {
     const first = failures[0];
     const reason =
       first?.error instanceof Error ? `${first.error.name}: ${first.error.message}` : String(first?.error);
     super(`${failures.length} hour partition(s) not compacted; first: ${first?.partition}: ${reason}`);
     this.failures = failures;
+    this.summary = summary;
   }
 }
 

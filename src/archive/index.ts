@@ -16,3 +16,5 @@ export {
 export { closesAt, DEFAULT_CLOSED_AFTER_SECONDS, parseHour, scheduledWindow } from './hours.js';
 export type { CompactionManifest } from './manifest.js';
 export { manifestPrefix } from './manifest.js';
+export type { RecentHoursOptions, RecentHoursSummary } from './scheduled.js';
+export { compactRecentHours } from './scheduled.js';

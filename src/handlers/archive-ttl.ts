@@ -1,22 +1,13 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { InvalidOptionsError } from '../core/errors.js';
 import { defineEnvironment, type Environment } from '../core/options.js';
 import { createStreamHandler, type RouteConfig, route } from '../pipeline/index.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, S3ArchiveSink, S3DeadLetterSink } from '../s3.js';
 import { SqsDeadLetterSink } from '../sqs.js';
-import { isKeyPrefix, KEY_PREFIX_RULE } from './key-prefix.js';
+import { HandlerConfigError } from './config-error.js';
+import { KEY_PREFIX_OPTION } from './key-prefix.js';
 
-/** A deployment setting (an environment variable) is missing or invalid. Thrown at cold start. */
-export class HandlerConfigError extends InvalidOptionsError {
-  override readonly name = 'HandlerConfigError';
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(message, { option: variable });
-  }
-}
+export { HandlerConfigError };
 
 const ARCHIVE_ROUTES = ['ttl-deletes', 'all-deletes'] as const;
 
@@ -32,9 +23,6 @@ export interface ArchiveHandlerConfig {
   maxRecordAgeSeconds: number | undefined;
 }
 
-/** A key prefix in the archive bucket; unset takes serverless.yml's default, set (even empty) must be valid. */
-const KEY_PREFIX = { kind: 'custom', expected: KEY_PREFIX_RULE, check: isKeyPrefix } as const;
-
 /** The variables serverless.yml passes to archiveTtl (infra/settings.yml names them). */
 const readEnvironment = /* @__PURE__ */ defineEnvironment<{
   ARCHIVE_BUCKET: string;
@@ -47,7 +35,7 @@ const readEnvironment = /* @__PURE__ */ defineEnvironment<{
   MAX_RECORD_AGE_SECONDS?: number;
 }>({ error: (message, variable) => new HandlerConfigError(variable ?? '', message) })('archiveTtl', {
   ARCHIVE_BUCKET: { kind: 'nonEmptyString', required: true },
-  ARCHIVE_PREFIX: { ...KEY_PREFIX, default: 'archive/' },
+  ARCHIVE_PREFIX: { ...KEY_PREFIX_OPTION, default: 'archive/' },
   STORAGE_CLASS: { kind: 'enum', values: ARCHIVE_STORAGE_CLASSES, default: 'STANDARD' },
   TTL_ATTRIBUTE: { kind: 'nonEmptyString', required: true },
   ARCHIVE_ROUTES: { kind: 'enum', values: ARCHIVE_ROUTES, default: 'ttl-deletes' },
@@ -57,7 +45,7 @@ const readEnvironment = /* @__PURE__ */ defineEnvironment<{
     check: (v) => typeof v === 'string' && /^https?:\/\//.test(v.trim()),
     required: true,
   },
-  DEAD_LETTER_OVERFLOW_PREFIX: { ...KEY_PREFIX, default: 'dead-letter/' },
+  DEAD_LETTER_OVERFLOW_PREFIX: { ...KEY_PREFIX_OPTION, default: 'dead-letter/' },
   MAX_RECORD_AGE_SECONDS: { kind: 'integer', min: 1 },
 });
 

@@ -21,6 +21,12 @@ export const KEY_PREFIX_RULE =
   'resource <bucket>/<prefix>*, which an empty prefix would make the whole bucket and a `*` or `?` would widen';
 
 /**
+ * The rule for an environment variable holding such a prefix (core/options' custom rule): unset
+ * takes serverless.yml's default, set (even empty) must be valid.
+ */
+export const KEY_PREFIX_OPTION = { kind: 'custom', expected: KEY_PREFIX_RULE, check: isKeyPrefix } as const;
+
+/**
  * Why `value` cannot be used as an archive bucket key prefix, worded to follow the setting's name
  * ("is ...; it must ..."), or undefined when it can.
  */

@@ -92,6 +92,27 @@ function statements(template: Template, document: { Statement: unknown[] }): Rec
 
 const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
 
+/** A role's statements in force, by Sid: action, resource and condition. */
+function grants(
+  run: PackageRun,
+  roleId: string,
+): Record<string, { Action: unknown; Resource: unknown; Condition: unknown }> {
+  const role = run.template.Resources[roleId]!;
+  return Object.fromEntries(
+    statements(run.template, role.Properties.Policies[0].PolicyDocument).map((s) => [
+      s.Sid,
+      { Action: s.Action, Resource: s.Resource, Condition: s.Condition },
+    ]),
+  );
+}
+
+/** What every role may do with its own log group, and nothing else there. */
+const writeLogs = (group: string) => ({
+  Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+  Resource: [{ 'Fn::GetAtt': [group, 'Arn'] }],
+  Condition: undefined,
+});
+
 let ttlOnly: PackageRun;
 let allDeletes: PackageRun;
 let allDeletesDir: string;
@@ -121,6 +142,7 @@ describe('serverless package (offline)', () => {
     expect(functions.map(([id]) => id).sort()).toEqual([
       'AggregateVotesLambdaFunction',
       'ArchiveTtlLambdaFunction',
+      'CompactArchiveLambdaFunction',
     ]);
     for (const [, fn] of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
@@ -132,6 +154,9 @@ describe('serverless package (offline)', () => {
     });
     expect(ttlOnly.template.Resources.AggregateVotesLambdaFunction!.Properties.Role).toEqual({
       'Fn::GetAtt': ['AggregateVotesRole', 'Arn'],
+    });
+    expect(ttlOnly.template.Resources.CompactArchiveLambdaFunction!.Properties.Role).toEqual({
+      'Fn::GetAtt': ['CompactArchiveRole', 'Arn'],
     });
     // No shared role: serverless only makes IamRoleLambdaExecution when a function lacks `role`.
     expect(ttlOnly.template.Resources.IamRoleLambdaExecution).toBeUndefined();
@@ -204,6 +229,8 @@ describe('serverless package (offline)', () => {
     const sse = p.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault;
     expect(sse.SSEAlgorithm).toEqual({ 'Fn::If': ['ArchiveUsesKms', 'aws:kms', 'AES256'] });
     expect(p.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    // Objects under 128 KB never transition (S3's default, stated): compaction makes hours large enough.
+    expect(p.LifecycleConfiguration.TransitionDefaultMinimumObjectSize).toBe('all_storage_classes_128K');
     const rule = p.LifecycleConfiguration.Rules.find((r: { Id: string }) => r.Id === 'archive-to-glacier');
     expect(rule).toMatchObject({
       Status: 'Enabled',
@@ -297,7 +324,11 @@ describe('serverless package (offline)', () => {
   it('has no IAM statement with a `*` action or a `*` resource', () => {
     for (const run of [ttlOnly, allDeletes]) {
       const roles = resourcesOfType(run.template, 'AWS::IAM::Role');
-      expect(roles.map(([id]) => id).sort()).toEqual(['AggregateVotesRole', 'ArchiveTtlRole']);
+      expect(roles.map(([id]) => id).sort()).toEqual([
+        'AggregateVotesRole',
+        'ArchiveTtlRole',
+        'CompactArchiveRole',
+      ]);
       for (const [id, role] of roles) {
         for (const policy of role.Properties.Policies) {
           for (const statement of statements(run.template, policy.PolicyDocument)) {
@@ -355,16 +386,8 @@ describe('serverless package (offline)', () => {
   it("limits the aggregator role to reading the poll's counters and updating its totals", () => {
     const role = ttlOnly.template.Resources.AggregateVotesRole!;
     const granted = statements(ttlOnly.template, role.Properties.Policies[0].PolicyDocument);
-    expect(
-      Object.fromEntries(
-        granted.map((s) => [s.Sid, { Action: s.Action, Resource: s.Resource, Condition: s.Condition }]),
-      ),
-    ).toEqual({
-      WriteLogs: {
-        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-        Resource: [{ 'Fn::GetAtt': ['AggregateVotesLogGroup', 'Arn'] }],
-        Condition: undefined,
-      },
+    expect(grants(ttlOnly, 'AggregateVotesRole')).toEqual({
+      WriteLogs: writeLogs('AggregateVotesLogGroup'),
       // The layout item, the registry, the shards and the totals (BatchGetItem reads those back);
       // not the voter markers (POLL#default#VOTER#...), and no other poll.
       ReadVoteItems: {
@@ -432,17 +455,68 @@ describe('serverless package (offline)', () => {
       SHARDS: '10',
       REGISTRY_PARTITIONS: '4',
     });
-    const schedule = only(ttlOnly.template, 'AWS::Events::Rule');
+    const schedule = resourcesOfType(ttlOnly.template, 'AWS::Events::Rule').find(([id]) =>
+      id.startsWith('AggregateVotes'),
+    )![1];
     expect(schedule.Properties.ScheduleExpression).toBe('rate(1 minute)');
+  });
+
+  it('compacts the archive on a schedule with a role limited to the archive prefix: list, get, put, delete', () => {
+    const fn = ttlOnly.template.Resources.CompactArchiveLambdaFunction!.Properties;
+    expect(fn.Environment.Variables).toMatchObject({
+      ARCHIVE_BUCKET: { Ref: 'ArchiveBucket' },
+      ARCHIVE_PREFIX: 'archive/',
+      ARCHIVE_ROUTES: 'ttl-deletes',
+      TABLE_NAME: { Ref: 'RecordsTable' },
+      STORAGE_CLASS: 'STANDARD',
+      COMPACT_AFTER_SECONDS: '90000',
+      COMPACT_LOOKBACK_HOURS: '48',
+    });
+    // With all-deletes it compacts user deletes too (the handler derives their prefix).
+    expect(
+      allDeletes.template.Resources.CompactArchiveLambdaFunction!.Properties.Environment.Variables
+        .ARCHIVE_ROUTES,
+    ).toBe('all-deletes');
+    const schedule = resourcesOfType(ttlOnly.template, 'AWS::Events::Rule').find(([id]) =>
+      id.startsWith('CompactArchive'),
+    )![1];
+    expect(schedule.Properties.ScheduleExpression).toBe('rate(1 hour)');
+
+    const archiveObjects = { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['ArchiveBucket', 'Arn'] }, '/archive/*']] };
+    expect(grants(ttlOnly, 'CompactArchiveRole')).toEqual({
+      WriteLogs: writeLogs('CompactArchiveLogGroup'),
+      ListArchive: {
+        Action: ['s3:ListBucket'],
+        Resource: [{ 'Fn::GetAtt': ['ArchiveBucket', 'Arn'] }],
+        Condition: { StringLike: { 's3:prefix': ['archive/*'] } },
+      },
+      RewriteArchiveObjects: {
+        Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:DeleteObjectVersion'],
+        Resource: [archiveObjects],
+        Condition: undefined,
+      },
+    });
+    // With a KMS key: decrypt what it reads, generate data keys for what it writes, on that key only.
+    const kms = 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-0000-0000-000000000000';
+    const withKey = statements(
+      allDeletes.template,
+      allDeletes.template.Resources.CompactArchiveRole!.Properties.Policies[0].PolicyDocument,
+    ).find((s) => s.Sid === 'UseArchiveKey');
+    expect(withKey).toEqual({
+      Sid: 'UseArchiveKey',
+      Effect: 'Allow',
+      Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+      Resource: [kms],
+    });
   });
 
   it('bundles each handler as one ESM file without the AWS SDK and records the sizes', () => {
     const sizes = JSON.parse(readFileSync(path.join(root, 'bench/.out/bundle-sizes.json'), 'utf8')) as {
       functions: Record<string, { zipBytes: number; codeBytes: number; entries: string[] }>;
     };
-    expect(Object.keys(sizes.functions).sort()).toEqual(['aggregateVotes', 'archiveTtl']);
+    expect(Object.keys(sizes.functions).sort()).toEqual(['aggregateVotes', 'archiveTtl', 'compactArchive']);
     for (const [name, size] of Object.entries(sizes.functions)) {
-      const handler = name === 'archiveTtl' ? 'archive-ttl' : 'aggregate-votes';
+      const handler = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
       expect(size.entries.sort()).toEqual([`src/handlers/${handler}.mjs`, `src/handlers/${handler}.mjs.map`]);
       expect(size.codeBytes).toBeGreaterThan(0);
       // @aws-sdk/client-s3 alone bundles to more than this; staying under it shows the SDK is external.

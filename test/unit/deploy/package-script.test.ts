@@ -5,7 +5,9 @@ type Variables = Record<string, unknown>;
 interface Parts {
   aggregator?: Variables;
   archive?: Variables;
+  compaction?: Variables;
   rate?: string;
+  compactRate?: string;
   lifecycle?: {
     glacier?: unknown;
     deepArchive?: unknown;
@@ -24,6 +26,15 @@ const goodArchive = {
   ARCHIVE_BUCKET: { Ref: 'ArchiveBucket' },
   ARCHIVE_PREFIX: 'archive/',
   DEAD_LETTER_OVERFLOW_PREFIX: 'dead-letter/',
+};
+
+const goodCompaction = {
+  ARCHIVE_BUCKET: { Ref: 'ArchiveBucket' },
+  ARCHIVE_PREFIX: 'archive/',
+  TABLE_NAME: { Ref: 'RecordsTable' },
+  STORAGE_CLASS: 'STANDARD',
+  COMPACT_AFTER_SECONDS: 90000,
+  COMPACT_LOOKBACK_HOURS: 48,
 };
 
 /** The parts of a packaged template that templateProblems reads, shaped as serverless writes them. */
@@ -46,6 +57,17 @@ function template(parts: Parts = {}) {
       },
       ArchiveTtlLambdaFunction: {
         Properties: { Environment: { Variables: { ...goodArchive, ...parts.archive } } },
+      },
+      ArchiveTtlEventSourceMappingDynamodbRecordsTable: {
+        Type: 'AWS::Lambda::EventSourceMapping',
+        Properties: { MaximumRecordAgeInSeconds: 86400 },
+      },
+      CompactArchiveLambdaFunction: {
+        Properties: { Environment: { Variables: { ...goodCompaction, ...parts.compaction } } },
+      },
+      CompactArchiveEventsRuleSchedule1: {
+        Type: 'AWS::Events::Rule',
+        Properties: { ScheduleExpression: parts.compactRate ?? 'rate(1 hour)' },
       },
       ArchiveBucket: {
         Properties: {
@@ -95,6 +117,7 @@ describe('npm run package: settings checks on the packaged template', () => {
     expect(templateProblems({ Resources: {} })).toEqual([
       'AggregateVotesLambdaFunction has no environment',
       'ArchiveTtlLambdaFunction has no environment',
+      'CompactArchiveLambdaFunction has no environment',
     ]);
   });
 
@@ -173,5 +196,45 @@ describe('npm run package: settings checks on the packaged template', () => {
     expect(
       templateProblems(template({ lifecycle: { noncurrentGlacier: 30, noncurrentExpire: 30 } })),
     ).toEqual([expect.stringMatching(/^noncurrentExpireAfterDays 30/)]);
+  });
+
+  it('names the schedule a bad rate belongs to', () => {
+    expect(templateProblems(template({ compactRate: 'rate(1 hours)' }))).toEqual([
+      expect.stringMatching(/^compactRate \(TIDEWATER_COMPACT_RATE\) gives "rate\(1 hours\)"/),
+    ]);
+  });
+
+  it('refuses compaction timing that would meet objects already in GLACIER, or hours still open', () => {
+    // 25 h + 48 h after an hour starts (plus the hour) is day 4: far from day 30.
+    expect(templateProblems(template({ lifecycle: { glacier: 4, deepArchive: 180 } }))).toEqual([
+      expect.stringMatching(
+        /^compactAfterSeconds \(90000\) \+ compactLookbackHours \(48\) reach 74 hours .* glacierAfterDays \(4\)/,
+      ),
+    ]);
+    expect(templateProblems(template({ lifecycle: { glacier: 5, deepArchive: 180 } }))).toEqual([]);
+    expect(templateProblems(template({ compaction: { COMPACT_LOOKBACK_HOURS: 24 * 40 } }))).toEqual([
+      expect.stringMatching(/within a day of glacierAfterDays \(30\)/),
+    ]);
+    expect(templateProblems(template({ compaction: { COMPACT_AFTER_SECONDS: 3600 } }))).toEqual([
+      expect.stringMatching(/below the stream mapping's maximumRecordAgeInSeconds \(86400\)/),
+    ]);
+    expect(templateProblems(template({ compaction: { COMPACT_AFTER_SECONDS: 'soon' } }))).toEqual([
+      expect.stringMatching(/^compactAfterSeconds "soon" must be a whole number of seconds/),
+    ]);
+  });
+
+  it('refuses a storage class compaction cannot read', () => {
+    for (const storageClass of ['GLACIER', 'DEEP_ARCHIVE']) {
+      expect(
+        templateProblems(template({ compaction: { STORAGE_CLASS: storageClass } })),
+        storageClass,
+      ).toEqual([expect.stringMatching(new RegExp(`^storageClass ${storageClass}: compaction cannot read`))]);
+    }
+    for (const storageClass of ['STANDARD', 'STANDARD_IA', 'GLACIER_IR']) {
+      expect(
+        templateProblems(template({ compaction: { STORAGE_CLASS: storageClass } })),
+        storageClass,
+      ).toEqual([]);
+    }
   });
 });

@@ -1,0 +1,79 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { DEFAULT_CLOSED_AFTER_SECONDS } from '../archive/hours.js';
+import {
+  compactRecentHours,
+  type RecentHoursOptions,
+  type RecentHoursSummary,
+} from '../archive/scheduled.js';
+import { defineEnvironment, type Environment } from '../core/options.js';
+import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
+import { HandlerConfigError } from './config-error.js';
+import { KEY_PREFIX_OPTION } from './key-prefix.js';
+
+export type CompactionHandlerConfig = Omit<RecentHoursOptions, 'client' | 'now'>;
+
+/** The variables serverless.yml passes to compactArchive (infra/settings.yml names them). */
+const readEnvironment = /* @__PURE__ */ defineEnvironment<{
+  ARCHIVE_BUCKET: string;
+  ARCHIVE_PREFIX?: string;
+  ARCHIVE_ROUTES?: 'ttl-deletes' | 'all-deletes';
+  TABLE_NAME: string;
+  STORAGE_CLASS?: ArchiveStorageClass;
+  COMPACT_AFTER_SECONDS?: number;
+  COMPACT_LOOKBACK_HOURS?: number;
+}>({ error: (message, variable) => new HandlerConfigError(variable ?? '', message) })('compactArchive', {
+  ARCHIVE_BUCKET: { kind: 'nonEmptyString', required: true },
+  ARCHIVE_PREFIX: { ...KEY_PREFIX_OPTION, default: 'archive/' },
+  ARCHIVE_ROUTES: { kind: 'enum', values: ['ttl-deletes', 'all-deletes'], default: 'ttl-deletes' },
+  TABLE_NAME: { kind: 'nonEmptyString', required: true },
+  STORAGE_CLASS: { kind: 'enum', values: ARCHIVE_STORAGE_CLASSES, default: 'STANDARD' },
+  COMPACT_AFTER_SECONDS: { kind: 'integer', min: 3600, default: DEFAULT_CLOSED_AFTER_SECONDS },
+  COMPACT_LOOKBACK_HOURS: { kind: 'integer', min: 1, max: 24 * 14, default: 48 },
+});
+
+/** The settings serverless.yml passes; a bad one fails the cold start, naming the variable. */
+export function readCompactionConfig(env: Environment): CompactionHandlerConfig {
+  const e = readEnvironment(env);
+  const prefix = e.ARCHIVE_PREFIX;
+  return {
+    bucket: e.ARCHIVE_BUCKET,
+    table: e.TABLE_NAME,
+    // The archive handler writes user deletes under <prefix>user-deletes/ with all-deletes.
+    prefixes: e.ARCHIVE_ROUTES === 'all-deletes' ? [prefix, `${prefix}user-deletes/`] : [prefix],
+    storageClass: e.STORAGE_CLASS,
+    closedAfterSeconds: e.COMPACT_AFTER_SECONDS,
+    lookbackHours: e.COMPACT_LOOKBACK_HOURS,
+  };
+}
+
+/** One JSON line per run (with what failed, when something did), then the run's own result. */
+export function createCompactionHandler(config: CompactionHandlerConfig, client: S3Client) {
+  return async (): Promise<RecentHoursSummary> => {
+    const log = (summary: RecentHoursSummary | undefined, failed: number) =>
+      process.stdout.write(
+        `${JSON.stringify({
+          message: 'archive compaction run',
+          ...summary?.window,
+          compacted: summary?.compacted.length ?? 0,
+          unchanged: summary?.unchanged ?? 0,
+          failed,
+          duplicatesRemoved: summary?.compacted.reduce((n, h) => n + h.duplicates, 0) ?? 0,
+        })}\n`,
+      );
+    try {
+      const summary = await compactRecentHours({ ...config, client });
+      log(summary, 0);
+      return summary;
+    } catch (error) {
+      const e = error as { summary?: RecentHoursSummary; failures?: unknown[] };
+      log(e.summary, e.failures?.length ?? 1);
+      throw error;
+    }
+  };
+}
+
+// Built once per container: a bad setting fails the init; the client is reused by warm invocations.
+export const handler = createCompactionHandler(
+  readCompactionConfig(process.env),
+  new S3Client({ maxAttempts: 8, retryMode: 'standard' }),
+);
