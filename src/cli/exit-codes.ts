@@ -9,6 +9,6 @@ export const EXIT = {
   checkFailed: 3,
   /** A replay handed records to the on-failure destination: Lambda would have lost them. */
   recordsDiscarded: 4,
-  /** An aggregation left some totals unwritten; run it again. */
+  /** An aggregation left some totals unwritten, or a compaction / erase stopped part-way; run it again. */
   incomplete: 5,
 } as const;
