@@ -234,6 +234,7 @@ export async function runDemo(input: DemoOptions = {}): Promise<DemoSummary> {
     const poller = new StreamPoller({
       streams: aws.streams,
       streamArn,
+      startingPosition: archiveFn.stream.startingPosition,
       checkpointFile: join(checkpointDir, 'checkpoint.json'),
     });
     log(`polling ${streamArn} into ${archiveFn.functionName}`);

@@ -13,7 +13,6 @@ import {
   resolveEnvironment,
   ServerlessConfigError,
   type ServiceResources,
-  type StartingPosition,
   type StreamFunctionSettings,
   type StreamHandler,
   StreamPoller,
@@ -255,6 +254,7 @@ async function prepareFunction(
     ...(s.bisectBatchOnFunctionError ? ['bisect'] : []),
     `retries ${s.maximumRetryAttempts === undefined || s.maximumRetryAttempts < 0 ? 'unbounded' : s.maximumRetryAttempts}`,
     `from ${s.startingPosition}`,
+    ...(s.tumblingWindowInSeconds ? [`tumbling window ${s.tumblingWindowInSeconds} s`] : []),
   ];
   log(`function ${fn.key} (${fn.handler}) ← ${streamArn}`);
   log(`  ${settings.join(', ')}; on failure: ${note}`);
@@ -267,14 +267,6 @@ async function prepareFunction(
     ...(destination ? { onFailure: destination } : {}),
     onFailureNote: note,
   };
-}
-
-function startingPosition(fn: StreamFunctionSettings, log: (line: string) => void): StartingPosition {
-  if (fn.stream.startingPosition === 'AT_TIMESTAMP') {
-    log(`function ${fn.key}: startingPosition AT_TIMESTAMP is read from TRIM_HORIZON locally`);
-    return 'TRIM_HORIZON';
-  }
-  return fn.stream.startingPosition;
 }
 
 async function runFunction(
@@ -305,6 +297,13 @@ async function runFunction(
       log(
         `${fn.key}: ${size} record${size === 1 ? '' : 's'} discarded (${event.condition}); on failure: ${running.onFailureNote}`,
       );
+    } else if (event.type === 'expired') {
+      const size = event.sequenceNumbers.length;
+      stats.discarded += size;
+      log(
+        `${fn.key}: ${size} record${size === 1 ? '' : 's'} retried past the stream's 24-hour retention: ` +
+          'lost, as Lambda loses them (bound maximumRetryAttempts or maximumRecordAgeInSeconds)',
+      );
     }
   };
   const emulator = new EventSourceMappingEmulator({
@@ -317,7 +316,7 @@ async function runFunction(
   const poller = new StreamPoller({
     streams: servers.aws.streams,
     streamArn: running.streamArn,
-    startingPosition: startingPosition(fn, log),
+    startingPosition: fn.stream.startingPosition,
     checkpointFile: join(checkpoints, `${fn.key}.json`),
   });
   await poller.runEmulator(emulator, { signal, ...(options.once ? { stopWhenCaughtUp: true } : {}) });

@@ -1,6 +1,7 @@
 import { defineOptions } from '../core/options.js';
 import { compilePattern, parsePattern } from './compile.js';
 import { FilterCriteriaError, InvalidPatternError } from './errors.js';
+import { emitFilterWarning, patternWarnings } from './lint.js';
 import type { EventMatcher, FilterCriteria, FilterPattern } from './types.js';
 
 /** Lambda's limits for an event source mapping's FilterCriteria. */
@@ -12,6 +13,12 @@ export const MAX_FILTERS_QUOTA = 10;
 export interface FilterCriteriaOptions {
   /** Filters allowed on the mapping: 5 by default (Lambda's default quota), at most 10. */
   maxFilters?: number;
+  /**
+   * Called for a condition Lambda accepts but that never matches a stream record (`numeric` on an
+   * `N` attribute: Lambda delivers numbers as strings). Default: a Node process warning with code
+   * TIDEWATER_FILTER_NEVER_MATCHES.
+   */
+  onWarning?: (message: string) => void;
 }
 
 type PatternInput = FilterPattern | readonly FilterPattern[];
@@ -74,7 +81,7 @@ function checked(
   options: FilterCriteriaOptions | undefined,
   where: string,
 ): string[] {
-  const maxFilters = maxFiltersOf(options, where);
+  const { maxFilters, onWarning } = readOptions(options, where);
   const list: readonly FilterPattern[] = Array.isArray(patterns) ? patterns : [patterns as FilterPattern];
   if (list.length === 0) {
     throw new FilterCriteriaError(
@@ -94,6 +101,7 @@ function checked(
   return list.map((p, i) => {
     // Validate first so the error names the bad path, then measure what Lambda will receive.
     compilePattern(parsePattern(p) as FilterPattern);
+    for (const warning of patternWarnings(p)) onWarning(`filter ${i}: ${warning}`);
     const text = JSON.stringify(p);
     if (text.length > MAX_PATTERN_LENGTH) {
       throw new FilterCriteriaError(
@@ -108,8 +116,5 @@ function checked(
 
 const readOptions = /* @__PURE__ */ defineOptions<FilterCriteriaOptions>()('toFilterCriteria', {
   maxFilters: { kind: 'integer', min: 1, max: MAX_FILTERS_QUOTA, default: DEFAULT_MAX_FILTERS },
+  onWarning: { kind: 'function', default: emitFilterWarning },
 });
-
-function maxFiltersOf(options: FilterCriteriaOptions | undefined, where: string): number {
-  return readOptions(options, where).maxFilters;
-}

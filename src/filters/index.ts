@@ -21,6 +21,7 @@ export {
 } from './criteria.js';
 export type { FilterCriteriaReason, InvalidPatternReason } from './errors.js';
 export { FilterCriteriaError, InvalidPatternError } from './errors.js';
+export { patternWarnings } from './lint.js';
 export { matching } from './matching.js';
 export { inserts, modifies, removes, ttlDeletes, userDeletes } from './ready-made.js';
 export type {

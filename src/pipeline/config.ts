@@ -2,6 +2,7 @@
 
 import { RETRY_POLICIES, type RetryPolicy } from '../core/backoff.js';
 import { defineOptions, describe } from '../core/options.js';
+import type { EntityDiscriminator } from '../filters/entity.js';
 import { createJsonLogger } from '../logging/json-logger.js';
 import {
   fromPowertoolsLogger,
@@ -11,9 +12,10 @@ import {
 import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
 import { NUMBERS_OPTION } from '../records/numbers.js';
 import { createRecordParser, type ParseOptions, type RecordParser } from '../records/parse.js';
-import type { ClassifiedRecord, RecordKind, RecordOfKind } from '../records/types.js';
-import type { DeadLetterSink, Sink, SinkContext, SinkLogger } from '../sinks/types.js';
+import type { ClassifiedRecord, Item, RecordKind, RecordOfKind } from '../records/types.js';
+import type { DeadLetterSink, Sink, SinkContext, SinkLogger, SinkResult } from '../sinks/types.js';
 import { type EmfTemplate, emfTemplate } from './metrics.js';
+import type { StandardSchemaV1 } from './standard-schema.js';
 
 /** A logger the pipeline can make a per-invocation child of (a pino Logger is one). */
 export interface PipelineLogger extends SinkLogger {
@@ -28,21 +30,69 @@ export type RecordPredicate = (record: ClassifiedRecord) => boolean;
  */
 export type RouteCondition = RecordKind | readonly RecordKind[] | RecordPredicate;
 
+/**
+ * An item schema: any Standard Schema (zod, valibot, arktype…) whose output is an item. Its output
+ * is what the route's sinks (or the kind handlers) receive as `newImage` / `oldImage`.
+ */
+export type ItemSchema<T extends object = Item> = StandardSchemaV1<unknown, T>;
+
 export interface RouteConfig {
   /** Used in logs; default `route-<n>`. */
   name?: string;
   when: RouteCondition;
+  /** Only this entity's records (`entity({ attribute: 'sk', prefix: 'ORDER#' })`), of the kinds in `when`. */
+  // biome-ignore lint/suspicious/noExplicitAny: any item type
+  entity?: EntityDiscriminator<any>;
+  /**
+   * Validates the images the route's records carry (NewImage of inserts and modifies, OldImage of
+   * modifies and deletes, where the stream view has them), once per record, before any sink runs;
+   * the sinks receive the schema's output. A record that fails is dead-lettered (`invalid-image`),
+   * never retried, never given to the route's sinks. Without it images stay lazy and unchecked.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: any item type
+  item?: ItemSchema<any>;
   // Sink methods are bivariant, so a Sink<TtlDeleteRecord> fits here; `route()` checks the pairing.
   // biome-ignore lint/suspicious/noExplicitAny: any record subtype
   to: Sink<any> | readonly Sink<any>[];
 }
 
-/** A route whose sinks are typed by the kinds it takes: `route({ when: 'ttl-delete', to: sink })`. */
-export function route<const K extends RecordKind>(config: {
+/**
+ * A sink as route() checks it against the records the route delivers: `write` as a function
+ * property, so its parameter is compared strictly (a method's parameters are bivariant, which
+ * would let a Sink<InsertRecord<Order>> take unchecked InsertRecord<Item>s).
+ */
+export interface SinkTaking<R> {
+  readonly name: string;
+  readonly write: (
+    records: readonly R[],
+    context: SinkContext,
+  ) => Promise<SinkResult | undefined> | SinkResult | undefined;
+}
+
+type RouteTargets<R> = SinkTaking<R> | readonly SinkTaking<R>[];
+
+/**
+ * A route whose sinks are typed by what it delivers: the kinds it takes and the item type —
+ * `route({ when: 'insert', item: orderSchema, to: sink })` gives the sink InsertRecord<Order>
+ * (the schema's output), `entity<Order>(…)` types without checking, and without either the images
+ * are plain Items. A sink typed for a narrower item than the route delivers is refused.
+ */
+export function route<const K extends RecordKind, E extends object = Item, T extends object = E>(config: {
   name?: string;
   when: K | readonly K[];
-  to: Sink<RecordOfKind<K>> | readonly Sink<RecordOfKind<K>>[];
-}): RouteConfig {
+  entity?: EntityDiscriminator<E>;
+  item?: ItemSchema<T>;
+  to: RouteTargets<RecordOfKind<K, NoInfer<T>>>;
+}): RouteConfig;
+/** A predicate route (`when: matching(pattern)`), its sinks typed by the item type alone. */
+export function route<E extends object = Item, T extends object = E>(config: {
+  name?: string;
+  when: RecordPredicate;
+  entity?: EntityDiscriminator<E>;
+  item?: ItemSchema<T>;
+  to: RouteTargets<ClassifiedRecord<NoInfer<T>>>;
+}): RouteConfig;
+export function route(config: RouteConfig): RouteConfig {
   return config;
 }
 
@@ -51,9 +101,16 @@ export interface HandlerContext extends SinkContext {
   readonly logger: PipelineLogger;
 }
 
-/** Per-kind functions; each receives the record narrowed to its kind. A throw fails the record (then retries). */
-export type KindHandlers = {
-  [K in RecordKind]?: (record: RecordOfKind<K>, context: HandlerContext) => unknown;
+/**
+ * Per-kind functions; each receives the record narrowed to its kind. A throw fails the record (then
+ * retries). `item`: a schema the images each handler's records carry are validated with first (as
+ * a route's `item`); the handlers then receive its output, and a record that fails is
+ * dead-lettered (`invalid-image`) without its handler running.
+ */
+export type KindHandlers<T extends object = Item> = {
+  item?: ItemSchema<T>;
+} & {
+  [K in RecordKind]?: (record: RecordOfKind<K, T>, context: HandlerContext) => unknown;
 };
 
 export type OrderingConfig = 'ordered' | { mode: 'ordered' } | { mode: 'per-key'; concurrency: number };
@@ -121,9 +178,10 @@ export type CompiledMetrics =
 
 export type UnroutedPolicy = 'count' | 'dead-letter' | 'fail';
 
-export interface PipelineConfig {
+/** T: the item type the kind handlers receive (inferred from `handlers.item`, or given: unchecked). */
+export interface PipelineConfig<T extends object = Item> {
   routes?: readonly RouteConfig[];
-  handlers?: KindHandlers;
+  handlers?: KindHandlers<T>;
   ordering?: OrderingConfig;
   deadLetter?: DeadLetterSink;
   retry?: RetryConfig;
@@ -185,6 +243,12 @@ export interface CompiledRoute {
 
 export interface CompiledConfig {
   readonly routes: readonly CompiledRoute[];
+  /** The distinct item schemas of routes and handlers; empty when none is given (no validation stage). */
+  readonly schemas: readonly CompiledSchema[];
+  /** Per sink, the index into `schemas` of the schema its records are validated with, or -1. */
+  readonly sinkSchemas: readonly number[];
+  /** The index into `schemas` of the kind handlers' schema, or -1. */
+  readonly handlerSchema: number;
   /**
    * Per kind, the routing mask its kind routes and handler give every record of that kind: the
    * per-record path only evaluates `predicateRoutes` on top (kind routes have no side effects, so
@@ -222,6 +286,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function isPlainObjectOrInstance(value: unknown): value is object {
+/** One item schema, ready for the validation stage. */
+export interface CompiledSchema {
+  readonly schema: ItemSchema;
+  /** `~standard`, read once: a library may build it in a getter. */
+  readonly props: StandardSchemaV1.Props<unknown, Item>;
+  /** `~standard.vendor`, for errors: zod, valibot… */
+  readonly vendor: string;
+  /** The routing-mask bits (sinks, HANDLER_BIT) whose records this schema validates. */
+  readonly mask: number;
+  /** What a dead-letter entry names as the sink: the sinks' names, `handlers` for the kind handlers. */
+  readonly label: string;
+}
+
   return value !== null && typeof value === 'object';
 }
 
@@ -277,6 +354,25 @@ const readRoute = /* @__PURE__ */ defineOptions<RouteConfig>()('pipeline', {
   when: {
     kind: 'custom',
     expected: 'a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)',
+/** A Standard Schema v1: what `item` takes. Checked at configuration time, so a zod 3.23 schema (no `~standard`) fails there. */
+export function isItemSchema(value: unknown): value is ItemSchema {
+  const props = (value as { '~standard'?: unknown } | null | undefined)?.['~standard'];
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    isPlainObjectOrInstance(props) &&
+    (props as { version?: unknown }).version === 1 &&
+    typeof (props as { validate?: unknown }).validate === 'function'
+  );
+}
+
+const ITEM_SCHEMA = {
+  kind: 'custom',
+  expected:
+    'a Standard Schema v1 (a zod ≥ 3.24, valibot ≥ 1 or arktype schema: an object with ~standard.validate)',
+  check: isItemSchema,
+} as const;
+
     check: (v) => v !== undefined,
     required: true,
   },
@@ -285,6 +381,15 @@ const readRoute = /* @__PURE__ */ defineOptions<RouteConfig>()('pipeline', {
     expected: 'a sink or a list of sinks (objects with write())',
     check: (v) => (Array.isArray(v) ? v.every(isSink) : isSink(v)),
     required: true,
+  entity: {
+    kind: 'custom',
+    expected: "an entity discriminator (entity({ attribute, equals | prefix }) from 'tidewater')",
+    check: (v) =>
+      isPlainObjectOrInstance(v) &&
+      typeof (v as EntityDiscriminator).test === 'function' &&
+      typeof (v as EntityDiscriminator).description === 'string',
+  },
+  item: ITEM_SCHEMA,
   },
 });
 
@@ -303,6 +408,7 @@ const readHandlers = /* @__PURE__ */ defineOptions<KindHandlers>()('pipeline', {
   'user-delete': HANDLER,
   'ttl-delete': HANDLER,
 });
+  item: ITEM_SCHEMA,
 
 const DEFAULT_RETRY = RETRY_POLICIES.sinkWrite;
 const readRetry = /* @__PURE__ */ defineOptions<RetryConfig>()('pipeline', {
@@ -378,14 +484,37 @@ function compileWhen(when: unknown, where: string): { kindMask: number; test: Re
   );
 }
 
-function compileRoutes(routes: readonly unknown[] | undefined): { routes: CompiledRoute[]; sinks: Sink[] } {
-  if (routes === undefined) return { routes: [], sinks: [] };
+/**
+ * A route with an entity discriminator is a predicate route: its kinds (or predicate) AND the
+ * discriminator, evaluated per record, since the kind masks are folded per kind alone.
+ */
+function withEntity(
+  when: { kindMask: number; test: RecordPredicate | undefined },
+  entity: EntityDiscriminator | undefined,
+): { kindMask: number; test: RecordPredicate | undefined } {
+  if (entity === undefined) return when;
+  const isEntity = entity.test;
+  const { kindMask, test } = when;
+  if (test !== undefined) return { kindMask: 0, test: (record) => test(record) && isEntity(record) };
+  return { kindMask: 0, test: (record) => (kindMask & KIND_BIT[record.kind]) !== 0 && isEntity(record) };
+}
+
+interface CompiledRoutes {
+  routes: CompiledRoute[];
+  sinks: Sink[];
+  /** Per sink, the item schema of the routes that reach it (null: none). */
+  sinkSchemas: (ItemSchema | null)[];
+}
+
+function compileRoutes(routes: readonly unknown[] | undefined): CompiledRoutes {
+  if (routes === undefined) return { routes: [], sinks: [], sinkSchemas: [] };
   const sinks: Sink[] = [];
   const compiled: CompiledRoute[] = [];
   routes.forEach((r: unknown, n) => {
     const where = `routes[${n}]`;
     const route = readRoute(r, 'pipeline', `${where}.`);
-    const { kindMask, test } = compileWhen(route.when, where);
+    const { kindMask, test } = withEntity(compileWhen(route.when, where), route.entity);
+  const sinkSchemas: (ItemSchema | null)[] = [];
     const targets = Array.isArray(route.to) ? route.to : [route.to];
     if (targets.length === 0) fail(`${where}.to is empty`);
     let sinkMask = 0;
@@ -393,13 +522,56 @@ function compileRoutes(routes: readonly unknown[] | undefined): { routes: Compil
       let index = sinks.indexOf(sink);
       if (index === -1) {
         if (sinks.length === MAX_SINKS) fail(`at most ${MAX_SINKS} distinct sinks are supported`);
+    const schema = route.item ?? null;
         index = sinks.push(sink) - 1;
       }
       sinkMask |= 1 << index;
     }
     compiled.push({ name: route.name ?? `route-${n}`, kindMask, test, sinkMask });
   });
-  return { routes: compiled, sinks };
+        sinkSchemas[index] = schema;
+      } else if (sinkSchemas[index] !== schema) {
+        // A sink gets one batch per invocation; records validated by one schema and records
+        // validated by another (or not at all) would be indistinguishable in it.
+        fail(
+          `${where}: sink ${sinkName(sink)} is reached by routes with different item schemas ` +
+            '(or with and without one); a sink takes one: give its routes the same schema (a union for several entities)',
+        );
+  return { routes: compiled, sinks, sinkSchemas };
+}
+
+/** The distinct schemas, each with the mask bits it validates for; -1 where none applies. */
+function compileSchemas(
+  sinks: readonly Sink[],
+  perSink: readonly (ItemSchema | null)[],
+  handlerSchema: ItemSchema | undefined,
+): Pick<CompiledConfig, 'schemas' | 'sinkSchemas' | 'handlerSchema'> {
+  const found: ItemSchema[] = [];
+  const masks: number[] = [];
+  const labels: string[][] = [];
+  const indexOf = (schema: ItemSchema, bit: number, label: string): number => {
+    let j = found.indexOf(schema);
+    if (j === -1) {
+      j = found.push(schema) - 1;
+      masks[j] = 0;
+      labels[j] = [];
+    }
+    masks[j]! |= bit;
+    labels[j]!.push(label);
+    return j;
+  };
+  const sinkSchemas = perSink.map((schema, s) =>
+    schema === null ? -1 : indexOf(schema, 1 << s, sinkName(sinks[s]!)),
+  );
+  const handler = handlerSchema === undefined ? -1 : indexOf(handlerSchema, HANDLER_BIT, 'handlers');
+  const schemas = found.map((schema, j) => ({
+    schema,
+    props: schema['~standard'],
+    vendor: String(schema['~standard'].vendor),
+    mask: masks[j]!,
+    label: labels[j]!.join(', '),
+  }));
+  return { schemas, sinkSchemas, handlerSchema: handler };
 }
 
 function compileOrdering(ordering: PipelineConfig['ordering']): { perKey: boolean; concurrency: number } {
@@ -419,14 +591,17 @@ function compileHandlers(handlers: KindHandlers | undefined): {
 } {
   const list: ((record: ClassifiedRecord, context: HandlerContext) => unknown)[] | undefined[] = [];
   let mask = 0;
-  if (handlers === undefined) return { list, mask };
+  if (handlers === undefined) return { list, mask, schema: undefined };
   const read = readHandlers(handlers, 'pipeline', 'handlers.');
+  schema: ItemSchema | undefined;
   KINDS.forEach((kind, i) => {
     const h = read[kind] as ((record: ClassifiedRecord, context: HandlerContext) => unknown) | undefined;
     (list as unknown[])[i] = h;
     if (h !== undefined) mask |= KIND_BIT[kind];
   });
-  return { list, mask };
+  if (read.item !== undefined && mask === 0)
+    fail('handlers.item: give the kind handlers it validates for (insert, modify, …)');
+  return { list, mask, schema: read.item };
 }
 
 function compileRetry(retry: RetryConfig | undefined): Pick<CompiledConfig, 'retry' | 'retryable'> {
@@ -472,11 +647,11 @@ function compileLogger(logger: PipelineConfig['logger'], logImages: boolean): Pi
 }
 
 /** Validates a pipeline config and precomputes everything the per-record path needs. */
-export function compileConfig(config: PipelineConfig): CompiledConfig {
+export function compileConfig<T extends object>(config: PipelineConfig<T>): CompiledConfig {
   if (config === undefined) fail('config must be an object, got undefined');
   const c = readConfig(config);
-  const { routes, sinks } = compileRoutes(c.routes);
-  const handlers = compileHandlers(c.handlers);
+  const { routes, sinks, sinkSchemas } = compileRoutes(c.routes);
+  const handlers = compileHandlers(c.handlers as KindHandlers | undefined);
   if (routes.length === 0 && handlers.mask === 0) fail('give at least one route or handler');
   const kindMasks = { insert: 0, modify: 0, 'user-delete': 0, 'ttl-delete': 0 };
   for (const kind of KINDS) {
@@ -498,6 +673,7 @@ export function compileConfig(config: PipelineConfig): CompiledConfig {
     sinks,
     handlers: handlers.list,
     handledKinds: handlers.mask,
+    ...compileSchemas(sinks, sinkSchemas, handlers.schema),
     perKey: ordering.perKey,
     concurrency: ordering.concurrency,
     deadLetter: c.deadLetter,

@@ -1,4 +1,5 @@
 import type { DeadLetterEntry, DeadLetterReason } from '../sinks/types.js';
+import { InvalidImageError } from './errors.js';
 import { contextOf, dueDeadLetters, fail, type Ledger, loggerOf, seq } from './ledger.js';
 import { eventIdOf } from './route.js';
 
@@ -47,6 +48,7 @@ export function deadLetterEntry(
     error: serializeError(error),
     attempts,
     ...(sinkName === undefined ? {} : { sinkName }),
+    ...(error instanceof InvalidImageError ? { issues: error.issues } : {}),
     at: new Date(ledger.config.clock()).toISOString(),
   };
 }

@@ -1,4 +1,5 @@
 import { streamRecordsOf } from '../records/parse.js';
+import type { Item } from '../records/types.js';
 import { type CompiledConfig, compileConfig, type PipelineConfig } from './config.js';
 import { sendDeadLetters } from './dead-letter.js';
 import { deliverOrdered, deliverPerKey, flushSinks } from './deliver.js';
@@ -13,6 +14,7 @@ import {
 } from './ledger.js';
 import { publishMetrics, tallyRecords } from './metrics.js';
 import { readRecords, routeRecords } from './route.js';
+import { validateImages } from './validate-images.js';
 
 export type { BatchItemFailure, BatchResponse } from './ledger.js';
 
@@ -24,7 +26,7 @@ export interface Pipeline {
 
 const PIPELINE = Symbol('tidewater.pipeline');
 
-export function createPipeline(config: PipelineConfig): Pipeline {
+export function createPipeline<T extends object = Item>(config: PipelineConfig<T>): Pipeline {
   const compiled = compileConfig(config);
   return {
     // Marks a pipeline; its value keeps the per-invocation context's hidden class alive.
@@ -46,9 +48,9 @@ function isPipeline(value: unknown): value is Pipeline {
  * batch (NotAStreamEventError) or a record's sequence number is unreadable
  * (UnreadableSequenceNumberError): no valid partial response exists then.
  */
-export function processBatch(
+export function processBatch<T extends object = Item>(
   event: unknown,
-  pipeline: Pipeline | PipelineConfig,
+  pipeline: Pipeline | PipelineConfig<T>,
   context?: InvocationContext,
 ): Promise<BatchResponse> {
   return isPipeline(pipeline)
@@ -73,6 +75,10 @@ async function run(
   let routedAt: number;
   try {
     routedAt = routeRecords(ledger, config);
+    if (config.schemas.length !== 0) {
+      const validating = validateImages(ledger, config);
+      if (validating !== undefined) await validating;
+    }
     if (config.perKey) await deliverPerKey(ledger, config);
     else await deliverOrdered(ledger, config);
     await flushSinks(ledger, config);

@@ -104,6 +104,12 @@ export interface Ledger {
    * its kind handler has to run. Zero for records that need nothing (unrouted, failed, malformed).
    */
   readonly masks: number[];
+  /**
+   * Per item schema (CompiledConfig.schemas), per record, the record as the sinks and handler
+   * behind that schema receive it: its images replaced by the schema's output. Set by the
+   * validation stage; undefined when the pipeline has no schema.
+   */
+  views: (ClassifiedRecord | undefined)[][] | undefined;
   readonly metrics: InvocationMetrics;
   /** Per sink, the lowest index handed to it: a failed flush fails from there. */
   readonly firstWritten: number[];
@@ -145,6 +151,7 @@ export function openLedger(
     records,
     parseErrors,
     masks: new Array<number>(n).fill(0),
+    views: undefined,
     metrics,
     firstWritten: new Array<number>(config.sinks.length).fill(Number.POSITIVE_INFINITY),
     cutoff: n,

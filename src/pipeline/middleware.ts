@@ -1,5 +1,6 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Item } from '../records/types.js';
 import type { PipelineConfig } from './config.js';
 import { type BatchResponse, createPipeline, type Pipeline } from './engine.js';
 
@@ -8,8 +9,8 @@ import { type BatchResponse, createPipeline, type Pipeline } from './engine.js';
  * the batch and responds early with the partial batch response, so the wrapped handler is not
  * called: `.use()` it last, after middlewares that must see the event first.
  */
-export function streamProcessor(
-  config: PipelineConfig | Pipeline,
+export function streamProcessor<T extends object = Item>(
+  config: PipelineConfig<T> | Pipeline,
 ): MiddlewareObj<DynamoDBStreamEvent, BatchResponse, Error, Context> {
   const pipeline = 'process' in config && 'config' in config ? (config as Pipeline) : createPipeline(config);
   return {
@@ -23,7 +24,7 @@ export function streamProcessor(
  * The config is validated here, at cold start: a typo fails the deployment's first invocation
  * instead of a batch. Enable ReportBatchItemFailures on the event source mapping.
  */
-export function createStreamHandler(config: PipelineConfig) {
+export function createStreamHandler<T extends object = Item>(config: PipelineConfig<T>) {
   const pipeline = createPipeline(config);
   return middy<DynamoDBStreamEvent, BatchResponse, Error, Context>().handler((event, context) =>
     pipeline.process(event, context),

@@ -88,7 +88,7 @@ export type Item = Record<string, unknown>;
  * A classified stream record. Images are unmarshalled lazily, on first access, and cached.
  * `newImage` / `oldImage` are `undefined` when the stream view type does not carry them — never `{}`.
  */
-interface ClassifiedRecordBase<T extends Item> {
+interface ClassifiedRecordBase<T extends object> {
   readonly kind: RecordKind;
   readonly eventID: string;
   readonly eventName: StreamEventName;
@@ -109,31 +109,31 @@ interface ClassifiedRecordBase<T extends Item> {
   readonly raw: LambdaStreamRecord;
 }
 
-export interface InsertRecord<T extends Item = Item> extends ClassifiedRecordBase<T> {
+export interface InsertRecord<T extends object = Item> extends ClassifiedRecordBase<T> {
   readonly kind: 'insert';
   readonly eventName: 'INSERT';
 }
-export interface ModifyRecord<T extends Item = Item> extends ClassifiedRecordBase<T> {
+export interface ModifyRecord<T extends object = Item> extends ClassifiedRecordBase<T> {
   readonly kind: 'modify';
   readonly eventName: 'MODIFY';
 }
-export interface UserDeleteRecord<T extends Item = Item> extends ClassifiedRecordBase<T> {
+export interface UserDeleteRecord<T extends object = Item> extends ClassifiedRecordBase<T> {
   readonly kind: 'user-delete';
   readonly eventName: 'REMOVE';
 }
-export interface TtlDeleteRecord<T extends Item = Item> extends ClassifiedRecordBase<T> {
+export interface TtlDeleteRecord<T extends object = Item> extends ClassifiedRecordBase<T> {
   readonly kind: 'ttl-delete';
   readonly eventName: 'REMOVE';
 }
 
-export type ClassifiedRecord<T extends Item = Item> =
+export type ClassifiedRecord<T extends object = Item> =
   | InsertRecord<T>
   | ModifyRecord<T>
   | UserDeleteRecord<T>
   | TtlDeleteRecord<T>;
 
 /** Narrow a record union by kind: `RecordOfKind<'ttl-delete'>` is `TtlDeleteRecord`. */
-export type RecordOfKind<K extends RecordKind, T extends Item = Item> = Extract<
+export type RecordOfKind<K extends RecordKind, T extends object = Item> = Extract<
   ClassifiedRecord<T>,
   { kind: K }
 >;

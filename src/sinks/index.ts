@@ -37,6 +37,7 @@ export type {
   DeadLetterEntry,
   DeadLetterReason,
   DeadLetterSink,
+  ImageIssue,
   Sink,
   SinkContext,
   SinkFailure,

@@ -15,7 +15,8 @@ import type { ClassifiedRecord } from '../records/types.js';
  * `flush` and `close` are optional: buffering sinks write out in `flush`, which the pipeline calls
  * before it returns its response, so nothing buffered is checkpointed unwritten.
  */
-export interface Sink<R extends ClassifiedRecord = ClassifiedRecord> {
+// R: any item type, an interface too (ClassifiedRecord<object>: no index signature required).
+export interface Sink<R extends ClassifiedRecord<object> = ClassifiedRecord> {
   /** A stable name, used in logs, metrics and routing errors. */
   readonly name: string;
   write(
@@ -58,8 +59,24 @@ export interface SinkLogger {
   error(obj: object, msg?: string): void;
 }
 
-/** Why a record was dead-lettered. */
-export type DeadLetterReason = 'malformed' | 'retries-exhausted' | 'record-too-old' | 'unrouted';
+/**
+ * Why a record was dead-lettered. `invalid-image`: an image failed the item schema of a route or
+ * of the kind handlers (its issues are in the entry), or the schema itself failed on it.
+ */
+export type DeadLetterReason =
+  | 'malformed'
+  | 'retries-exhausted'
+  | 'record-too-old'
+  | 'unrouted'
+  | 'invalid-image';
+
+/** One problem a schema found in an image: where (`['items', 0, 'sku']`, empty for the image itself) and what. */
+export interface ImageIssue {
+  /** `NewImage` or `OldImage`. */
+  readonly image: 'NewImage' | 'OldImage';
+  readonly path: readonly (string | number)[];
+  readonly message: string;
+}
 
 /**
  * One record that the pipeline gave up on, with everything needed to replay it by hand.
@@ -75,7 +92,7 @@ export interface DeadLetterEntry {
   readonly error: { name: string; message: string; stack?: string };
   /** Delivery attempts made in this process before giving up. */
   readonly attempts: number;
-  /** The sink that kept failing, for `retries-exhausted`. */
+  /** The sink that kept failing, for `retries-exhausted`; the sinks (or `handlers`) whose schema the record failed, for `invalid-image`. */
   readonly sinkName?: string;
   /** ISO-8601 time the entry was made. */
   readonly at: string;
@@ -86,6 +103,8 @@ export interface DeadLetterEntry {
  * dead-lettered record as done, so a send that throws fails the record instead.
  */
 export interface DeadLetterSink {
+  /** For `invalid-image`: the schema's issues, paths and messages as the validator gave them. */
+  readonly issues?: readonly ImageIssue[];
   readonly name: string;
   send(entries: readonly DeadLetterEntry[], context: SinkContext): Promise<void>;
 }

@@ -28,8 +28,8 @@ export interface StreamEventSettings {
   /** The `arn:` value (often a CloudFormation intrinsic). */
   arn: unknown;
   enabled: boolean;
-  startingPosition: 'TRIM_HORIZON' | 'LATEST' | 'AT_TIMESTAMP';
-  startingPositionTimestamp?: number;
+  /** DynamoDB streams take TRIM_HORIZON or LATEST only (AT_TIMESTAMP is Kinesis' and Kafka's). */
+  startingPosition: 'TRIM_HORIZON' | 'LATEST';
   batchSize?: number;
   maximumBatchingWindowInSeconds?: number;
   filterPatterns?: FilterPattern[];
@@ -111,10 +111,21 @@ export function parseStreamEvent(key: string, raw: unknown, file: string): Strea
         ? false
         : toBoolean(s.bisectBatchOnFunctionError, `${where}.bisectBatchOnFunctionError`, file),
   };
-  if (!['TRIM_HORIZON', 'LATEST', 'AT_TIMESTAMP'].includes(out.startingPosition)) {
+  // "StartingPosition: TRIM_HORIZON or LATEST" (Lambda developer guide, DynamoDB event source
+  // mapping parameters): AT_TIMESTAMP, which serverless v3 accepts for any stream, is for Kinesis
+  // and Kafka, and CreateEventSourceMapping refuses it for a DynamoDB stream at deploy time.
+  if (!['TRIM_HORIZON', 'LATEST'].includes(out.startingPosition)) {
     throw new ServerlessConfigError(
       file,
-      `${where}.startingPosition must be TRIM_HORIZON, LATEST or AT_TIMESTAMP`,
+      `${where}.startingPosition must be TRIM_HORIZON or LATEST for a DynamoDB stream, got ` +
+        `${JSON.stringify(s.startingPosition)}` +
+        (s.startingPosition === 'AT_TIMESTAMP' ? ' (AT_TIMESTAMP is for Kinesis and Kafka sources)' : ''),
+    );
+  }
+  if (s.startingPositionTimestamp !== undefined) {
+    throw new ServerlessConfigError(
+      file,
+      `${where}.startingPositionTimestamp goes with startingPosition AT_TIMESTAMP, which a DynamoDB stream does not take`,
     );
   }
   const fields: Array<[keyof StreamEventSettings, string]> = [
@@ -124,7 +135,6 @@ export function parseStreamEvent(key: string, raw: unknown, file: string): Strea
     ['maximumRecordAgeInSeconds', 'maximumRecordAgeInSeconds'],
     ['parallelizationFactor', 'parallelizationFactor'],
     ['tumblingWindowInSeconds', 'tumblingWindowInSeconds'],
-    ['startingPositionTimestamp', 'startingPositionTimestamp'],
   ];
   for (const [to, from] of fields) {
     const value = num(from);
@@ -172,6 +182,9 @@ export function toEmulatorOptions(
       ? { maximumRecordAgeInSeconds: s.maximumRecordAgeInSeconds }
       : {}),
     ...(s.parallelizationFactor !== undefined ? { parallelizationFactor: s.parallelizationFactor } : {}),
+    ...(s.tumblingWindowInSeconds !== undefined
+      ? { tumblingWindowInSeconds: s.tumblingWindowInSeconds }
+      : {}),
   };
 }
 

@@ -64,8 +64,13 @@ export interface S3FailureDestinationOptions {
   eventSourceMappingUuid?: string;
 }
 
-/** The invocation record as an S3 destination stores it: with the discarded batch as `payload`. */
-export type S3InvocationRecord = StreamInvocationRecord & { payload: { Records: LambdaStreamRecord[] } };
+/**
+ * The invocation record as an S3 destination stores it: plus `payload`, "the original invocation
+ * record as an escaped JSON string" (Lambda developer guide, "Error handling for DynamoDB event
+ * sources", the example Amazon S3 invocation record) — the event `{"Records":[…]}` as text, to be
+ * JSON.parse'd.
+ */
+export type S3InvocationRecord = StreamInvocationRecord & { payload: string };
 
 const readOptions = defineOptions<S3FailureDestinationOptions>()('S3FailureDestination', {
   eventSourceMappingUuid: {
@@ -78,8 +83,8 @@ const readOptions = defineOptions<S3FailureDestinationOptions>()('S3FailureDesti
 /**
  * Lambda's S3 on-failure destination for stream sources: one object per discarded batch, keyed
  * `aws/lambda/<ESM-UUID>/<shardID>/YYYY/MM/DD/YYYY-MM-DDTHH.MM.SS-<random UUID>` (UTC, from the
- * record's timestamp), holding the invocation record plus `payload: { Records }` — unlike SQS and
- * SNS destinations, S3 gets the records themselves.
+ * record's timestamp), holding the invocation record plus `payload`, the event as a JSON string —
+ * unlike SQS and SNS destinations, S3 gets the records themselves.
  */
 export class S3FailureDestination implements FailureDestination {
   readonly eventSourceMappingUuid: string;
@@ -101,7 +106,7 @@ export class S3FailureDestination implements FailureDestination {
   }
 
   async send(record: StreamInvocationRecord, records: readonly LambdaStreamRecord[]): Promise<void> {
-    const body: S3InvocationRecord = { ...record, payload: { Records: [...records] } };
+    const body: S3InvocationRecord = { ...record, payload: JSON.stringify({ Records: records }) };
     await this.s3.send(
       new PutObjectCommand({
         Bucket: this.bucket,

@@ -1,169 +1,43 @@
 import { randomUUID } from 'node:crypto';
-import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { defineOptions } from '../../core/index.js';
-import { compileFilterCriteria, type EventMatcher, type FilterPattern } from '../../filters/index.js';
-import type { LambdaStreamEvent, LambdaStreamRecord } from '../../records/index.js';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../servers/dynamodb-local.js';
+import {
+  compileFilterCriteria,
+  type EventMatcher,
+  FilterCriteriaError,
+  type FilterPattern,
+  MAX_FILTERS_QUOTA,
+  patternWarnings,
+} from '../../filters/index.js';
+import { emitFilterWarning } from '../../filters/lint.js';
+import { WINDOW_STATE_LIMIT_BYTES, windowStateBytes } from '../../pipeline/window-event.js';
+import type { LambdaStreamRecord } from '../../records/index.js';
 import { type Clock, systemClock } from './clock.js';
-import type { FailureCondition, FailureDestination, StreamInvocationRecord } from './destinations.js';
-import { EmulatorStoppedError, HandlerTimeoutError, ReplayStalledError } from './errors.js';
+import type { FailureCondition, FailureDestination } from './destinations.js';
+import type { EmulatorEvent, ShardResult } from './emulator-log.js';
+import { EmulatorStoppedError, ReplayStalledError } from './errors.js';
+import { callHandler } from './handler-call.js';
+import { invocationRecord } from './invocation-record.js';
 import { createLambdaContext } from './lambda-context.js';
+import { type EventSourceMappingOptions, readMappingOptions, type StreamHandler } from './mapping-options.js';
+import { EVENT_ENVELOPE_BYTES, INVOCATION_PAYLOAD_LIMIT_BYTES, recordPayloadBytes } from './payload-limit.js';
+import { createdAtMs, splitExpired, trimmedAtMs } from './record-age.js';
+import { judgeResponse, type Verdict } from './response.js';
+import {
+  isoSecond,
+  openSegment,
+  type WindowInvocation,
+  type WindowSegment,
+  type WindowSpan,
+  windowEvent,
+  windowSpanOf,
+} from './tumbling-window.js';
 
-/** What a handler may return: a partial batch response, or nothing. */
-// biome-ignore lint/suspicious/noConfusingVoidType: handlers written `async () => {}` return Promise<void>, as Lambda handlers do.
-export type StreamHandlerResult = DynamoDBBatchResponse | undefined | void;
-
-/**
- * A Lambda handler for a DynamoDB stream: what `createStreamHandler` returns, a middy handler, or a
- * plain function typed with aws-lambda's `DynamoDBStreamEvent` or tidewater's `LambdaStreamEvent`
- * (one event, two spellings of its AttributeValue). The rest parameter admits handlers that declare
- * more parameters than Lambda passes (middy's takes a third, optional at run time).
- */
-export type StreamHandler = (
-  event: StreamHandlerEvent,
-  context: Context,
-  // biome-ignore lint/suspicious/noExplicitAny: any handler arity must be assignable; Lambda passes two arguments.
-  ...rest: any[]
-) => Promise<StreamHandlerResult> | StreamHandlerResult;
-
-/** The event the emulator passes: assignable to both spellings, so either kind of handler fits. */
-export type StreamHandlerEvent = LambdaStreamEvent & DynamoDBStreamEvent;
-
-/** An event source mapping's settings, named as in Lambda's API (camel-cased). */
-export interface EventSourceMappingOptions {
-  handler: StreamHandler;
-  functionName?: string;
-  /** Function timeout; default 3 s (Lambda's default). */
-  timeoutSeconds?: number;
-  memorySize?: number;
-  region?: string;
-  accountId?: string;
-  /** 1–10000; default 100. */
-  batchSize?: number;
-  /** 0–300; default 0. */
-  maximumBatchingWindowInSeconds?: number;
-  /** FilterCriteria patterns (JSON strings or objects). A record passes when any pattern matches. */
-  filterPatterns?: Array<string | FilterPattern>;
-  /** FunctionResponseTypes: ['ReportBatchItemFailures']. */
-  reportBatchItemFailures?: boolean;
-  bisectBatchOnFunctionError?: boolean;
-  /** -1 (infinite, Lambda's default) or 0–10000. */
-  maximumRetryAttempts?: number;
-  /** -1 (infinite, default) or 60–604800. */
-  maximumRecordAgeInSeconds?: number;
-  /** 1–10; default 1. */
-  parallelizationFactor?: number;
-  onFailure?: FailureDestination;
-  /** Wait between retries (ms, on the clock); default 0. */
-  retryDelayMs?: number;
-  /**
-   * After a timeout, how long (ms) to wait at most for the abandoned handler call to settle before
-   * the retry starts; default 10000. Lambda kills a timed-out runtime, so its retry never overlaps
-   * the old call; Node cannot kill a promise, so the emulator waits for it instead. Past this cap
-   * the retry starts anyway and the `response` event's error says the old call is still running.
-   */
-  timedOutSettleMs?: number;
-  /**
-   * Under unbounded retries (`maximumRetryAttempts` unset or -1), end the run with
-   * `ReplayStalledError` once this many invocations in a row failed with no record checkpointed or
-   * discarded in between; default 10 (`DEFAULT_STALL_AFTER_ATTEMPTS`). Lambda would retry until the
-   * records expire from the stream (24 h), which locally is a run that never ends. A positive
-   * integer, or `Infinity` to retry without end as Lambda does (`stop()` still ends it); 0 and
-   * negative values are rejected. With `maximumRecordAgeInSeconds` set, an attempt after which the
-   * clock moved (or with `retryDelayMs` > 0, which moves it) does not count: the age limit is
-   * coming and will discard the records, as in Lambda. Ignored when `maximumRetryAttempts` is
-   * bounded: that bound already ends the retries, exactly as Lambda does.
-   */
-  stallAfterAttempts?: number;
-  clock?: Clock;
-  /** Called for each event as it happens (the CLI prints them). */
-  onEvent?: (event: EmulatorEvent) => void;
-  /** Keep events in `emulator.log`; default true. Turn off for long runs. */
-  keepLog?: boolean;
-}
-
-/** Lambda's bounded range for a setting that also takes -1 (no limit). */
-function rangeOrUnbounded(min: number, max: number) {
-  return {
-    kind: 'custom',
-    expected: `-1 or an integer from ${min} to ${max}`,
-    check: (value: unknown) =>
-      value === -1 || (Number.isInteger(value) && (value as number) >= min && (value as number) <= max),
-  } as const;
-}
-
-const readOptions = defineOptions<EventSourceMappingOptions>()('EventSourceMappingEmulator', {
-  handler: { kind: 'function', required: true },
-  functionName: { kind: 'nonEmptyString', default: 'local-function' },
-  timeoutSeconds: {
-    kind: 'custom',
-    expected: 'a number of seconds in (0, 900]',
-    check: (value) => typeof value === 'number' && value > 0 && value <= 900,
-    default: 3,
-  },
-  memorySize: { kind: 'integer', min: 1, default: 1024 },
-  region: { kind: 'nonEmptyString', default: LOCAL_REGION },
-  accountId: { kind: 'nonEmptyString', default: LOCAL_ACCOUNT_ID },
-  batchSize: { kind: 'integer', min: 1, max: 10_000, default: 100 },
-  maximumBatchingWindowInSeconds: { kind: 'integer', min: 0, max: 300, default: 0 },
-  filterPatterns: { kind: 'custom', expected: 'a list of filter patterns', check: Array.isArray },
-  reportBatchItemFailures: { kind: 'boolean', default: false },
-  bisectBatchOnFunctionError: { kind: 'boolean', default: false },
-  maximumRetryAttempts: { ...rangeOrUnbounded(0, 10_000), default: -1 },
-  maximumRecordAgeInSeconds: { ...rangeOrUnbounded(60, 604_800), default: -1 },
-  parallelizationFactor: { kind: 'integer', min: 1, max: 10, default: 1 },
-  onFailure: { kind: 'object', methods: ['send'], expected: 'a FailureDestination (with send())' },
-  retryDelayMs: { kind: 'number', min: 0, default: 0 },
-  timedOutSettleMs: { kind: 'integer', min: 0, max: 900_000, default: 10_000 },
-  stallAfterAttempts: {
-    kind: 'custom',
-    expected: 'a positive integer, or Infinity to retry without end',
-    check: (value) =>
-      value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1),
-  },
-  clock: { kind: 'object', methods: ['now', 'sleep'], expected: 'a Clock (with now() and sleep())' },
-  onEvent: { kind: 'function' },
-  keepLog: { kind: 'boolean', default: true },
-});
-
-export type InvocationOutcome =
-  | 'success'
-  | 'partial-failure'
-  | 'function-error'
-  | 'timeout'
-  | 'invalid-response';
-
-/** What Lambda would do, step by step. */
-export type EmulatorEvent =
-  | {
-      type: 'invoke';
-      shardId: string;
-      lane: number;
-      requestId: string;
-      attempt: number;
-      sequenceNumbers: string[];
-    }
-  | {
-      type: 'response';
-      shardId: string;
-      lane: number;
-      requestId: string;
-      outcome: InvocationOutcome;
-      /** partial-failure: the lowest failed sequence number (the new checkpoint's successor). */
-      failedSequenceNumber?: string;
-      error?: string;
-    }
-  | { type: 'filtered'; shardId: string; sequenceNumber: string }
-  | { type: 'bisect'; shardId: string; lane: number; sizes: [number, number] }
-  | { type: 'retry'; shardId: string; lane: number; retry: number; firstSequenceNumber: string; size: number }
-  | {
-      type: 'discard';
-      shardId: string;
-      lane: number;
-      condition: FailureCondition;
-      record: StreamInvocationRecord;
-    }
-  | { type: 'checkpoint'; shardId: string; sequenceNumber: string };
+export type { EmulatorEvent, InvocationOutcome, ShardResult } from './emulator-log.js';
+export type {
+  EventSourceMappingOptions,
+  StreamHandler,
+  StreamHandlerEvent,
+  StreamHandlerResult,
+} from './mapping-options.js';
 
 export interface ShardInput {
   shardId: string;
@@ -172,22 +46,24 @@ export interface ShardInput {
   pages: AsyncIterable<LambdaStreamRecord[]> | Iterable<LambdaStreamRecord[]>;
   /** Called whenever every record up to `sequenceNumber` has been handled (processed, filtered or discarded). */
   onCheckpoint?: (sequenceNumber: string) => void | Promise<void>;
-}
-
-export interface ShardResult {
-  shardId: string;
-  /** The last sequence number handled; undefined when no record arrived. */
-  checkpoint: string | undefined;
-  records: number;
-  filtered: number;
-  discarded: number;
-  invocations: number;
+  /**
+   * Called after the last page: whether the pages ended because the shard did (it was closed),
+   * not because its reader stopped (caught up, aborted). "When the shard ends, Lambda considers the
+   * window closed": only then does an open tumbling window get its final invocation; a reader that
+   * stopped leaves its records after the checkpoint for the next run. Default: the pages are the
+   * whole shard.
+   */
+  shardEnded?: () => boolean;
 }
 
 interface Entry {
   record: LambdaStreamRecord;
   seq: bigint;
   done: boolean;
+  /** When it was first invoked (clock ms): from then on it can expire from the stream while retried. */
+  deliveredAt: number | undefined;
+  /** With a tumbling window: the window it is aggregated in. */
+  span: WindowSpan | undefined;
 }
 
 interface ShardState {
@@ -200,12 +76,25 @@ interface ShardState {
   /** Set by the first batch that could not be settled: no lane invokes anything after it. */
   failed: boolean;
   onCheckpoint: ((sequenceNumber: string) => void | Promise<void>) | undefined;
+  /** With a tumbling window: the window open on this shard, until its final invocation succeeds. */
+  segment: WindowSegment<Entry> | undefined;
 }
 
 interface Lane {
   index: number;
   buffer: Entry[];
-  firstBufferedAt: number;
+  /** The buffered records' bytes in the invocation payload. */
+  bufferBytes: number;
+  /** When the current batching window opened (clock ms). */
+  windowOpenedAt: number;
+  /** An invocation of this lane has completed: batching windows open at completions from then on. */
+  completedAny: boolean;
+  /** Batches scheduled and not yet completed. */
+  inFlight: number;
+  /** With a tumbling window: the window the lane gathers records for, until it is closed. */
+  span: WindowSpan | undefined;
+  /** The latest window a record of this lane fell in (open or closed). */
+  latest: WindowSpan | undefined;
   tail: Promise<void>;
   failure: unknown;
 }
@@ -227,18 +116,17 @@ interface StallWatch {
   lastError: string;
 }
 
-/** A timed-out handler call still running past the settle cap (see `timedOutSettleMs`). */
-const STILL_RUNNING = Symbol('still-running');
+type Attempt = Verdict | { outcome: 'function-error' | 'timeout'; error: string };
 
-type Attempt =
-  | { outcome: 'success' }
-  | { outcome: 'partial-failure'; index: number }
-  | { outcome: 'function-error' | 'timeout' | 'invalid-response'; error: string };
+/** What a windowed invocation needs besides its records. */
+interface WindowCall extends WindowInvocation {
+  segment: WindowSegment<Entry>;
+}
 
 /**
  * Lambda's DynamoDB Streams event source mapping, locally: the same batching, filtering, retry,
- * bisect, partial-batch, record-age and on-failure rules, applied to records from any source
- * (the stream poller, a replay file, built events). Everything it decides is in `log`.
+ * bisect, partial-batch, record-age, tumbling-window and on-failure rules, applied to records from
+ * any source (the stream poller, a replay file, built events). Everything it decides is in `log`.
  */
 export class EventSourceMappingEmulator {
   readonly log: EmulatorEvent[] = [];
@@ -255,18 +143,22 @@ export class EventSourceMappingEmulator {
   private readonly maxRetries: number;
   private readonly maxAgeMs: number;
   private readonly lanes: number;
+  /** Tumbling window width; 0 without one. */
+  private readonly tumblingMs: number;
   private readonly onFailure: FailureDestination | undefined;
   private readonly retryDelayMs: number;
   private readonly timedOutSettleMs: number;
   /** Infinity when retries are bounded or the user asked for endless ones. */
   private readonly stallAfter: number;
+  /** A window's final invocation is retried without bound by Lambda: this ends it locally. */
+  private readonly finalStallAfter: number;
   private readonly clock: Clock;
   private readonly onEvent: ((event: EmulatorEvent) => void) | undefined;
   private readonly keepLog: boolean;
   private stopped = false;
 
   constructor(options: EventSourceMappingOptions) {
-    const o = readOptions(options);
+    const o = readMappingOptions(options);
     this.handler = o.handler;
     this.functionName = o.functionName;
     this.functionArn = `arn:aws:lambda:${o.region}:${o.accountId}:function:${this.functionName}`;
@@ -274,17 +166,19 @@ export class EventSourceMappingEmulator {
     this.memorySize = o.memorySize;
     this.batchSize = o.batchSize;
     this.windowMs = o.maximumBatchingWindowInSeconds * 1000;
-    this.filter = o.filterPatterns?.length ? compileFilterCriteria(o.filterPatterns) : undefined;
+    this.filter = compileFilters(o.filterPatterns ?? [], o.maxFilters);
     this.reportFailures = o.reportBatchItemFailures;
     this.bisect = o.bisectBatchOnFunctionError;
     this.maxRetries = o.maximumRetryAttempts;
     this.maxAgeMs = o.maximumRecordAgeInSeconds < 0 ? -1 : o.maximumRecordAgeInSeconds * 1000;
-    this.lanes = o.parallelizationFactor;
+    this.tumblingMs = o.tumblingWindowInSeconds * 1000;
+    // A window's state is per shard ("1 MB per shard"), so a windowed shard runs one batch at a time.
+    this.lanes = this.tumblingMs > 0 ? 1 : o.parallelizationFactor;
     this.onFailure = o.onFailure;
     this.retryDelayMs = o.retryDelayMs;
     this.timedOutSettleMs = o.timedOutSettleMs;
-    this.stallAfter =
-      this.maxRetries < 0 ? (o.stallAfterAttempts ?? DEFAULT_STALL_AFTER_ATTEMPTS) : Number.POSITIVE_INFINITY;
+    this.finalStallAfter = o.stallAfterAttempts ?? DEFAULT_STALL_AFTER_ATTEMPTS;
+    this.stallAfter = this.maxRetries < 0 ? this.finalStallAfter : Number.POSITIVE_INFINITY;
     this.clock = o.clock ?? systemClock;
     this.onEvent = o.onEvent;
     this.keepLog = o.keepLog;
@@ -310,21 +204,34 @@ export class EventSourceMappingEmulator {
         records: 0,
         filtered: 0,
         discarded: 0,
+        expired: 0,
         invocations: 0,
       },
       onCheckpoint: input.onCheckpoint,
+      segment: undefined,
     };
     const lanes: Lane[] = Array.from({ length: this.lanes }, (_, index) => ({
       index,
       buffer: [],
-      firstBufferedAt: 0,
+      bufferBytes: 0,
+      windowOpenedAt: 0,
+      completedAny: false,
+      inFlight: 0,
+      span: undefined,
+      latest: undefined,
       tail: Promise.resolve(),
       failure: undefined,
     }));
     for await (const page of input.pages) {
       const now = this.clock.now();
       for (const record of page) {
-        const entry: Entry = { record, seq: BigInt(record.dynamodb.SequenceNumber), done: false };
+        const entry: Entry = {
+          record,
+          seq: BigInt(record.dynamodb.SequenceNumber),
+          done: false,
+          deliveredAt: undefined,
+          span: undefined,
+        };
         shard.entries.push(entry);
         shard.result.records++;
         if (this.filter && !this.filter(record)) {
@@ -338,19 +245,21 @@ export class EventSourceMappingEmulator {
           continue;
         }
         const lane = lanes[this.lanes === 1 ? 0 : laneOf(record, this.lanes)] as Lane;
-        if (lane.buffer.length === 0) lane.firstBufferedAt = now;
-        lane.buffer.push(entry);
+        if (this.tumblingMs > 0) this.placeInWindow(shard, lane, entry, now);
+        this.gather(shard, lane, entry, now);
       }
       for (const lane of lanes) {
-        while (lane.buffer.length >= this.batchSize)
-          this.schedule(shard, lane, lane.buffer.splice(0, this.batchSize));
-        if (lane.buffer.length > 0 && (this.windowMs === 0 || now - lane.firstBufferedAt >= this.windowMs)) {
-          this.schedule(shard, lane, lane.buffer.splice(0));
-        }
+        if (lane.buffer.length > 0 && this.batchingWindowClosed(lane, now)) this.flush(shard, lane);
+        // The tumbling window's end has passed: its final invocation, after its last records.
+        if (lane.span !== undefined && now >= lane.span.endMs) this.closeWindow(shard, lane);
       }
       await this.settle(shard, lanes);
     }
-    for (const lane of lanes) if (lane.buffer.length > 0) this.schedule(shard, lane, lane.buffer.splice(0));
+    const shardEnded = input.shardEnded?.() ?? true;
+    for (const lane of lanes) {
+      this.flush(shard, lane);
+      if (lane.span !== undefined && shardEnded) this.closeWindow(shard, lane);
+    }
     await this.settle(shard, lanes);
     shard.result.checkpoint = shard.checkpoint;
     return shard.result;
@@ -369,17 +278,78 @@ export class EventSourceMappingEmulator {
     });
   }
 
-  private schedule(shard: ShardState, lane: Lane, batch: Entry[]): void {
+  /**
+   * "If you configure a MaximumBatchingWindowInSeconds, the next batching window begins as soon as
+   * the previous function invocation completes" (Lambda developer guide, "Lambda event source
+   * mappings", batching behavior): while an invocation is still running the window has not begun.
+   * The first window begins with the lane's first record. Window 0: as soon as records arrive.
+   */
+  private batchingWindowClosed(lane: Lane, now: number): boolean {
+    if (this.windowMs === 0) return true;
+    return lane.inFlight === 0 && now - lane.windowOpenedAt >= this.windowMs;
+  }
+
+  /** Adds a record to its lane's next batch; a full batch, or a full 6 MB payload, is invoked. */
+  private gather(shard: ShardState, lane: Lane, entry: Entry, now: number): void {
+    const bytes = recordPayloadBytes(entry.record);
+    // The payload limit cuts the batch before the record that would pass it; a record over the
+    // limit on its own (a DynamoDB item is at most 400 KB, so never on AWS) goes alone.
+    if (
+      lane.buffer.length > 0 &&
+      EVENT_ENVELOPE_BYTES + lane.bufferBytes + bytes > INVOCATION_PAYLOAD_LIMIT_BYTES
+    )
+      this.flush(shard, lane);
+    if (lane.buffer.length === 0 && !lane.completedAny) lane.windowOpenedAt = now;
+    lane.buffer.push(entry);
+    lane.bufferBytes += bytes;
+    if (lane.buffer.length >= this.batchSize) this.flush(shard, lane);
+  }
+
+  /**
+   * Assigns a record to its tumbling window; a record of a later window closes the open one. A
+   * record stamped earlier than the lane's latest window (creation times are approximate) joins
+   * the latest window: a window is never reopened behind one that began after it.
+   */
+  private placeInWindow(shard: ShardState, lane: Lane, entry: Entry, now: number): void {
+    let span = windowSpanOf(entry.record, this.tumblingMs, now);
+    if (lane.latest !== undefined && span.startMs <= lane.latest.startMs) span = lane.latest;
+    if (lane.span !== undefined && span.startMs > lane.span.startMs) this.closeWindow(shard, lane);
+    lane.span = span;
+    lane.latest = span;
+    entry.span = span;
+  }
+
+  private flush(shard: ShardState, lane: Lane): void {
+    if (lane.buffer.length === 0) return;
+    const batch = lane.buffer;
+    lane.buffer = [];
+    lane.bufferBytes = 0;
+    this.schedule(shard, lane, () => this.processBatch(shard, lane, batch));
+  }
+
+  /** Invokes what the lane gathered for its open window, then the window's final invocation. */
+  private closeWindow(shard: ShardState, lane: Lane): void {
+    const span = lane.span as WindowSpan;
+    this.flush(shard, lane);
+    lane.span = undefined;
+    this.schedule(shard, lane, () => this.endSegment(shard, lane, span, false));
+  }
+
+  private schedule(shard: ShardState, lane: Lane, task: () => Promise<void>): void {
     // Lambda never invokes the next batch before the previous one is settled (processed or sent
     // to the destination): once a batch could not be settled, nothing after it runs.
-    lane.tail = lane.tail.then(() =>
-      shard.failed
-        ? undefined
-        : this.processBatch(shard, lane, batch).catch((error: unknown) => {
-            lane.failure ??= error;
-            shard.failed = true;
-          }),
-    );
+    lane.inFlight++;
+    lane.tail = lane.tail.then(async () => {
+      if (!shard.failed) {
+        await task().catch((error: unknown) => {
+          lane.failure ??= error;
+          shard.failed = true;
+        });
+      }
+      lane.inFlight--;
+      lane.completedAny = true;
+      lane.windowOpenedAt = this.clock.now();
+    });
   }
 
   private async settle(shard: ShardState, lanes: Lane[]): Promise<void> {
@@ -406,34 +376,45 @@ export class EventSourceMappingEmulator {
         // Another lane's batch could not be settled: the shard stops here, as the whole mapping would.
         if (shard.failed) return;
         if (this.stopped) throw new EmulatorStoppedError(batch[0]?.record.dynamodb.SequenceNumber);
-        if (this.maxAgeMs >= 0) {
-          const kept = await this.discardExpired(shard, lane, batch, invocations);
-          if (kept.length !== batch.length) {
-            await this.advanceCheckpoint(shard);
-            this.progressed(stall);
-          }
-          batch = kept;
-          if (batch.length === 0) break;
-        }
-        const attempt = await this.invoke(shard, lane, batch, retries + 1);
+        batch = await this.dropAged(shard, lane, batch, invocations, stall);
+        if (batch.length === 0) break;
+        const window = this.windowCallFor(shard, batch);
+        const attempt = await this.invoke(shard, lane, batch, retries + 1, window);
         invocations++;
         shard.result.invocations++;
         if (attempt.outcome === 'success') {
-          markDone(batch);
+          await this.settleProcessed(shard, lane, batch, attempt.state);
           this.progressed(stall);
           break;
         }
-        if (attempt.outcome === 'partial-failure' && attempt.index > 0) this.progressed(stall);
+        const settledSome = attempt.outcome === 'partial-failure' && attempt.index > 0;
+        if (settledSome) this.progressed(stall);
         else this.failedWithoutProgress(stall, attempt, batch);
-        if (attempt.outcome === 'partial-failure') {
-          markDone(batch.slice(0, attempt.index));
-          batch = batch.slice(attempt.index);
+        if (settledSome) {
           // Lambda checkpoints at the lowest failed record now, not when the retries end: a
           // restart meanwhile redelivers from the failed record, never the records before it.
-          await this.advanceCheckpoint(shard);
+          await this.settleProcessed(shard, lane, batch.slice(0, attempt.index), attempt.state);
+          const rest = batch.slice(attempt.index);
+          if (this.bisect) {
+            // "When a partial batch success response is received and both BisectBatchOnFunctionError
+            // and ReportBatchItemFailures are turned on, the batch is bisected at the returned
+            // sequence number and Lambda retries only the remaining records" — a split, which does
+            // not count towards the retry quota.
+            this.emit({
+              type: 'bisect',
+              shardId: shard.shardId,
+              lane: lane.index,
+              sizes: [attempt.index, rest.length],
+            });
+            pending.unshift(rest);
+            break;
+          }
+          batch = rest;
         } else if (this.bisect && batch.length > 1) {
-          // Halves are retried in order; splitting is how Lambda isolates the bad record, so it does
-          // not use up a retry attempt (only a batch that can no longer be split does).
+          // "If your invocation fails and BisectBatchOnFunctionError is turned on, the batch is
+          // bisected regardless of your ReportBatchItemFailures setting" — a partial response
+          // failing at the batch's first record included. Halves are retried in order; splitting
+          // is how Lambda isolates the bad record, so it does not use up a retry attempt.
           const middle = Math.ceil(batch.length / 2);
           const first = batch.slice(0, middle);
           const second = batch.slice(middle);
@@ -450,7 +431,7 @@ export class EventSourceMappingEmulator {
         if (this.maxRetries >= 0 && retries > this.maxRetries) {
           const functionError =
             attempt.outcome === 'function-error' || attempt.outcome === 'timeout' ? 'Unhandled' : undefined;
-          await this.discard(shard, lane, batch, 'RetryAttemptsExhausted', invocations, functionError, true);
+          await this.discard(shard, lane, batch, 'RetryAttemptsExhausted', invocations, functionError);
           break;
         }
         // Checked only where the same batch would be invoked again: bisecting ends by itself.
@@ -465,23 +446,26 @@ export class EventSourceMappingEmulator {
             ...(this.maxAgeMs >= 0 ? { maximumRecordAgeInSeconds: this.maxAgeMs / 1000 } : {}),
           });
         }
-        const first = batch[0] as Entry;
         this.emit({
           type: 'retry',
           shardId: shard.shardId,
           lane: lane.index,
           retry: retries,
-          firstSequenceNumber: first.record.dynamodb.SequenceNumber,
+          firstSequenceNumber: (batch[0] as Entry).record.dynamodb.SequenceNumber,
           size: batch.length,
         });
-        if (this.retryDelayMs > 0) await this.clock.sleep(this.retryDelayMs);
-        // A handler that fails without I/O settles in microtasks only (and a ManualClock sleeps
-        // in none): without a turn of the event loop, endless retries would starve timers,
-        // abort signals and any server in this process, so stop() could never arrive.
-        await new Promise((resolve) => setImmediate(resolve));
+        await this.pauseBeforeRetry();
       }
       await this.advanceCheckpoint(shard);
     }
+  }
+
+  private async pauseBeforeRetry(): Promise<void> {
+    if (this.retryDelayMs > 0) await this.clock.sleep(this.retryDelayMs);
+    // A handler that fails without I/O settles in microtasks only (and a ManualClock sleeps in
+    // none): without a turn of the event loop, endless retries would starve timers, abort signals
+    // and any server in this process, so stop() could never arrive.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   /** A record of this lane was checkpointed or discarded: whatever failed before is not stuck. */
@@ -506,28 +490,41 @@ export class EventSourceMappingEmulator {
     stall.clock = now;
   }
 
-  private async discardExpired(
+  /**
+   * Before an invocation: records past `maximumRecordAgeInSeconds` go to the destination, and
+   * records retried past the stream's 24-hour retention are gone (see trimmedAtMs). Only a record
+   * already delivered expires from the stream: one handed to the mapping was readable when read.
+   */
+  private async dropAged(
     shard: ShardState,
     lane: Lane,
     batch: Entry[],
     invocations: number,
+    stall: StallWatch,
   ): Promise<Entry[]> {
-    const oldest = this.clock.now() - this.maxAgeMs;
-    let expired: Entry[] | undefined;
-    let kept: Entry[] | undefined;
-    for (let i = 0; i < batch.length; i++) {
-      const entry = batch[i] as Entry;
-      const created = entry.record.dynamodb.ApproximateCreationDateTime;
-      const isExpired = created !== undefined && created * 1000 < oldest;
-      if (isExpired && !expired) {
-        expired = [];
-        kept = batch.slice(0, i);
-      }
-      if (isExpired) expired?.push(entry);
-      else kept?.push(entry);
+    const now = this.clock.now();
+    let kept = batch;
+    const oldest = now - this.maxAgeMs;
+    const aged =
+      this.maxAgeMs >= 0
+        ? splitExpired(kept, (entry) => (createdAtMs(entry.record) ?? oldest) < oldest)
+        : undefined;
+    if (aged) {
+      await this.discard(shard, lane, aged.expired, 'RecordAgeExceeded', invocations, undefined);
+      kept = aged.kept;
     }
-    if (!expired || !kept) return batch;
-    await this.discard(shard, lane, expired, 'RecordAgeExceeded', invocations, undefined, invocations > 0);
+    const trimmed = splitExpired(
+      kept,
+      (entry) => entry.deliveredAt !== undefined && now >= trimmedAtMs(entry.record, entry.deliveredAt),
+    );
+    if (trimmed) {
+      await this.expire(shard, lane, trimmed.expired);
+      kept = trimmed.kept;
+    }
+    if (kept !== batch) {
+      await this.advanceCheckpoint(shard);
+      this.progressed(stall);
+    }
     return kept;
   }
 
@@ -538,51 +535,147 @@ export class EventSourceMappingEmulator {
     condition: FailureCondition,
     invocations: number,
     functionError: string | undefined,
-    invoked: boolean,
   ): Promise<void> {
-    const first = (batch[0] as Entry).record;
-    const last = (batch[batch.length - 1] as Entry).record;
-    const record: StreamInvocationRecord = {
-      requestContext: {
-        requestId: randomUUID(),
-        functionArn: this.functionArn,
-        condition,
-        approximateInvokeCount: invocations,
-      },
-      ...(invoked
-        ? {
-            responseContext: {
-              statusCode: 200,
-              executedVersion: '$LATEST',
-              ...(functionError ? { functionError } : {}),
-            },
-          }
-        : {}),
-      version: '1.0',
-      timestamp: new Date(this.clock.now()).toISOString(),
-      DDBStreamBatchInfo: {
-        shardId: shard.shardId,
-        startSequenceNumber: first.dynamodb.SequenceNumber,
-        endSequenceNumber: last.dynamodb.SequenceNumber,
-        approximateArrivalOfFirstRecord: arrival(first),
-        approximateArrivalOfLastRecord: arrival(last),
-        batchSize: batch.length,
-        streamArn: shard.streamArn,
-      },
-    };
-    if (this.onFailure)
-      await this.onFailure.send(
-        record,
-        batch.map((e) => e.record),
-      );
-    markDone(batch);
+    const records = batch.map((e) => e.record);
+    const record = invocationRecord({
+      requestId: randomUUID(),
+      functionArn: this.functionArn,
+      shardId: shard.shardId,
+      streamArn: shard.streamArn,
+      records,
+      condition,
+      invocations,
+      functionError,
+      now: this.clock.now(),
+    });
+    if (this.onFailure) await this.onFailure.send(record, records);
     shard.result.discarded += batch.length;
     this.emit({ type: 'discard', shardId: shard.shardId, lane: lane.index, condition, record });
+    await this.settleLost(shard, lane, batch);
   }
 
-  private async invoke(shard: ShardState, lane: Lane, batch: Entry[], attempt: number): Promise<Attempt> {
+  /** Records retried until the stream trimmed them: Lambda can no longer read them, so they are lost. */
+  private async expire(shard: ShardState, lane: Lane, batch: Entry[]): Promise<void> {
+    shard.result.discarded += batch.length;
+    shard.result.expired += batch.length;
+    this.emit({
+      type: 'expired',
+      shardId: shard.shardId,
+      lane: lane.index,
+      sequenceNumbers: batch.map((e) => e.record.dynamodb.SequenceNumber),
+    });
+    await this.settleLost(shard, lane, batch);
+  }
+
+  /** Records the function processed: checkpointed, or with a tumbling window kept for the window's end. */
+  private async settleProcessed(
+    shard: ShardState,
+    lane: Lane,
+    entries: Entry[],
+    state: Record<string, unknown> | undefined,
+  ): Promise<void> {
+    const segment = shard.segment;
+    if (this.tumblingMs === 0 || segment === undefined) {
+      markDone(entries);
+      await this.advanceCheckpoint(shard);
+      return;
+    }
+    segment.settled.push(...entries);
+    if (state !== undefined) segment.state = state;
+    // "Your state can be a maximum of 1 MB per shard. If it exceeds that size, Lambda terminates
+    // the window early."
+    if (windowStateBytes(segment.state) > WINDOW_STATE_LIMIT_BYTES)
+      await this.endSegment(shard, lane, segment.span, true);
+  }
+
+  /**
+   * Records given up on (discarded or expired). With a tumbling window the window's state no
+   * longer covers every record of it, so the window ends early: its final invocation says so
+   * (isWindowTerminatedEarly), and the rest of the window starts again from an empty state.
+   */
+  private async settleLost(shard: ShardState, lane: Lane, entries: Entry[]): Promise<void> {
+    const span = entries[0]?.span;
+    if (this.tumblingMs === 0 || span === undefined) {
+      markDone(entries);
+      return;
+    }
+    this.segmentFor(shard, span).settled.push(...entries);
+    await this.endSegment(shard, lane, span, true);
+  }
+
+  /** The open window of a batch's records; a window not open yet (or ended early) starts empty. */
+  private segmentFor(shard: ShardState, span: WindowSpan): WindowSegment<Entry> {
+    if (shard.segment === undefined || shard.segment.span.startMs !== span.startMs)
+      shard.segment = openSegment<Entry>(span);
+    return shard.segment;
+  }
+
+  private windowCallFor(shard: ShardState, batch: Entry[]): WindowCall | undefined {
+    const span = batch[0]?.span;
+    if (this.tumblingMs === 0 || span === undefined) return undefined;
+    return { segment: this.segmentFor(shard, span), final: false, terminatedEarly: false };
+  }
+
+  /**
+   * A window's final invocation: the state, no records, `isFinalInvokeForWindow`. "If invocation
+   * is unsuccessful, your Lambda function suspends further processing until a successful
+   * invocation": it is retried without a bound (the stall check ends that locally). On success
+   * the window's records are checkpointed and its state dropped.
+   */
+  private async endSegment(shard: ShardState, lane: Lane, span: WindowSpan, early: boolean): Promise<void> {
+    const segment = shard.segment;
+    if (segment === undefined || segment.span.startMs !== span.startMs) return;
+    let failures = 0;
+    let lastError = '';
+    for (let attempt = 1; ; attempt++) {
+      if (shard.failed) return;
+      if (this.stopped) throw new EmulatorStoppedError(segment.settled[0]?.record.dynamodb.SequenceNumber);
+      const verdict = await this.invoke(shard, lane, [], attempt, {
+        segment,
+        final: true,
+        terminatedEarly: early,
+      });
+      shard.result.invocations++;
+      if (verdict.outcome === 'success') break;
+      failures++;
+      lastError = 'error' in verdict ? verdict.error : verdict.outcome;
+      if (failures >= this.finalStallAfter) {
+        throw new ReplayStalledError({
+          shardId: shard.shardId,
+          sequenceNumbers: segment.settled.map((e) => e.record.dynamodb.SequenceNumber),
+          eventIds: segment.settled.map((e) => e.record.eventID),
+          attempts: failures,
+          lastError,
+          checkpoint: shard.checkpoint,
+          finalInvokeOfWindow: isoSecond(span.startMs),
+        });
+      }
+      this.emit({
+        type: 'retry',
+        shardId: shard.shardId,
+        lane: lane.index,
+        retry: attempt,
+        firstSequenceNumber: segment.settled[0]?.record.dynamodb.SequenceNumber ?? '',
+        size: 0,
+      });
+      await this.pauseBeforeRetry();
+    }
+    markDone(segment.settled);
+    shard.segment = undefined;
+    await this.advanceCheckpoint(shard);
+  }
+
+  private async invoke(
+    shard: ShardState,
+    lane: Lane,
+    batch: Entry[],
+    attempt: number,
+    window: WindowCall | undefined,
+  ): Promise<Attempt> {
     const requestId = randomUUID();
     const records = batch.map((e) => e.record);
+    const now = this.clock.now();
+    for (const entry of batch) entry.deliveredAt ??= now;
     this.emit({
       type: 'invoke',
       shardId: shard.shardId,
@@ -590,6 +683,16 @@ export class EventSourceMappingEmulator {
       requestId,
       attempt,
       sequenceNumbers: records.map((r) => r.dynamodb.SequenceNumber),
+      ...(window
+        ? {
+            window: {
+              start: isoSecond(window.segment.span.startMs),
+              end: isoSecond(window.segment.span.endMs),
+              final: window.final,
+              terminatedEarly: window.terminatedEarly,
+            },
+          }
+        : {}),
     });
     const context = createLambdaContext({
       functionName: this.functionName,
@@ -598,8 +701,21 @@ export class EventSourceMappingEmulator {
       memoryLimitInMB: this.memorySize,
       awsRequestId: requestId,
     });
-    const result = await this.call({ Records: records }, context, records[0]?.dynamodb.SequenceNumber ?? '');
-    const outcome = 'error' in result ? result : this.judge(result.value, batch);
+    const event = window
+      ? windowEvent(records, window.segment, shard.shardId, shard.streamArn, window)
+      : { Records: records };
+    const result = await callHandler(this.handler, event, context, {
+      timeoutMs: this.timeoutMs,
+      timedOutSettleMs: this.timedOutSettleMs,
+      firstSequenceNumber: records[0]?.dynamodb.SequenceNumber ?? 'none (a final invocation)',
+    });
+    const outcome: Attempt =
+      'error' in result
+        ? result
+        : judgeResponse(result.value, (id) => indexOfSequence(batch, id), {
+            reportBatchItemFailures: this.reportFailures,
+            windowed: window !== undefined,
+          });
     this.emit({
       type: 'response',
       shardId: shard.shardId,
@@ -612,85 +728,6 @@ export class EventSourceMappingEmulator {
       ...('error' in outcome ? { error: outcome.error } : {}),
     });
     return outcome;
-  }
-
-  private async call(
-    event: LambdaStreamEvent,
-    context: Context,
-    firstSequenceNumber: string,
-  ): Promise<{ value: unknown } | { outcome: 'function-error' | 'timeout'; error: string }> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new HandlerTimeoutError(this.timeoutMs, firstSequenceNumber)),
-        this.timeoutMs,
-      );
-    });
-    // Lambda's JSON is both spellings at once; only the static types differ.
-    const running = Promise.resolve().then(() => this.handler(event as StreamHandlerEvent, context));
-    try {
-      const value = await Promise.race([running, timeout]);
-      return { value };
-    } catch (error) {
-      if (error instanceof HandlerTimeoutError) {
-        const settled = await this.settleTimedOut(running);
-        return {
-          outcome: 'timeout',
-          error: settled
-            ? error.message
-            : `${error.message}; still running after ${this.timedOutSettleMs} ms more, the retry overlaps it`,
-        };
-      }
-      return {
-        outcome: 'function-error',
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-      };
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Waits (capped) for an abandoned call to finish; false when it is still running at the cap. */
-  private async settleTimedOut(running: Promise<unknown>): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const cap = new Promise<typeof STILL_RUNNING>((resolve) => {
-      timer = setTimeout(() => resolve(STILL_RUNNING), this.timedOutSettleMs);
-    });
-    try {
-      const outcome = await Promise.race([
-        running.then(
-          () => undefined,
-          () => undefined,
-        ),
-        cap,
-      ]);
-      return outcome !== STILL_RUNNING;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Lambda's reading of a handler's return value (partial batch response rules). */
-  private judge(value: unknown, batch: Entry[]): Attempt {
-    if (!this.reportFailures || value === null || value === undefined || typeof value !== 'object')
-      return { outcome: 'success' };
-    const failures = (value as { batchItemFailures?: unknown }).batchItemFailures;
-    if (failures === undefined || failures === null) return { outcome: 'success' };
-    if (!Array.isArray(failures)) return invalid('batchItemFailures is not an array');
-    if (failures.length === 0) return { outcome: 'success' };
-    let lowest = -1;
-    for (const failure of failures) {
-      if (failure === null || typeof failure !== 'object')
-        return invalid('a batchItemFailures entry is not an object');
-      const id = (failure as { itemIdentifier?: unknown }).itemIdentifier;
-      if (typeof id !== 'string' || id === '')
-        return invalid(`itemIdentifier ${JSON.stringify(id)} is empty or missing`);
-      const index = indexOfSequence(batch, id);
-      if (index < 0)
-        return invalid(`itemIdentifier ${JSON.stringify(id)} is not a sequence number in the batch`);
-      if (lowest < 0 || index < lowest) lowest = index;
-    }
-    return { outcome: 'partial-failure', index: lowest };
   }
 
   private async advanceCheckpoint(shard: ShardState): Promise<void> {
@@ -715,8 +752,28 @@ export class EventSourceMappingEmulator {
   }
 }
 
-function invalid(error: string): Attempt {
-  return { outcome: 'invalid-response', error };
+/**
+ * The mapping's FilterCriteria, held to the account's quota as CreateEventSourceMapping holds it,
+ * with a warning for a condition Lambda accepts but that can never match a stream record.
+ */
+function compileFilters(
+  patterns: ReadonlyArray<string | FilterPattern>,
+  maxFilters: number,
+): EventMatcher | undefined {
+  if (patterns.length === 0) return undefined;
+  if (patterns.length > maxFilters) {
+    throw new FilterCriteriaError(
+      'too-many-filters',
+      `${patterns.length} filter patterns, but the mapping allows ${maxFilters}` +
+        (maxFilters < MAX_FILTERS_QUOTA
+          ? ` (Lambda's default quota; raised to up to ${MAX_FILTERS_QUOTA} on request, then pass maxFilters)`
+          : " (Lambda's maximum)"),
+    );
+  }
+  patterns.forEach((pattern, i) => {
+    for (const warning of patternWarnings(pattern)) emitFilterWarning(`filter ${i}: ${warning}`);
+  });
+  return compileFilterCriteria(patterns);
 }
 
 function markDone(batch: Entry[]): void {
@@ -732,12 +789,6 @@ function indexOfSequence(batch: Entry[], id: string): number {
   }
   for (let i = 0; i < batch.length; i++) if ((batch[i] as Entry).seq === seq) return i;
   return -1;
-}
-
-/** Whole seconds, as in Lambda's invocation records (`2019-11-14T00:13:19Z`); the stream's clock has no more. */
-function arrival(record: LambdaStreamRecord): string {
-  const created = record.dynamodb.ApproximateCreationDateTime;
-  return new Date(Math.floor(created ?? 0) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** Records of one item (same key) always land in the same lane, so per-item order holds. */

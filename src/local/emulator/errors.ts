@@ -74,6 +74,11 @@ export interface StalledBatch {
    * the emulator's clock did not move between the attempts.
    */
   maximumRecordAgeInSeconds?: number;
+  /**
+   * Set when the invocation that kept failing is a tumbling window's final one (the window's
+   * start): Lambda retries it until it succeeds whatever maximumRetryAttempts says.
+   */
+  finalInvokeOfWindow?: string;
 }
 
 /** Records listed in the message: enough to find the batch, few enough to read. */
@@ -111,6 +116,15 @@ export class ReplayStalledError extends TidewaterError {
 }
 
 function stalledMessage(batch: StalledBatch): string {
+  if (batch.finalInvokeOfWindow !== undefined) {
+    return (
+      `${batch.shardId}: the final invocation of the tumbling window from ${batch.finalInvokeOfWindow} failed ` +
+      `${batch.attempts} times in a row (checkpoint ${batch.checkpoint ?? 'none'}; the window holds ` +
+      `${batch.sequenceNumbers.length} records). Last error: ${quoted(batch.lastError)}. Lambda suspends the ` +
+      'shard until a final invocation succeeds, whatever maximumRetryAttempts says; fix the handler, or raise ' +
+      "the emulator's stallAfterAttempts (Infinity retries without end)."
+    );
+  }
   const count = batch.sequenceNumbers.length;
   const listed = batch.sequenceNumbers
     .slice(0, LISTED_RECORDS)
@@ -118,10 +132,7 @@ function stalledMessage(batch: StalledBatch): string {
   const rest = count - listed.length;
   const records =
     listed.join(', ') + (rest > 0 ? `, … ${rest} more up to ${batch.sequenceNumbers[count - 1]}` : '');
-  const error =
-    batch.lastError.length > QUOTED_ERROR_CHARS
-      ? `${batch.lastError.slice(0, QUOTED_ERROR_CHARS)}…`
-      : batch.lastError;
+  const error = quoted(batch.lastError);
   const age =
     batch.maximumRecordAgeInSeconds === undefined
       ? ''
@@ -140,4 +151,8 @@ function stalledMessage(batch: StalledBatch): string {
     `would retry until the records expire.${age} Bound it with ${bound}, or raise the emulator's ` +
     'stallAfterAttempts (Infinity retries without end).'
   );
+}
+
+function quoted(error: string): string {
+  return error.length > QUOTED_ERROR_CHARS ? `${error.slice(0, QUOTED_ERROR_CHARS)}…` : error;
 }

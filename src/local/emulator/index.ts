@@ -40,6 +40,7 @@ export type { LoadHandlerOptions } from './handler-loader.js';
 export { loadHandler, resolveHandlerModule } from './handler-loader.js';
 export type { FakeContextOptions } from './lambda-context.js';
 export { createLambdaContext } from './lambda-context.js';
+export { INVOCATION_PAYLOAD_LIMIT_BYTES } from './payload-limit.js';
 export type {
   PollerEvent,
   PollOptions,
@@ -49,5 +50,6 @@ export type {
   StreamsApi,
 } from './poller.js';
 export { StreamPoller } from './poller.js';
+export { STREAM_RETENTION_MS } from './record-age.js';
 export type { CaptureOptions, ReplayOptions, ReplayResult } from './replay.js';
 export { capture, failureLine, RepeatedLineWriter, readReplayFile, replay } from './replay.js';
