@@ -243,7 +243,9 @@ export async function eraseTenant(options: EraseTenantOptions): Promise<EraseRep
   try {
     const versioned = await keepsVersions(store);
     const erase = async (s: Store, key: string, versionedBucket: boolean) => {
-      report.versionsDeleted += await deleteEveryVersion(s, key, versionedBucket);
+      // Awaited first: `+= await` would read the count before the wait and lose concurrent adds.
+      const versions = await deleteEveryVersion(s, key, versionedBucket);
+      report.versionsDeleted += versions;
       done.push(key);
     };
     await Promise.all(

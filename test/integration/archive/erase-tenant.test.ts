@@ -1,5 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   ArchiveBucketNotFoundError,
   eraseTenant,
@@ -8,12 +8,14 @@ import {
   UnpartitionedObjectsError,
 } from '../../../src/archive.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
+import { type S3Server, startS3Server } from '../../../src/local/servers/s3-server.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
 import { S3ArchiveSink, S3DeadLetterSink } from '../../../src/s3.js';
 import { decodeObject, parseArchiveKey } from '../../../src/sinks/archive-format.js';
 import type { DeadLetterEntry } from '../../../src/sinks/types.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { tenantRecords } from '../../support/tenant-records.js';
+import { s3ClientFor } from '../sinks/s3-helpers.js';
 import { HOUR, HOUR_10, HOUR_11, readBack, snapshot, TABLE } from './helpers.js';
 
 const PREFIX = 'archive';
@@ -196,5 +198,73 @@ describe('eraseTenant on the local S3 server', () => {
     await expect(readBack(s3, bucket, { prefix: PREFIX, tenant: 'globex' })).rejects.toBeInstanceOf(
       UnpartitionedObjectsError,
     );
+  });
+});
+
+describe('eraseTenant on a bucket that keeps versions', () => {
+  let server: S3Server | undefined;
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+  });
+
+  it('deletes every version and delete marker of each erased key, and nothing of a longer key', async () => {
+    // The local server has no versioning: this one answers GetBucketVersioning and
+    // ListObjectVersions as a versioned bucket would (two versions and a delete marker per key,
+    // and a longer key sharing the prefix), and records each DELETE's versionId.
+    const deletes: { key: string; versionId: string | undefined }[] = [];
+    const xml = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>${body}`;
+    server = await startS3Server({
+      middleware: [
+        async (ctx, next) => {
+          const query = (ctx as unknown as { query: Record<string, string | undefined> }).query;
+          if (ctx.method === 'GET' && 'versioning' in query) {
+            ctx.status = 200;
+            ctx.set('Content-Type', 'application/xml');
+            ctx.body = xml('<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>');
+            return;
+          }
+          if (ctx.method === 'GET' && 'versions' in query) {
+            const key = query.prefix ?? '';
+            const entry = (tag: string, k: string, id: string) =>
+              `<${tag}><Key>${k}</Key><VersionId>${id}</VersionId><IsLatest>false</IsLatest><LastModified>2026-01-15T10:00:00.000Z</LastModified></${tag}>`;
+            ctx.status = 200;
+            ctx.set('Content-Type', 'application/xml');
+            ctx.body = xml(
+              `<ListVersionsResult><Name>b</Name><Prefix>${key}</Prefix><IsTruncated>false</IsTruncated>` +
+                `${entry('Version', key, 'v2')}${entry('Version', key, 'v1')}${entry('Version', `${key}.longer`, 'other')}` +
+                `${entry('DeleteMarker', key, 'd1')}</ListVersionsResult>`,
+            );
+            return;
+          }
+          if (ctx.method === 'DELETE') {
+            deletes.push({ key: ctx.path.split('/').slice(2).join('/'), versionId: query.versionId });
+          }
+          await next();
+        },
+      ],
+    });
+    const s3 = s3ClientFor(server.endpoint);
+    const bucket = await createTestBucket(s3);
+    const sink = new S3ArchiveSink({ client: s3, bucket, prefix: PREFIX, partitionBy });
+    for (let i = 0; i < 90; i += 30) expect(await sink.write(partitioned.slice(i, i + 30), {})).toEqual({});
+
+    const report = await eraseTenant({
+      client: s3,
+      bucket,
+      table: TABLE,
+      prefix: PREFIX,
+      from: HOUR_10,
+      to: HOUR_10 + HOUR,
+      tenant: 'globex',
+    });
+    expect(report.deleted).toHaveLength(3);
+    expect(report.versionsDeleted).toBe(9);
+    for (const { key } of report.deleted) {
+      // Each version once at least (the client may resend a DELETE; deleting twice is harmless).
+      const versions = deletes.filter((d) => decodeURIComponent(d.key) === key).map((d) => d.versionId);
+      expect([...new Set(versions)].sort()).toEqual(['d1', 'v1', 'v2']);
+    }
+    expect(deletes.some((d) => d.versionId === 'other')).toBe(false);
   });
 });
