@@ -28,7 +28,7 @@ afterEach(() => {
 
 describe('tidewater CLI', () => {
   it('every command has --help', async () => {
-    for (const command of ['init', 'start', 'replay', 'capture', 'aggregate', 'demo']) {
+    for (const command of ['init', 'start', 'replay', 'capture', 'aggregate', 'archive', 'demo']) {
       const { out } = captureOutput();
       expect(await main([command, '--help'])).toBe(EXIT.ok);
       expect(out.join('')).toContain(`Usage: tidewater ${command}`);

@@ -1,0 +1,148 @@
+import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { EXIT } from '../../../src/cli/exit-codes.js';
+import { main } from '../../../src/cli/program.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
+import { S3ArchiveSink } from '../../../src/s3.js';
+import { createTestBucket, localClients } from '../../support/aws.js';
+import { tenantRecords } from '../../support/tenant-records.js';
+import { duplicateRows, HOUR_10, snapshot, TABLE } from '../archive/helpers.js';
+
+function captureOutput() {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out.push(String(chunk));
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    err.push(String(chunk));
+    return true;
+  });
+  return { out, err };
+}
+
+beforeEach(() => {
+  // The command builds its client from the environment, as it would against AWS.
+  vi.stubEnv('AWS_ENDPOINT_URL_S3', inject('s3Endpoint'));
+  vi.stubEnv('AWS_REGION', LOCAL_REGION);
+  vi.stubEnv('AWS_ACCESS_KEY_ID', LOCAL_CREDENTIALS.accessKeyId);
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', LOCAL_CREDENTIALS.secretAccessKey);
+  vi.stubEnv('AWS_REQUEST_CHECKSUM_CALCULATION', 'WHEN_REQUIRED');
+  vi.stubEnv('AWS_RESPONSE_CHECKSUM_VALIDATION', 'WHEN_REQUIRED');
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+  process.exitCode = undefined;
+});
+
+describe('tidewater archive', () => {
+  const { s3 } = localClients();
+  const partitionBy = (
+    r: Parameters<NonNullable<ConstructorParameters<typeof S3ArchiveSink>[0]['partitionBy']>>[0],
+  ) => String(r.raw.dynamodb.Keys.pk?.S).split('#')[0] as string;
+  const records = tenantRecords(60, ['acme', 'globex'], { firstTime: HOUR_10 / 1000, spacingSeconds: 30 });
+
+  async function archived(): Promise<string> {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3ArchiveSink({ client: s3, bucket, prefix: 'archive', partitionBy });
+    expect(await sink.write(records.slice(0, 40), {})).toEqual({});
+    expect(await sink.write(records.slice(20, 60), {})).toEqual({});
+    return bucket;
+  }
+
+  it('compact --dry-run reports and changes nothing; compact compacts; the report is JSON', async () => {
+    const bucket = await archived();
+    const before = await snapshot(s3, bucket);
+    const args = [
+      'archive',
+      'compact',
+      '-b',
+      bucket,
+      '-t',
+      TABLE,
+      '-p',
+      'archive/',
+      '--hour',
+      '2026-01-15T10',
+    ];
+    let { out } = captureOutput();
+    expect(await main([...args, '--dry-run'])).toBe(EXIT.ok);
+    expect(JSON.parse(out.join(''))).toMatchObject({
+      dryRun: true,
+      hours: [{ status: 'planned', duplicates: 20 }],
+    });
+    expect([...(await snapshot(s3, bucket)).keys()]).toEqual([...before.keys()]);
+    vi.restoreAllMocks();
+
+    ({ out } = captureOutput());
+    expect(await main(args)).toBe(EXIT.ok);
+    expect(JSON.parse(out.join(''))).toMatchObject({
+      dryRun: false,
+      hours: [{ status: 'compacted', rowsWritten: 60 }],
+    });
+    expect(duplicateRows(await snapshot(s3, bucket))).toBe(0);
+  });
+
+  it("erase-tenant erases one tenant's rows and prints what went", async () => {
+    const bucket = await archived();
+    const { out } = captureOutput();
+    const code = await main([
+      'archive',
+      'erase-tenant',
+      '-b',
+      bucket,
+      '-t',
+      TABLE,
+      '-p',
+      'archive/',
+      '--tenant',
+      'globex',
+      '--from',
+      '2026-01-15T00:00Z',
+      '--to',
+      '2026-01-16T00:00Z',
+      '--tenant-key',
+      'pk',
+    ]);
+    expect(code).toBe(EXIT.ok);
+    const report = JSON.parse(out.join(''));
+    expect(report).toMatchObject({ tenant: 'globex', rowsErased: 40, rewritten: [] });
+    expect(report.deleted).toHaveLength(2);
+    const left = [...(await snapshot(s3, bucket)).keys()];
+    expect(left.every((k) => k.includes('/tenant=acme/'))).toBe(true);
+  });
+
+  it('names typed errors, refuses a wrong command line with the usage code', async () => {
+    const bucket = await archived();
+    const { err } = captureOutput();
+    const now = new Date().toISOString().slice(0, 13);
+    expect(await main(['archive', 'compact', '-b', bucket, '-t', TABLE, '--hour', now])).toBe(EXIT.error);
+    expect(err.join('')).toMatch(/OpenPartitionError: .* is still open/);
+    expect(
+      await main([
+        'archive',
+        'erase-tenant',
+        '-b',
+        bucket,
+        '-t',
+        TABLE,
+        '--tenant',
+        'acme/eu',
+        '--from',
+        '2026-01-15T00:00Z',
+        '--to',
+        '2026-01-16T00:00Z',
+      ]),
+    ).toBe(EXIT.error);
+    expect(err.join('')).toMatch(/InvalidTenantError: tenant "acme\/eu": a tenant id must not contain '\/'/);
+    expect(
+      await main(['archive', 'compact', '-b', `${bucket}-missing`, '-t', TABLE, '--hour', '2026-01-15T10']),
+    ).toBe(EXIT.error);
+    expect(err.join('')).toMatch(/ArchiveBucketNotFoundError/);
+    expect(await main(['archive', 'compact', '-b', bucket, '-t', TABLE])).toBe(EXIT.usage);
+    expect(err.join('')).toMatch(/give --hour, or --from and --to/);
+    expect(await main(['archive', 'compact', '-b', bucket, '-t', TABLE, '--hour', 'noon'])).toBe(EXIT.usage);
+  });
+});
