@@ -1,25 +1,13 @@
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { tenantFromPartitionKey } from '../../../src/archive.js';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
+import { captureOutput } from '../../support/capture-output.js';
 import { tenantRecords } from '../../support/tenant-records.js';
 import { duplicateRows, HOUR_10, snapshot, TABLE } from '../archive/helpers.js';
-
-function captureOutput() {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out.push(String(chunk));
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    err.push(String(chunk));
-    return true;
-  });
-  return { out, err };
-}
 
 beforeEach(() => {
   // The command builds its client from the environment, as it would against AWS.
@@ -39,9 +27,7 @@ afterEach(() => {
 
 describe('tidewater archive', () => {
   const { s3 } = localClients();
-  const partitionBy = (
-    r: Parameters<NonNullable<ConstructorParameters<typeof S3ArchiveSink>[0]['partitionBy']>>[0],
-  ) => String(r.raw.dynamodb.Keys.pk?.S).split('#')[0] as string;
+  const partitionBy = tenantFromPartitionKey();
   const records = tenantRecords(60, ['acme', 'globex'], { firstTime: HOUR_10 / 1000, spacingSeconds: 30 });
 
   async function archived(): Promise<string> {

@@ -6,20 +6,7 @@ import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
 import { streamEvents } from '../../../src/local/emulator/events.js';
-
-function captureOutput() {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out.push(String(chunk));
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    err.push(String(chunk));
-    return true;
-  });
-  return { out, err };
-}
+import { captureOutput } from '../../support/capture-output.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
