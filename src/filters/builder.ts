@@ -1,9 +1,9 @@
-import type { StreamEventName } from '../records/types.js';
+import type { Item, StreamEventName } from '../records/types.js';
 import { findOverriddenPath } from './compile.js';
 import { InvalidPatternError } from './errors.js';
 import { compileConditionList } from './leaf.js';
 import { childPath, indexPath, ROOT_PATH } from './path.js';
-import type { FilterCondition, FilterPattern } from './types.js';
+import type { AttributeName, ElementOf, FieldOf, FilterCondition, FilterPattern } from './types.js';
 
 /**
  * A DynamoDB-aware pattern builder. Every helper returns a plain pattern fragment; `pattern()`
@@ -106,17 +106,42 @@ function isStringTypedAttributePath(path: readonly string[]): boolean {
   );
 }
 
+/*
+ * Given an item type, attribute names are checked against its fields at compile time:
+ * `newImageAttribute<Order>('status')` checks the name; `itemAttributes<Order>().newImage('address')`
+ * also knows the attribute's type, so nested names are checked too (`.M.attribute('city')`,
+ * `.L.element()`). Without one any name goes. Only names: which type key (S, N…) an attribute has
+ * in the stream is not in its TypeScript type (a number may be a bigint, a NumberValue or text, by
+ * the numbers policy).
+ */
+
 /** A key attribute: `dynamodb.Keys.<name>`. */
-export function keyAttribute(name: string): AttributeFilter {
+export function keyAttribute<T extends object = Item>(name: AttributeName<T>): AttributeFilter {
   return attributeAt(['dynamodb', 'Keys', attributeName(name)]);
 }
 /** An attribute of the item after the change: `dynamodb.NewImage.<name>` (stream views NEW_IMAGE, NEW_AND_OLD_IMAGES). */
-export function newImageAttribute(name: string): AttributeFilter {
+export function newImageAttribute<T extends object = Item>(name: AttributeName<T>): AttributeFilter {
   return attributeAt(['dynamodb', 'NewImage', attributeName(name)]);
 }
 /** An attribute of the item before the change: `dynamodb.OldImage.<name>` (stream views OLD_IMAGE, NEW_AND_OLD_IMAGES). */
-export function oldImageAttribute(name: string): AttributeFilter {
+export function oldImageAttribute<T extends object = Item>(name: AttributeName<T>): AttributeFilter {
   return attributeAt(['dynamodb', 'OldImage', attributeName(name)]);
+}
+
+/** keyAttribute, newImageAttribute and oldImageAttribute for item type T, each typed by the attribute named. */
+export interface ItemAttributes<T> {
+  key<const N extends AttributeName<T>>(name: N): AttributeFilter<FieldOf<T, N>>;
+  newImage<const N extends AttributeName<T>>(name: N): AttributeFilter<FieldOf<T, N>>;
+  oldImage<const N extends AttributeName<T>>(name: N): AttributeFilter<FieldOf<T, N>>;
+}
+
+/** `const order = itemAttributes<Order>()`: `order.newImage('address').M.attribute('city')` is checked at every level. */
+export function itemAttributes<T extends object>(): ItemAttributes<T> {
+  return {
+    key: (name: string) => keyAttribute(name),
+    newImage: (name: string) => newImageAttribute(name),
+    oldImage: (name: string) => oldImageAttribute(name),
+  } as ItemAttributes<T>;
 }
 
 export interface IgnoreCaseOption {
@@ -168,21 +193,23 @@ export interface SetTypeFilter {
   anyOf(...conditions: readonly FilterCondition[]): FilterPattern;
 }
 
-export interface MapTypeFilter {
+/** `V` is the map's type in the item, when known: its member names are then checked. */
+export interface MapTypeFilter<V = unknown> {
   /** A member of the map: `<path>.M.<name>`. */
-  attribute(name: string): AttributeFilter;
+  attribute<const N extends AttributeName<V>>(name: N): AttributeFilter<FieldOf<V, N>>;
   exists(): never;
   notExists(): never;
 }
 
-export interface ListTypeFilter {
+export interface ListTypeFilter<V = unknown> {
   /** Any element of the list (event arrays match element-wise): `<path>.L`. */
-  element(): AttributeFilter;
+  element(): AttributeFilter<ElementOf<V>>;
   exists(): never;
   notExists(): never;
 }
 
-export interface AttributeFilter {
+/** Conditions on one attribute, by its DynamoDB type key. `V`: its type in the item, when known. */
+export interface AttributeFilter<V = unknown> {
   readonly S: StringTypeFilter;
   readonly N: NumberTypeFilter;
   readonly B: StringTypeFilter;
@@ -191,11 +218,11 @@ export interface AttributeFilter {
   readonly SS: SetTypeFilter;
   readonly NS: SetTypeFilter;
   readonly BS: SetTypeFilter;
-  readonly M: MapTypeFilter;
-  readonly L: ListTypeFilter;
+  readonly M: MapTypeFilter<V>;
+  readonly L: ListTypeFilter<V>;
 }
 
-function attributeAt(base: readonly string[]): AttributeFilter {
+function attributeAt<V>(base: readonly string[]): AttributeFilter<V> {
   const text = (type: string) => [...base, type];
   return {
     get S() {

@@ -1,7 +1,7 @@
 import { InvalidPatternError } from './errors.js';
 import { compileConditionList, type LeafMatcher, OPERATORS } from './leaf.js';
 import { childPath, indexPath, ROOT_PATH } from './path.js';
-import type { EventMatcher, FilterPattern } from './types.js';
+import type { EventMatcher, FilterPattern, ItemFilterPattern } from './types.js';
 
 /**
  * The event-ruler evaluator. A pattern is validated and compiled once into a tree of nodes; the
@@ -73,8 +73,13 @@ const RESERVED_IN_OR = new Set<string>([
  */
 export const MAX_OR_COMBINATIONS = 1024;
 
-/** Validates `pattern` (an object or its JSON text) and returns a fast matcher. Throws InvalidPatternError. */
-export function compilePattern(pattern: FilterPattern | string): EventMatcher {
+/**
+ * Validates `pattern` (an object or its JSON text) and returns a fast matcher. Throws InvalidPatternError.
+ * `compilePattern<Order>(pattern)` checks the pattern's attribute names against Order's fields.
+ */
+export function compilePattern(pattern: FilterPattern | string): EventMatcher;
+export function compilePattern<T extends object>(pattern: ItemFilterPattern<T>): EventMatcher;
+export function compilePattern(pattern: FilterPattern | ItemFilterPattern<object> | string): EventMatcher {
   const steps = compileObject(parsePattern(pattern), ROOT_PATH, false);
   const roots = expand(steps, [], [new Map()], undefined).map(toNode);
   if (roots.length === 1) {
@@ -100,9 +105,17 @@ export function findOverriddenPath(pattern: FilterPattern): string | undefined {
   return found;
 }
 
-/** compilePattern + evaluate, for one-off checks. Nothing is cached: hot paths should compile once. */
-export function matchesPattern(pattern: FilterPattern | string, event: unknown): boolean {
-  return compilePattern(pattern)(event);
+/**
+ * compilePattern + evaluate, for one-off checks. Nothing is cached: hot paths should compile once.
+ * `matchesPattern<Order>(pattern, event)` checks the pattern's attribute names against Order's fields.
+ */
+export function matchesPattern(pattern: FilterPattern | string, event: unknown): boolean;
+export function matchesPattern<T extends object>(pattern: ItemFilterPattern<T>, event: unknown): boolean;
+export function matchesPattern(
+  pattern: FilterPattern | ItemFilterPattern<object> | string,
+  event: unknown,
+): boolean {
+  return compilePattern(pattern as FilterPattern)(event);
 }
 
 export function parsePattern(pattern: unknown): Record<string, unknown> {

@@ -1,9 +1,21 @@
-export type { AttributeFilter, IgnoreCaseOption } from './builder.js';
+export type {
+  AttributeFilter,
+  BoolTypeFilter,
+  IgnoreCaseOption,
+  ItemAttributes,
+  ListTypeFilter,
+  MapTypeFilter,
+  NumberTypeFilter,
+  PresenceTypeFilter,
+  SetTypeFilter,
+  StringTypeFilter,
+} from './builder.js';
 export {
   anyOfPatterns,
   eventNames,
   fieldPattern,
   filterPattern,
+  itemAttributes,
   keyAttribute,
   newImageAttribute,
   oldImageAttribute,
@@ -19,16 +31,22 @@ export {
   toFilterCriteria,
   toServerlessFilterPatterns,
 } from './criteria.js';
+export type { EntityDiscriminator, EntitySpec } from './entity.js';
+export { entity } from './entity.js';
 export type { FilterCriteriaReason, InvalidPatternReason } from './errors.js';
 export { FilterCriteriaError, InvalidPatternError } from './errors.js';
 export { patternWarnings } from './lint.js';
 export { matching } from './matching.js';
 export { inserts, modifies, removes, ttlDeletes, userDeletes } from './ready-made.js';
 export type {
+  AttributeName,
+  AttributePattern,
   EventMatcher,
   FilterCondition,
   FilterCriteria,
   FilterPattern,
   FilterScalar,
+  ImagePattern,
+  ItemFilterPattern,
   MatchExpression,
 } from './types.js';

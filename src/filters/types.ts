@@ -54,3 +54,81 @@ export type EventMatcher = (event: unknown) => boolean;
 export interface FilterCriteria {
   Filters: { Pattern: string }[];
 }
+
+/** The attribute names of object type T (every member's, for a union); never for anything else. */
+type KeysOf<T> = T extends object ? Extract<keyof T, string> : never;
+
+/**
+ * The attribute names a typed filter accepts for item type T: T's field names, or any string when
+ * T is not a known object type (`Item`, `unknown`, a record of any keys).
+ */
+export type AttributeName<T> = unknown extends T
+  ? string
+  : string extends KeysOf<NonNullable<T>>
+    ? string
+    : [KeysOf<NonNullable<T>>] extends [never]
+      ? string
+      : KeysOf<NonNullable<T>>;
+
+/** The type of field N of T (of whichever member of a union has it); unknown when T is not typed. */
+export type FieldOf<T, N extends string> =
+  NonNullable<T> extends infer O
+    ? O extends object
+      ? N extends keyof O
+        ? O[N]
+        : never
+      : unknown
+    : unknown;
+
+/** The element type of a list-typed field; unknown when not typed. */
+export type ElementOf<V> = NonNullable<V> extends readonly (infer E)[] ? E : unknown;
+
+type Conditions = readonly FilterCondition[];
+
+/**
+ * Conditions on one attribute as Lambda delivers it: under its DynamoDB type key. `M` holds the
+ * map's members (checked against V's fields), `L` a pattern every list element is tried against.
+ */
+export interface AttributePattern<V = unknown> {
+  readonly S?: Conditions;
+  readonly N?: Conditions;
+  readonly B?: Conditions;
+  readonly BOOL?: Conditions;
+  readonly NULL?: Conditions;
+  readonly SS?: Conditions;
+  readonly NS?: Conditions;
+  readonly BS?: Conditions;
+  readonly M?: ImagePattern<V>;
+  readonly L?: AttributePattern<ElementOf<V>>;
+}
+
+/** An image (Keys, NewImage, OldImage) in a typed pattern: only T's attribute names are accepted. */
+export type ImagePattern<T> = {
+  readonly [K in AttributeName<T>]?: AttributePattern<FieldOf<T, K>>;
+} & { readonly $or?: readonly ImagePattern<T>[] };
+
+/**
+ * A filter pattern typed by the item the table holds: `matchesPattern<Order>(pattern, event)`,
+ * `compilePattern<Order>(…)`, `matching<Order>(…)` refuse, at compile time, a condition on an
+ * attribute Order does not have (`NewImage.stauts`). The same JSON as FilterPattern, with the
+ * stream record's fields spelled out; anything else goes through the untyped FilterPattern.
+ */
+export interface ItemFilterPattern<T> {
+  readonly eventID?: Conditions;
+  readonly eventName?: Conditions;
+  readonly eventVersion?: Conditions;
+  readonly eventSource?: Conditions;
+  readonly awsRegion?: Conditions;
+  readonly eventSourceARN?: Conditions;
+  readonly userIdentity?: { readonly type?: Conditions; readonly principalId?: Conditions };
+  readonly dynamodb?: {
+    readonly Keys?: ImagePattern<T>;
+    readonly NewImage?: ImagePattern<T>;
+    readonly OldImage?: ImagePattern<T>;
+    readonly ApproximateCreationDateTime?: Conditions;
+    readonly SequenceNumber?: Conditions;
+    readonly SizeBytes?: Conditions;
+    readonly StreamViewType?: Conditions;
+  };
+  readonly $or?: readonly ItemFilterPattern<T>[];
+}

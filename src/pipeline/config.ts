@@ -281,11 +281,6 @@ export interface CompiledConfig {
   readonly clock: () => number;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function isPlainObjectOrInstance(value: unknown): value is object {
 /** One item schema, ready for the validation stage. */
 export interface CompiledSchema {
   readonly schema: ItemSchema;
@@ -299,6 +294,11 @@ export interface CompiledSchema {
   readonly label: string;
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isPlainObjectOrInstance(value: unknown): value is object {
   return value !== null && typeof value === 'object';
 }
 
@@ -349,11 +349,6 @@ const readConfig = /* @__PURE__ */ defineOptions<PipelineConfig>()('pipeline', {
   clock: { kind: 'function', default: Date.now },
 });
 
-const readRoute = /* @__PURE__ */ defineOptions<RouteConfig>()('pipeline', {
-  name: { kind: 'nonEmptyString' },
-  when: {
-    kind: 'custom',
-    expected: 'a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)',
 /** A Standard Schema v1: what `item` takes. Checked at configuration time, so a zod 3.23 schema (no `~standard`) fails there. */
 export function isItemSchema(value: unknown): value is ItemSchema {
   const props = (value as { '~standard'?: unknown } | null | undefined)?.['~standard'];
@@ -373,14 +368,14 @@ const ITEM_SCHEMA = {
   check: isItemSchema,
 } as const;
 
+const readRoute = /* @__PURE__ */ defineOptions<RouteConfig>()('pipeline', {
+  name: { kind: 'nonEmptyString' },
+  when: {
+    kind: 'custom',
+    expected: 'a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)',
     check: (v) => v !== undefined,
     required: true,
   },
-  to: {
-    kind: 'custom',
-    expected: 'a sink or a list of sinks (objects with write())',
-    check: (v) => (Array.isArray(v) ? v.every(isSink) : isSink(v)),
-    required: true,
   entity: {
     kind: 'custom',
     expected: "an entity discriminator (entity({ attribute, equals | prefix }) from 'tidewater')",
@@ -390,6 +385,11 @@ const ITEM_SCHEMA = {
       typeof (v as EntityDiscriminator).description === 'string',
   },
   item: ITEM_SCHEMA,
+  to: {
+    kind: 'custom',
+    expected: 'a sink or a list of sinks (objects with write())',
+    check: (v) => (Array.isArray(v) ? v.every(isSink) : isSink(v)),
+    required: true,
   },
 });
 
@@ -403,12 +403,12 @@ const readOrdering = /* @__PURE__ */ defineOptions<{ mode: 'ordered' | 'per-key'
 
 const HANDLER = { kind: 'function' } as const;
 const readHandlers = /* @__PURE__ */ defineOptions<KindHandlers>()('pipeline', {
+  item: ITEM_SCHEMA,
   insert: HANDLER,
   modify: HANDLER,
   'user-delete': HANDLER,
   'ttl-delete': HANDLER,
 });
-  item: ITEM_SCHEMA,
 
 const DEFAULT_RETRY = RETRY_POLICIES.sinkWrite;
 const readRetry = /* @__PURE__ */ defineOptions<RetryConfig>()('pipeline', {
@@ -509,26 +509,21 @@ interface CompiledRoutes {
 function compileRoutes(routes: readonly unknown[] | undefined): CompiledRoutes {
   if (routes === undefined) return { routes: [], sinks: [], sinkSchemas: [] };
   const sinks: Sink[] = [];
+  const sinkSchemas: (ItemSchema | null)[] = [];
   const compiled: CompiledRoute[] = [];
   routes.forEach((r: unknown, n) => {
     const where = `routes[${n}]`;
     const route = readRoute(r, 'pipeline', `${where}.`);
     const { kindMask, test } = withEntity(compileWhen(route.when, where), route.entity);
-  const sinkSchemas: (ItemSchema | null)[] = [];
     const targets = Array.isArray(route.to) ? route.to : [route.to];
     if (targets.length === 0) fail(`${where}.to is empty`);
+    const schema = route.item ?? null;
     let sinkMask = 0;
     for (const sink of targets as Sink[]) {
       let index = sinks.indexOf(sink);
       if (index === -1) {
         if (sinks.length === MAX_SINKS) fail(`at most ${MAX_SINKS} distinct sinks are supported`);
-    const schema = route.item ?? null;
         index = sinks.push(sink) - 1;
-      }
-      sinkMask |= 1 << index;
-    }
-    compiled.push({ name: route.name ?? `route-${n}`, kindMask, test, sinkMask });
-  });
         sinkSchemas[index] = schema;
       } else if (sinkSchemas[index] !== schema) {
         // A sink gets one batch per invocation; records validated by one schema and records
@@ -537,6 +532,11 @@ function compileRoutes(routes: readonly unknown[] | undefined): CompiledRoutes {
           `${where}: sink ${sinkName(sink)} is reached by routes with different item schemas ` +
             '(or with and without one); a sink takes one: give its routes the same schema (a union for several entities)',
         );
+      }
+      sinkMask |= 1 << index;
+    }
+    compiled.push({ name: route.name ?? `route-${n}`, kindMask, test, sinkMask });
+  });
   return { routes: compiled, sinks, sinkSchemas };
 }
 
@@ -588,12 +588,12 @@ function compileOrdering(ordering: PipelineConfig['ordering']): { perKey: boolea
 function compileHandlers(handlers: KindHandlers | undefined): {
   list: CompiledConfig['handlers'];
   mask: number;
+  schema: ItemSchema | undefined;
 } {
   const list: ((record: ClassifiedRecord, context: HandlerContext) => unknown)[] | undefined[] = [];
   let mask = 0;
   if (handlers === undefined) return { list, mask, schema: undefined };
   const read = readHandlers(handlers, 'pipeline', 'handlers.');
-  schema: ItemSchema | undefined;
   KINDS.forEach((kind, i) => {
     const h = read[kind] as ((record: ClassifiedRecord, context: HandlerContext) => unknown) | undefined;
     (list as unknown[])[i] = h;
@@ -668,12 +668,12 @@ export function compileConfig<T extends object>(config: PipelineConfig<T>): Comp
   const retry = compileRetry(c.retry);
   return {
     routes,
+    ...compileSchemas(sinks, sinkSchemas, handlers.schema),
     kindMasks,
     predicateRoutes: routes.filter((r) => r.test !== undefined),
     sinks,
     handlers: handlers.list,
     handledKinds: handlers.mask,
-    ...compileSchemas(sinks, sinkSchemas, handlers.schema),
     perKey: ordering.perKey,
     concurrency: ordering.concurrency,
     deadLetter: c.deadLetter,

@@ -45,29 +45,6 @@ export async function deliverPerKey(ledger: Ledger, config: CompiledConfig): Pro
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-/**
- * A record's lane: its Keys as JSON. Keys nested too deep to serialize are no keys DynamoDB has
- * (key attributes are scalars): the record is malformed, dead-lettered rather than failing the batch.
- */
-function laneKey(ledger: Ledger, i: number): string | undefined {
-  const record = ledger.records[i]!;
-  try {
-    return JSON.stringify(record.raw.dynamodb.Keys);
-  } catch (error) {
-    malformed(
-      ledger,
-      i,
-      new MalformedRecordError('invalid-attribute-value', `Keys cannot be read (${String(error)})`, {
-        eventID: record.eventID,
-        sequenceNumber: record.sequenceNumber,
-        path: 'dynamodb.Keys',
-      }),
-      undefined,
-    );
-    return undefined;
-  }
-}
-
   return (
     value !== null &&
     (typeof value === 'object' || typeof value === 'function') &&
@@ -89,8 +66,8 @@ async function runLane(
   const { masks } = ledger;
   const end = lane === undefined ? ledger.n : lane.length;
   if (config.handledKinds !== 0) {
-    for (let k = 0; k < end; k++) {
     const records = recordsFor(ledger, config.handlerSchema);
+    for (let k = 0; k < end; k++) {
       const i = lane === undefined ? k : lane[k]!;
       if (i >= ledger.cutoff) break;
       if ((masks[i]! & HANDLER_BIT) === 0) continue;
@@ -120,8 +97,8 @@ async function runLane(
   const sinks = config.sinks;
   for (let s = 0; s < sinks.length; s++) {
     const bit = 1 << s;
-    let indices: number[] | undefined;
     const records = recordsFor(ledger, config.sinkSchemas[s]!);
+    let indices: number[] | undefined;
     let batch: ClassifiedRecord[] | undefined;
     for (let k = 0; k < end; k++) {
       const i = lane === undefined ? k : lane[k]!;
@@ -141,7 +118,6 @@ async function runLane(
   }
 }
 
-/** The first record of the lane with work left: a handler not yet run (from `handlerFrom`) or a sink from `sinkFrom` on. */
 /**
  * The records as the sinks or handler behind schema `j` receive them: the validation stage's views
  * (images replaced by the schema's output), or the stream records themselves when `j` is -1.
@@ -150,6 +126,7 @@ function recordsFor(ledger: Ledger, j: number): readonly (ClassifiedRecord | und
   return j < 0 ? ledger.records : ledger.views![j]!;
 }
 
+/** The first record of the lane with work left: a handler not yet run (from `handlerFrom`) or a sink from `sinkFrom` on. */
 function firstUndone(
   ledger: Ledger,
   lane: readonly number[] | undefined,
@@ -180,13 +157,13 @@ async function deliverToSink(
   if (indices[0]! < ledger.firstWritten[s]!) ledger.firstWritten[s] = indices[0]!;
   const failures = await write(ledger, sink, indices, batch);
   if (failures === undefined) return;
-  await retryFailures(ledger, config, sink.name, failures, (pending) =>
   const records = recordsFor(ledger, config.sinkSchemas[s]!);
+  await retryFailures(ledger, config, sink.name, failures, (pending) =>
     write(
       ledger,
       sink,
       pending,
-      pending.map((i) => ledger.records[i]!),
+      pending.map((i) => records[i]!),
     ),
   );
 }

@@ -146,6 +146,21 @@ export class StreamRecord {
   }
 
   /**
+   * @internal This record with its images replaced: the pipeline's view for the sinks behind an
+   * item schema, whose output they receive. Same source, so keys, raw and everything else are the
+   * record's own (an archive behind a schema still writes the raw, lossless record), and the same
+   * class, so the code optimized for stream records serves the views too.
+   */
+  withImages(newImage: Item | undefined, oldImage: Item | undefined): StreamRecord {
+    const view = new StreamRecord(this.#source, this.kind, this.#context);
+    view.#newImage = newImage;
+    view.#oldImage = oldImage;
+    view.#keys = this.#keys;
+    view.#raw = this.#raw;
+    return view;
+  }
+
+  /**
    * JSON (logs, captures) carries the identity and the raw record, never the unmarshalled
    * images: those may hold bigint and Uint8Array, and raw is the lossless form anyway.
    */

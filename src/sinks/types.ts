@@ -63,12 +63,7 @@ export interface SinkLogger {
  * Why a record was dead-lettered. `invalid-image`: an image failed the item schema of a route or
  * of the kind handlers (its issues are in the entry), or the schema itself failed on it.
  */
-export type DeadLetterReason =
-  | 'malformed'
-  | 'retries-exhausted'
-  | 'record-too-old'
-  | 'unrouted'
-  | 'invalid-image';
+export type DeadLetterReason = 'malformed' | 'retries-exhausted' | 'record-too-old' | 'unrouted' | 'invalid-image';
 
 /** One problem a schema found in an image: where (`['items', 0, 'sku']`, empty for the image itself) and what. */
 export interface ImageIssue {
@@ -94,6 +89,8 @@ export interface DeadLetterEntry {
   readonly attempts: number;
   /** The sink that kept failing, for `retries-exhausted`; the sinks (or `handlers`) whose schema the record failed, for `invalid-image`. */
   readonly sinkName?: string;
+  /** For `invalid-image`: the schema's issues, paths and messages as the validator gave them. */
+  readonly issues?: readonly ImageIssue[];
   /** ISO-8601 time the entry was made. */
   readonly at: string;
 }
@@ -103,8 +100,6 @@ export interface DeadLetterEntry {
  * dead-lettered record as done, so a send that throws fails the record instead.
  */
 export interface DeadLetterSink {
-  /** For `invalid-image`: the schema's issues, paths and messages as the validator gave them. */
-  readonly issues?: readonly ImageIssue[];
   readonly name: string;
   send(entries: readonly DeadLetterEntry[], context: SinkContext): Promise<void>;
 }
