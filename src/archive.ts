@@ -12,7 +12,7 @@ export { ARCHIVE_FORMAT, decodeObject as decodeArchiveObject } from './sinks/arc
 export type { TenantFromPartitionKeyOptions, TenantPartitioner } from './sinks/archive-partition.js';
 export { tenantFromPartitionKey } from './sinks/archive-partition.js';
 export type { ArchiveRangeOptions } from './sinks/archive-store.js';
-export type { ReadArchiveOptions } from './sinks/read-archive.js';
+export type { CorruptArchiveObject, ReadArchiveOptions } from './sinks/read-archive.js';
 export { readArchive, readArchiveRows } from './sinks/read-archive.js';
 export type { RestoreItemsOptions, RestoreResult, RestoreTtl } from './sinks/restore-items.js';
 export { restoreItems } from './sinks/restore-items.js';

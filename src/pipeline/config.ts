@@ -258,6 +258,11 @@ export interface CompiledConfig {
   /** The routes with a predicate, in config order. */
   readonly predicateRoutes: readonly CompiledRoute[];
   readonly sinks: readonly Sink[];
+  /**
+   * The bits of the sinks that take only checked images (Sink.checkedImages): a record routed to
+   * one has its keys and images checked at routing. 0 when parsing already checks them (`parse.validate` or `eager`).
+   */
+  readonly checkedSinks: number;
   /** Indexed by KIND_BIT position order of KINDS. */
   readonly handlers: readonly (
     | ((record: ClassifiedRecord, context: HandlerContext) => unknown)
@@ -672,6 +677,7 @@ export function compileConfig<T extends object>(config: PipelineConfig<T>): Comp
     kindMasks,
     predicateRoutes: routes.filter((r) => r.test !== undefined),
     sinks,
+    checkedSinks: c.parse?.validate || c.parse?.eager ? 0 : checkedSinkBits(sinks),
     handlers: handlers.list,
     handledKinds: handlers.mask,
     perKey: ordering.perKey,
@@ -693,3 +699,9 @@ export function compileConfig<T extends object>(config: PipelineConfig<T>): Comp
 }
 
 export { sinkName };
+
+function checkedSinkBits(sinks: readonly Sink[]): number {
+  let bits = 0;
+  for (let s = 0; s < sinks.length; s++) if (sinks[s]!.checkedImages === true) bits |= 1 << s;
+  return bits;
+}

@@ -1,30 +1,61 @@
+import { DeadLetterSendError } from '../sinks/errors.js';
 import type { DeadLetterEntry, DeadLetterReason } from '../sinks/types.js';
 import { InvalidImageError } from './errors.js';
-import { contextOf, dueDeadLetters, fail, type Ledger, loggerOf, seq } from './ledger.js';
+import { contextOf, dueDeadLetters, fail, indexOf, type Ledger, loggerOf, seq } from './ledger.js';
 import { eventIdOf } from './route.js';
 
-/** The last stage: send the dead letters of records before the cut-off, in one call. */
+/**
+ * The last stage: send the dead letters of records before the cut-off, in stream order, in one
+ * call. When the sink says which entries it did not store (DeadLetterSendError), the batch fails
+ * from the first of those and the entries before it count as sent: their records are done, so
+ * Lambda never redelivers them (a record redelivered after its dead letter was stored could be
+ * written by a sink that has recovered, and then have both). Any other error fails them all.
+ */
 export async function sendDeadLetters(ledger: Ledger): Promise<void> {
   const due = dueDeadLetters(ledger);
   if (due === undefined) return;
+  let sent = due.entries.length;
   try {
     await ledger.config.deadLetter!.send(due.entries, contextOf(ledger));
-    ledger.metrics.deadLettered += due.entries.length;
-    for (const entry of due.entries) {
-      loggerOf(ledger).warn(
-        {
-          sequenceNumber: entry.sequenceNumber,
-          reason: entry.reason,
-          error: entry.error,
-          sink: entry.sinkName,
-        },
-        'record dead-lettered',
-      );
-    }
   } catch (error) {
-    loggerOf(ledger).error({ err: error }, 'dead-letter send failed: those records are reported failed');
-    fail(ledger, due.lowest, error);
+    const from = firstUnsent(ledger, due.indices, error);
+    sent = due.indices.findIndex((i) => i >= from);
+    loggerOf(ledger).error(
+      { err: error, sequenceNumber: seq(ledger, from), sent },
+      'dead-letter send failed: records from this one on are reported failed',
+    );
+    fail(ledger, from, error);
   }
+  ledger.metrics.deadLettered += sent;
+  for (let k = 0; k < sent; k++) {
+    const entry = due.entries[k]!;
+    loggerOf(ledger).warn(
+      {
+        sequenceNumber: entry.sequenceNumber,
+        reason: entry.reason,
+        error: entry.error,
+        sink: entry.sinkName,
+      },
+      'record dead-lettered',
+    );
+  }
+}
+
+/**
+ * The batch index from which a failed send's records are not done: the first record the sink
+ * names as not stored, or the first of the send when it names none it can be held to (any other
+ * error, or a name that is not this batch's).
+ */
+function firstUnsent(ledger: Ledger, indices: readonly number[], error: unknown): number {
+  const first = indices[0]!;
+  if (!(error instanceof DeadLetterSendError) || error.sequenceNumbers.length === 0) return first;
+  let lowest = Number.POSITIVE_INFINITY;
+  for (const label of error.sequenceNumbers) {
+    const i = indexOf(ledger, label);
+    if (i === undefined || !indices.includes(i)) return first;
+    if (i < lowest) lowest = i;
+  }
+  return lowest;
 }
 
 /** What the dead-letter sink receives for record `index`, stamped when it is given up. */

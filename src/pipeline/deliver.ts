@@ -32,16 +32,40 @@ export function deliverOrdered(ledger: Ledger, config: CompiledConfig): Promise<
  */
 export async function deliverPerKey(ledger: Ledger, config: CompiledConfig): Promise<void> {
   const lanes = new Map<string, number[]>();
-  const { masks, records } = ledger;
+  const { masks } = ledger;
   for (let i = 0; i < ledger.n; i++) {
     if (masks[i] === 0) continue;
-    const key = JSON.stringify(records[i]!.raw.dynamodb.Keys);
+    const key = laneKey(ledger, i);
+    if (key === undefined) continue;
     const lane = lanes.get(key);
     if (lane === undefined) lanes.set(key, [i]);
     else lane.push(i);
   }
   const limit = pLimit(config.concurrency);
   await Promise.all([...lanes.values()].map((lane) => limit(() => runLane(ledger, config, lane))));
+}
+
+/**
+ * A record's lane: its Keys as JSON. Keys nested too deep to serialize are no keys DynamoDB has
+ * (key attributes are scalars): the record is malformed, dead-lettered rather than failing the batch.
+ */
+function laneKey(ledger: Ledger, i: number): string | undefined {
+  const record = ledger.records[i]!;
+  try {
+    return JSON.stringify(record.raw.dynamodb.Keys);
+  } catch (error) {
+    malformed(
+      ledger,
+      i,
+      new MalformedRecordError('invalid-attribute-value', `Keys cannot be read (${String(error)})`, {
+        eventID: record.eventID,
+        sequenceNumber: record.sequenceNumber,
+        path: 'dynamodb.Keys',
+      }),
+      undefined,
+    );
+    return undefined;
+  }
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -322,17 +322,18 @@ export function giveUp(
   else ledger.givenUp.push(given);
 }
 
-/** The dead letters of records before the cut-off, in the order they were given up, with the lowest index among them. */
-export function dueDeadLetters(ledger: Ledger): { entries: DeadLetterEntry[]; lowest: number } | undefined {
+/**
+ * The dead letters of records before the cut-off in stream order (a record's in the order it was
+ * given up), each with its record's batch index; undefined when there are none.
+ */
+export function dueDeadLetters(
+  ledger: Ledger,
+): { entries: DeadLetterEntry[]; indices: number[]; lowest: number } | undefined {
   if (ledger.givenUp === undefined) return undefined;
-  const entries: DeadLetterEntry[] = [];
-  let lowest = ledger.n;
-  for (const d of ledger.givenUp) {
-    if (d.index >= ledger.cutoff) continue;
-    entries.push(d.entry);
-    if (d.index < lowest) lowest = d.index;
-  }
-  return entries.length === 0 ? undefined : { entries, lowest };
+  // Per-key lanes give records up out of stream order; the sort is stable.
+  const due = ledger.givenUp.filter((d) => d.index < ledger.cutoff).sort((a, b) => a.index - b.index);
+  if (due.length === 0) return undefined;
+  return { entries: due.map((d) => d.entry), indices: due.map((d) => d.index), lowest: due[0]!.index };
 }
 
 /** Lambda's partial batch response: nothing, or the first record not done. */

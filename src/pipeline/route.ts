@@ -1,6 +1,7 @@
 import { MalformedRecordError } from '../records/errors.js';
 import type { RecordParser } from '../records/parse.js';
 import type { ClassifiedRecord } from '../records/types.js';
+import { recordImageError } from '../records/validate.js';
 import type { CompiledConfig } from './config.js';
 import { UnreadableSequenceNumberError, UnroutedRecordError } from './errors.js';
 import { fail, giveUp, isPoison, type Ledger, loggerOf, malformed } from './ledger.js';
@@ -77,6 +78,14 @@ export function routeRecords(ledger: Ledger, config: CompiledConfig): number {
         giveUp(ledger, i, 'unrouted', new UnroutedRecordError(record), 0, undefined);
       else if (config.onUnrouted === 'fail') fail(ledger, i, new UnroutedRecordError(record));
       continue;
+    }
+    if ((mask & config.checkedSinks) !== 0) {
+      // A sink that stores images as they arrived must never hold one that cannot be read back.
+      const problem = recordImageError(record);
+      if (problem !== undefined) {
+        malformed(ledger, i, problem, undefined);
+        continue;
+      }
     }
     masks[i] = mask;
   }

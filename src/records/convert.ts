@@ -3,6 +3,7 @@ import { defineOptions } from '../core/options.js';
 import { toBase64, toBytes } from './binary.js';
 import { identityOf } from './classify.js';
 import { MalformedRecordError } from './errors.js';
+import { MAX_NESTING_LEVEL } from './limits.js';
 import type { LambdaStreamRecord, LambdaUserIdentity } from './types.js';
 
 type AnyValue = Record<string, unknown>;
@@ -19,12 +20,14 @@ type AnyMap = Record<string, AnyValue>;
 /**
  * Copies an attribute map converting binaries; the two wire shapes differ only there.
  * Values of other types are shared, not copied: they are immutable strings or nested maps
- * converted here in turn.
+ * converted here in turn. `level` is the nesting level of the map's values: below DynamoDB's
+ * deepest a value is shared as it is (it is malformed anyway, and walking a corrupted image
+ * thousands of levels deep would end in a RangeError).
  */
-function mapBinaries(map: AnyMap, convert: (b: unknown) => unknown): AnyMap {
+function mapBinaries(map: AnyMap, convert: (b: unknown) => unknown, level = 1): AnyMap {
   const out: AnyMap = {};
   for (const key in map) {
-    const value = valueBinaries(map[key] as AnyValue, convert);
+    const value = valueBinaries(map[key] as AnyValue, convert, level);
     if (key === '__proto__')
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     else out[key] = value;
@@ -32,12 +35,14 @@ function mapBinaries(map: AnyMap, convert: (b: unknown) => unknown): AnyMap {
   return out;
 }
 
-function valueBinaries(av: AnyValue, convert: (b: unknown) => unknown): AnyValue {
-  if (av === null || typeof av !== 'object') return av;
+function valueBinaries(av: AnyValue, convert: (b: unknown) => unknown, level: number): AnyValue {
+  if (av === null || typeof av !== 'object' || level > MAX_NESTING_LEVEL) return av;
   if (av.B !== undefined) return { ...av, B: convert(av.B) };
   if (Array.isArray(av.BS)) return { ...av, BS: av.BS.map(convert) };
-  if (Array.isArray(av.L)) return { ...av, L: av.L.map((v: AnyValue) => valueBinaries(v, convert)) };
-  if (av.M !== null && typeof av.M === 'object') return { ...av, M: mapBinaries(av.M as AnyMap, convert) };
+  if (Array.isArray(av.L))
+    return { ...av, L: av.L.map((v: AnyValue) => valueBinaries(v, convert, level + 1)) };
+  if (av.M !== null && typeof av.M === 'object')
+    return { ...av, M: mapBinaries(av.M as AnyMap, convert, level + 1) };
   return av;
 }
 

@@ -8,6 +8,8 @@ export type MalformedRecordReason =
   | 'missing-dynamodb'
   | 'missing-keys'
   | 'missing-sequence-number'
+  | 'invalid-sequence-number'
+  | 'invalid-creation-time'
   | 'invalid-field'
   | 'invalid-attribute-value'
   | 'invalid-number';
@@ -60,7 +62,11 @@ export type InvalidAttributeValueReason =
   | 'unknown-type'
   | 'invalid-number'
   | 'invalid-binary'
-  | 'wrong-shape';
+  | 'wrong-shape'
+  | 'number-out-of-range'
+  | 'empty-set'
+  | 'duplicate-set-member'
+  | 'too-deep';
 
 /** A value somewhere inside an item or attribute map; the converters add its path while unwinding. */
 export abstract class ValuePathError extends TidewaterError {
@@ -88,7 +94,8 @@ export abstract class ValuePathError extends TidewaterError {
 
 /**
  * An AttributeValue that DynamoDB could never have produced (zero or two type keys, an unknown
- * type, an `N` that is not a number). `path` locates it from the map root (`a.b[2]`).
+ * type, an `N` that is not a number or outside DynamoDB's range and precision, an empty set, a
+ * set with a member twice, nesting below level 32). `path` locates it from the map root (`a.b[2]`).
  */
 export class InvalidAttributeValueError extends ValuePathError {
   override name = 'InvalidAttributeValueError';

@@ -1,4 +1,5 @@
 import { InvalidAttributeValueError } from './errors.js';
+import { numberLimitProblem } from './limits.js';
 import { isCanonicalInteger, isNumberText } from './number-text.js';
 import { NumberValue } from './number-value.js';
 
@@ -22,6 +23,10 @@ function invalidNumber(text: unknown): InvalidAttributeValueError {
   );
 }
 
+function outOfRange(problem: string): InvalidAttributeValueError {
+  return new InvalidAttributeValueError('number-out-of-range', problem);
+}
+
 /** Powers of ten a double holds exactly (10^22 is the last). */
 const POW10 = [
   1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
@@ -35,14 +40,15 @@ const POW10 = [
  * - a plain decimal of at most 15 significant digits, no redundant zeros and magnitude ≥ 1e-6
  *   ("12.5", "-0.000123") is the double whose shortest printing is the text itself (every such
  *   decimal maps to a distinct double), so it becomes a number;
- * - an integer of 17 or more digits is never safe: a bigint, without a detour through a double;
+ * - an integer of 17 to 38 digits is never safe: a bigint, without a detour through a double;
  * - a plain decimal ending in 0 ("1.50") never prints back as itself: a NumberValue.
  *
  * The digits are accumulated as they are checked. The value of a decimal is then m / 10^f with
  * m < 2^53 and f ≤ 20: both exact in a double, so the one division is correctly rounded — the
  * same double as `+text` (Clinger's fast path), without the runtime call and with no string
  * built to compare. Every other form (exponents, "+5", "007", "-0", ".5", 16-digit integers,
- * long decimals) takes generalNumber, the definition itself.
+ * long decimals) takes generalNumber, the definition itself. The fast paths only admit numbers
+ * well inside DynamoDB's range and precision; generalNumber checks them (numberLimitProblem).
  */
 export function exactNumber(text: string): number | bigint | NumberValue {
   if (typeof text !== 'string') throw invalidNumber(text);
@@ -63,7 +69,7 @@ export function exactNumber(text: string): number | bigint | NumberValue {
   if (i === len) {
     if (zeroInt) return intDigits === 1 && start === 0 ? 0 : generalNumber(text);
     if (intDigits <= 15) return start === 0 ? m : -m;
-    return intDigits >= 17 ? BigInt(text) : generalNumber(text);
+    return intDigits >= 17 && intDigits <= 38 ? BigInt(text) : generalNumber(text);
   }
   if (c !== 46 || (zeroInt && intDigits > 1)) return generalNumber(text);
   const fracStart = ++i;
@@ -78,7 +84,8 @@ export function exactNumber(text: string): number | bigint | NumberValue {
   }
   const fracDigits = len - fracStart;
   if (fracDigits === 0) return generalNumber(text);
-  if (c === 48) return new NumberValue(text);
+  // Trailing zero: never the double's own printing. Up to 38 digits it is plain and in range.
+  if (c === 48) return intDigits + fracDigits <= 38 ? new NumberValue(text) : generalNumber(text);
   const significant = zeroInt ? fracDigits - leadingZeros : intDigits + fracDigits;
   if (significant > 15 || leadingZeros > 5) return generalNumber(text);
   const value = m / (POW10[fracDigits] as number);
@@ -89,13 +96,16 @@ export function exactNumber(text: string): number | bigint | NumberValue {
  * The exact policy as defined: a number when the text is what the double prints (and, for an
  * integer, the double is safe: 1e20 printed in full still becomes a bigint, since arithmetic on
  * it as a double would be silently wrong), else a bigint for a canonical integer, else a
- * NumberValue; an error for anything that is not DynamoDB number syntax.
+ * NumberValue; an error for anything that is not DynamoDB number syntax or that DynamoDB could
+ * not hold (more than 38 significant digits, magnitude outside 1E-130 … 9.99…E+125).
  */
 function generalNumber(text: string): number | bigint | NumberValue {
+  if (!isNumberText(text)) throw invalidNumber(text);
+  const problem = numberLimitProblem(text);
+  if (problem !== undefined) throw outOfRange(problem);
   const n = +text;
   if (Number.isFinite(n) && String(n) === text && (!Number.isInteger(n) || Number.isSafeInteger(n))) return n;
   if (isCanonicalInteger(text)) return BigInt(text);
-  if (!isNumberText(text)) throw invalidNumber(text);
   return new NumberValue(text);
 }
 
@@ -120,15 +130,22 @@ function isShortCanonicalInteger(text: string): boolean {
 
 /**
  * Whether every number policy accepts the `N` text (exactNumber throws exactly when this is
- * false: each of its fast paths only admits DynamoDB number syntax).
+ * false: each of its fast paths only admits DynamoDB number syntax within DynamoDB's limits).
  */
 export function isValidNumberText(text: unknown): boolean {
-  return typeof text === 'string' && (isShortCanonicalInteger(text) || isNumberText(text));
+  return (
+    typeof text === 'string' &&
+    (isShortCanonicalInteger(text) || (isNumberText(text) && numberLimitProblem(text) === undefined))
+  );
 }
 
 function checkedText(text: string): string {
-  if (typeof text !== 'string' || !(isShortCanonicalInteger(text) || isNumberText(text)))
-    throw invalidNumber(text);
+  if (typeof text !== 'string') throw invalidNumber(text);
+  if (!isShortCanonicalInteger(text)) {
+    if (!isNumberText(text)) throw invalidNumber(text);
+    const problem = numberLimitProblem(text);
+    if (problem !== undefined) throw outOfRange(problem);
+  }
   return text;
 }
 

@@ -60,6 +60,28 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 const EVENT_NAMES = new Set(['INSERT', 'MODIFY', 'REMOVE']);
 
+/** DynamoDB Streams documents sequence numbers as 21 to 40 digits; shorter ones are accepted (built events). */
+const MAX_SEQUENCE_DIGITS = 40;
+
+function isSequenceNumber(text: string): boolean {
+  const len = text.length;
+  if (len === 0 || len > MAX_SEQUENCE_DIGITS) return false;
+  for (let i = 0; i < len; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/**
+ * The epoch seconds an ApproximateCreationDateTime may have: from 2000-01-01 to 2100-01-01 UTC.
+ * Well around any record DynamoDB Streams (2014) has made, and far from the millisecond (×1000)
+ * and microsecond readings of the same instants, which would otherwise be filed under the year
+ * 58,000 and never found by a reader again.
+ */
+const MIN_CREATION_SECONDS = 946_684_800;
+const MAX_CREATION_SECONDS = 4_102_444_800;
+
 // A module function rather than a per-record closure, and the identity object only built on
 // failure: checking a valid record allocates nothing.
 function bad(record: Record<string, unknown>, reason: MalformedRecordReason, detail: string): never {
@@ -90,8 +112,16 @@ function checkedRecord(
   const d = record.dynamodb;
   if (!isObject(d))
     return bad(record, 'missing-dynamodb', `the record has no dynamodb object (got ${describe(d)})`);
-  if (typeof d.SequenceNumber !== 'string')
-    bad(record, 'missing-sequence-number', 'dynamodb.SequenceNumber must be a string');
+  const sequence = d.SequenceNumber;
+  if (typeof sequence !== 'string' || sequence === '')
+    bad(record, 'missing-sequence-number', 'dynamodb.SequenceNumber must be a non-empty string');
+  if (!isSequenceNumber(sequence as string)) {
+    bad(
+      record,
+      'invalid-sequence-number',
+      `dynamodb.SequenceNumber must be up to ${MAX_SEQUENCE_DIGITS} digits, got ${describe(sequence)}`,
+    );
+  }
   if (!isObject(d.Keys))
     bad(record, 'missing-keys', `dynamodb.Keys must be an attribute map, got ${describe(d.Keys)}`);
   if (d.NewImage !== undefined && !isObject(d.NewImage))
@@ -99,12 +129,18 @@ function checkedRecord(
   if (d.OldImage !== undefined && !isObject(d.OldImage))
     bad(record, 'invalid-field', 'dynamodb.OldImage must be an attribute map');
   const created = d.ApproximateCreationDateTime;
-  if (
-    created !== undefined &&
-    !(typeof created === 'number' && Number.isFinite(created)) &&
-    !(created instanceof Date && !Number.isNaN(created.getTime()))
-  ) {
-    bad(record, 'invalid-field', 'dynamodb.ApproximateCreationDateTime must be epoch seconds or a Date');
+  if (created !== undefined) {
+    const seconds =
+      typeof created === 'number' ? created : created instanceof Date ? created.getTime() / 1000 : Number.NaN;
+    if (!(seconds >= MIN_CREATION_SECONDS && seconds < MAX_CREATION_SECONDS)) {
+      bad(
+        record,
+        'invalid-creation-time',
+        typeof created === 'number' || created instanceof Date
+          ? `dynamodb.ApproximateCreationDateTime must be epoch seconds from 2000 to 2100, got ${describe(created)}${seconds >= MIN_CREATION_SECONDS * 1000 ? ' (milliseconds?)' : ''}`
+          : `dynamodb.ApproximateCreationDateTime must be epoch seconds or a Date, got ${describe(created)}`,
+      );
+    }
   }
   if (d.SizeBytes !== undefined && typeof d.SizeBytes !== 'number')
     bad(record, 'invalid-field', 'dynamodb.SizeBytes must be a number');

@@ -14,7 +14,7 @@ export interface RecordContext {
 /** Marks a lazily computed slot as not yet computed (undefined is a legitimate value). */
 const UNSET: unique symbol = Symbol('unset');
 
-type MapName = 'Keys' | 'NewImage' | 'OldImage';
+export type MapName = 'Keys' | 'NewImage' | 'OldImage';
 
 interface Source {
   eventID: string;
@@ -190,17 +190,27 @@ export class StreamRecord {
       return convertImage(map, this.#context.num);
     } catch (error) {
       if (!(error instanceof InvalidAttributeValueError)) throw error;
-      const path = error.path;
-      throw new MalformedRecordError(
-        error.reason === 'invalid-number' ? 'invalid-number' : 'invalid-attribute-value',
-        error.detail,
-        {
-          eventID: this.eventID,
-          sequenceNumber: this.sequenceNumber,
-          path: path === '' ? `dynamodb.${name}` : `dynamodb.${name}.${path}`,
-        },
-        { cause: error },
-      );
+      throw malformedImage(error, this, name);
     }
   }
+}
+
+/** A bad value in a record's keys or an image, as the record's error: reason, detail and full path. */
+export function malformedImage(
+  error: InvalidAttributeValueError,
+  record: { eventID: string; sequenceNumber: string },
+  name: MapName,
+): MalformedRecordError {
+  const path = error.path;
+  const number = error.reason === 'invalid-number' || error.reason === 'number-out-of-range';
+  return new MalformedRecordError(
+    number ? 'invalid-number' : 'invalid-attribute-value',
+    error.detail,
+    {
+      eventID: record.eventID,
+      sequenceNumber: record.sequenceNumber,
+      path: path === '' ? `dynamodb.${name}` : `dynamodb.${name}.${path}`,
+    },
+    { cause: error },
+  );
 }

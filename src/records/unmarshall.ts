@@ -1,7 +1,19 @@
 import { defineOptions } from '../core/options.js';
 import { decodeBase64Into, decodedLength, isBase64, toBytes, unpaddedBase64Length } from './binary.js';
 import { InvalidAttributeValueError } from './errors.js';
-import { NUMBERS_OPTION, type NumberConverter, type NumberPolicy, numberConverter } from './numbers.js';
+import {
+  duplicateBytesIndex,
+  duplicateNumberIndex,
+  duplicateStringIndex,
+  MAX_NESTING_LEVEL,
+} from './limits.js';
+import {
+  exactNumber,
+  NUMBERS_OPTION,
+  type NumberConverter,
+  type NumberPolicy,
+  numberConverter,
+} from './numbers.js';
 import type { AttributeMap, AttributeValue, Item, SdkAttributeMap, SdkAttributeValue } from './types.js';
 
 export interface UnmarshallOptions {
@@ -13,8 +25,35 @@ const readOptions = /* @__PURE__ */ defineOptions<UnmarshallOptions>()('unmarsha
   numbers: NUMBERS_OPTION,
 });
 
-function fail(reason: 'wrong-shape' | 'no-type' | 'multiple-types' | 'unknown-type', detail: string): never {
+function fail(
+  reason: 'wrong-shape' | 'no-type' | 'multiple-types' | 'unknown-type' | 'empty-set' | 'too-deep',
+  detail: string,
+): never {
   throw new InvalidAttributeValueError(reason, detail);
+}
+
+function duplicateMember(type: string, index: number): InvalidAttributeValueError {
+  return addSegment(
+    new InvalidAttributeValueError(
+      'duplicate-set-member',
+      `${type} holds this member twice: DynamoDB sets have unique members`,
+    ),
+    index,
+  ) as InvalidAttributeValueError;
+}
+
+/**
+ * A map or list whose members sit below level 32. Thrown by the container, so the walk never goes
+ * deeper than DynamoDB does: a corrupted image nested thousands of levels deep ends here, not in
+ * a RangeError from the stack.
+ */
+function tooDeep(): never {
+  return fail('too-deep', `nested deeper than DynamoDB's ${MAX_NESTING_LEVEL} levels`);
+}
+
+function isEmptyMap(map: object): boolean {
+  for (const _ in map) return false;
+  return true;
 }
 
 function addSegment(error: unknown, segment: string | number): unknown {
@@ -100,6 +139,8 @@ class Conversion {
   /** The binary convertValue just answered DEFERRED for, until its caller places it. */
   text = '';
   end = 0;
+  /** The nesting level of the values being converted: 1 for an image's attributes (see MAX_NESTING_LEVEL). */
+  level = 0;
 
   constructor(num: NumberConverter, share: boolean) {
     this.num = num;
@@ -167,6 +208,7 @@ function convertValue(av: AttributeValue, cx: Conversion): unknown {
       return convertMap(value as AttributeMap, cx);
     case 'L': {
       if (!Array.isArray(value)) fail('wrong-shape', 'L must be an array');
+      if (++cx.level > MAX_NESTING_LEVEL && value.length > 0) tooDeep();
       const out = new Array<unknown>(value.length);
       for (let i = 0; i < value.length; i++) {
         let element: unknown;
@@ -180,6 +222,7 @@ function convertValue(av: AttributeValue, cx: Conversion): unknown {
           out[i] = undefined;
         } else out[i] = element;
       }
+      cx.level--;
       return out;
     }
     case 'BOOL':
@@ -190,41 +233,57 @@ function convertValue(av: AttributeValue, cx: Conversion): unknown {
       return null;
     case 'SS': {
       const list = stringArray(value, 'SS');
+      if (list.length === 0) fail('empty-set', 'SS must not be empty: DynamoDB has no empty sets');
       for (let i = 0; i < list.length; i++) {
         if (typeof list[i] !== 'string')
           throw addSegment(new InvalidAttributeValueError('wrong-shape', 'SS members must be strings'), i);
       }
-      // Checked first, then handed whole to the constructor, which copies an array in one step.
-      return new Set<string>(list);
+      // Checked first, then handed whole to the constructor, which copies an array in one step;
+      // a member given twice shows as a smaller set.
+      const out = new Set<string>(list);
+      if (out.size !== list.length) throw duplicateMember('SS', duplicateStringIndex(list));
+      return out;
     }
     case 'NS': {
       const list = stringArray(value, 'NS');
+      if (list.length === 0) fail('empty-set', 'NS must not be empty: DynamoDB has no empty sets');
       const num = cx.num;
       const out = new Set<unknown>();
+      // Under the exact policy equal values give equal numbers or bigints, so the set's size shows
+      // a member given twice; a NumberValue (`1.50`, `1E3`) or another policy compares texts by value.
+      let bySize = num === exactNumber;
       for (let i = 0; i < list.length; i++) {
+        let member: unknown;
         try {
-          out.add(num(list[i] as string));
+          member = num(list[i] as string);
         } catch (error) {
           throw addSegment(error, i);
         }
+        if (typeof member === 'object') bySize = false;
+        out.add(member);
       }
+      if (bySize ? out.size !== list.length : list.length > 1 && duplicateNumberIndex(list) >= 0)
+        throw duplicateMember('NS', duplicateNumberIndex(list));
       return out;
     }
     case 'B':
       return binaryValue(value, cx);
     case 'BS': {
       if (!Array.isArray(value)) fail('wrong-shape', 'BS must be an array');
+      if (value.length === 0) fail('empty-set', 'BS must not be empty: DynamoDB has no empty sets');
       // Set members are decoded in place: sharing stops at maps and lists (a set would need
       // its members placed in order after the walk).
-      const out = new Set<Uint8Array>();
+      const members = new Array<Uint8Array>(value.length);
       for (let i = 0; i < value.length; i++) {
         try {
-          out.add(toBytes(value[i]));
+          members[i] = toBytes(value[i]);
         } catch (error) {
           throw addSegment(error, i);
         }
       }
-      return out;
+      const twice = duplicateBytesIndex(members);
+      if (twice >= 0) throw duplicateMember('BS', twice);
+      return new Set<Uint8Array>(members);
     }
     case undefined:
       return fail('no-type', 'an AttributeValue has exactly one type key, got none');
@@ -237,6 +296,7 @@ function convertMap(map: AttributeMap, cx: Conversion): Item {
   if (map === null || typeof map !== 'object' || Array.isArray(map)) {
     fail('wrong-shape', `an attribute map must be an object, got ${map === null ? 'null' : typeof map}`);
   }
+  if (++cx.level > MAX_NESTING_LEVEL && !isEmptyMap(map)) tooDeep();
   const out: Item = {};
   for (const key in map) {
     let value: unknown;
@@ -252,6 +312,7 @@ function convertMap(map: AttributeMap, cx: Conversion): Item {
     }
     setProperty(out, key, value);
   }
+  cx.level--;
   return out;
 }
 
@@ -335,8 +396,11 @@ export function unmarshallValue(
 ): unknown {
   const num = numberConverter(readOptions(options, 'unmarshallValue').numbers);
   try {
-    // A lone value: every binary decoded where it is met, none shared.
-    return convertValue(value as AttributeValue, new Conversion(num, false));
+    // A lone value: every binary decoded where it is met, none shared. It is an attribute's
+    // value, at level 1.
+    const cx = new Conversion(num, false);
+    cx.level = 1;
+    return convertValue(value as AttributeValue, cx);
   } catch (error) {
     throw withPath(error);
   }

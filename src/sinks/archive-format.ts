@@ -1,4 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { MalformedRecordError } from '../records/errors.js';
 import type {
   AttributeMap,
   AttributeValue,
@@ -113,8 +114,18 @@ export function partitionOf(record: ClassifiedRecord, tableFallback: string | un
     throw new ArchiveKeyError('no table name (no eventSourceARN and no `table` option)', record);
   }
   const created = record.approximateCreationTime;
-  if (created === undefined)
-    throw new ArchiveKeyError('no ApproximateCreationDateTime to partition by', record);
+  if (created === undefined) {
+    // DynamoDB stamps every stream record: one without is not a record it sent (dead-lettered at once).
+    throw new MalformedRecordError(
+      'invalid-creation-time',
+      'no ApproximateCreationDateTime to file the record under (DynamoDB sends one with every record)',
+      {
+        eventID: record.eventID,
+        sequenceNumber: record.sequenceNumber,
+        path: 'dynamodb.ApproximateCreationDateTime',
+      },
+    );
+  }
   return { table: safeSegment(table), ...partitionTime(created), shard: shardSegment(record) };
 }
 
@@ -271,17 +282,29 @@ export interface EncodedChunk {
   records: ClassifiedRecord[];
 }
 
+/**
+ * `failed` receives the records that cannot be serialized (a RangeError from nesting too deep for
+ * the stack, in a record that skipped the pipeline's image check): each fails alone as malformed.
+ */
 export function chunkRows(
   records: readonly ClassifiedRecord[],
   partition: ArchivePartition,
   ttlAttribute: string,
   maxBytes: number,
+  failed?: { sequenceNumber: string; error: unknown }[],
 ): EncodedChunk[] {
   const chunks: EncodedChunk[] = [];
   let current: EncodedChunk | undefined;
   let size = 0;
   for (const record of records) {
-    const line = `${JSON.stringify(toArchiveRow(record, partition, ttlAttribute))}\n`;
+    let line: string;
+    try {
+      line = `${JSON.stringify(toArchiveRow(record, partition, ttlAttribute))}\n`;
+    } catch (error) {
+      if (failed === undefined) throw error;
+      failed.push({ sequenceNumber: record.sequenceNumber, error: unserializable(record, error) });
+      continue;
+    }
     // Length in UTF-16 units bounds UTF-8 bytes from below; Buffer.byteLength is exact and cheap enough per line.
     const bytes = Buffer.byteLength(line);
     if (current === undefined || (size + bytes > maxBytes && current.count > 0)) {
@@ -302,6 +325,15 @@ export function chunkRows(
     size += bytes;
   }
   return chunks;
+}
+
+function unserializable(record: ClassifiedRecord, error: unknown): MalformedRecordError {
+  return new MalformedRecordError(
+    'invalid-attribute-value',
+    `the record cannot be written as JSON (${error instanceof Error ? error.message : String(error)})`,
+    { eventID: record.eventID, sequenceNumber: record.sequenceNumber, path: 'dynamodb' },
+    { cause: error },
+  );
 }
 
 export interface EncodedObject {

@@ -44,7 +44,13 @@ export function planArchiveObjects(
   const { groups, failed, overflow } = groupByPartition(records, layout.table, layout.tenants);
   const objects: PlannedObject[] = [];
   for (const { partition, records: groupRecords } of groups.values()) {
-    for (const chunk of chunkRows(groupRecords, partition, layout.ttlAttribute, layout.maxObjectBytes)) {
+    for (const chunk of chunkRows(
+      groupRecords,
+      partition,
+      layout.ttlAttribute,
+      layout.maxObjectBytes,
+      failed,
+    )) {
       const { body, sha256 } = encodeObject(chunk.lines);
       const tag = objectTag(partition.shard, (chunk.records[0] as ClassifiedRecord).eventID);
       objects.push({

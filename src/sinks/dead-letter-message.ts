@@ -27,9 +27,40 @@ function sqsSafe(json: string): string {
   return json.replace(SQS_REFUSED, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
 
-/** The JSON document a dead-letter entry is stored as (SQS body or S3 object). */
+/**
+ * Levels of a record kept in an entry: far below DynamoDB's 32, far short of where
+ * JSON.stringify runs out of stack. Only a corrupted record is deeper.
+ */
+const MAX_ENTRY_DEPTH = 100;
+const CUT = `[nested deeper than ${MAX_ENTRY_DEPTH} levels: cut]`;
+
+/** A copy of `value` with everything below `depth` more levels replaced by CUT. */
+function cut(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return value;
+  if (depth === 0) return CUT;
+  if (Array.isArray(value)) return value.map((v) => cut(v, depth - 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) out[key] = cut(v, depth - 1);
+  return out;
+}
+
+/**
+ * The JSON document a dead-letter entry is stored as (SQS body or S3 object). A record too deeply
+ * nested to serialize (a corrupted image: DynamoDB nests 32 levels) is kept to its first 100
+ * levels, the rest replaced by a marker, so the entry can still be stored.
+ */
 export function serializeDeadLetterEntry(entry: DeadLetterEntry): string {
-  return sqsSafe(JSON.stringify({ type: DEAD_LETTER_TYPE, version: 1, ...entry }, jsonSafe));
+  let json: string;
+  try {
+    json = JSON.stringify({ type: DEAD_LETTER_TYPE, version: 1, ...entry }, jsonSafe);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    json = JSON.stringify(
+      { type: DEAD_LETTER_TYPE, version: 1, ...entry, record: cut(entry.record, MAX_ENTRY_DEPTH) },
+      jsonSafe,
+    );
+  }
+  return sqsSafe(json);
 }
 
 /** What an SQS message says in place of an entry too large for SQS: where the full entry is. */
@@ -50,8 +81,13 @@ export function entryIdentity(entry: DeadLetterEntry, body: string): string {
   if (entry.sequenceNumber !== undefined || entry.eventID !== undefined) {
     return `${entry.sequenceNumber ?? 'no-sequence'}-${entry.eventID ?? 'no-event-id'}`;
   }
-  // Nothing identifies a malformed record but its content.
-  const recordOnly = JSON.stringify(entry.record, jsonSafe) ?? body;
+  // Nothing identifies a malformed record but its content (as stored, for one too deep to serialize).
+  let recordOnly: string;
+  try {
+    recordOnly = JSON.stringify(entry.record, jsonSafe) ?? body;
+  } catch {
+    recordOnly = body;
+  }
   return `sha256-${sha256Hex(recordOnly).slice(0, 32)}`;
 }
 

@@ -7,8 +7,10 @@ import {
 } from '../core/errors.js';
 
 /**
- * A record could not be placed in an archive object (no table name, no creation time). It is
- * reported as a per-record failure, so the pipeline retries and finally dead-letters it.
+ * A record could not be placed in an archive object (no table name, a tenant it cannot be filed
+ * under). It is reported as a per-record failure, so the pipeline retries and finally
+ * dead-letters it. A record without a creation time is malformed instead (MalformedRecordError:
+ * dead-lettered at once).
  */
 export class ArchiveKeyError extends RecordError {
   override name = 'ArchiveKeyError';

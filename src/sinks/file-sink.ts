@@ -27,6 +27,8 @@ const readOptions = /* @__PURE__ */ defineOptions<FileSinkOptions>()('FileSink',
  */
 export class FileSink implements Sink {
   readonly name: string;
+  /** Archived rows keep images as they arrived: the pipeline hands this sink only ones that can be read back. */
+  readonly checkedImages = true;
   readonly directory: string;
   readonly #layout: ArchiveLayout;
 

@@ -14,7 +14,17 @@ import {
   RANGE_OPTIONS,
   toMillis,
 } from './archive-store.js';
+import { ArchiveFormatError } from './errors.js';
 import { keyPrefix } from './options.js';
+
+/** An object readArchive skipped (with `onCorruptObject`) because it is not a readable archive object. */
+export interface CorruptArchiveObject {
+  key: string;
+  /** Bytes, as listed. */
+  size: number;
+  /** Why: bad gzip (a zero-byte or truncated object), a line that is not a row, a checksum mismatch. */
+  error: ArchiveFormatError;
+}
 
 export interface ReadArchiveOptions extends ArchiveRangeOptions {
   /** Compare each object's body to the SHA-256 in its metadata. Default true. */
@@ -30,6 +40,13 @@ export interface ReadArchiveOptions extends ArchiveRangeOptions {
    * the read throw UnpartitionedObjectsError, rather than return part of the tenant's rows.
    */
   partitionBy?: TenantPartitioner;
+  /**
+   * Skip objects that are not readable archive objects and report each here, reading on. Default:
+   * none, and the first such object ends the read with its ArchiveFormatError (nothing after it in
+   * the range is read). Only corruption is skipped: a failed request (throttling, access, a
+   * missing bucket) still ends the read.
+   */
+  onCorruptObject?: (corrupt: CorruptArchiveObject) => void;
 }
 
 const readOptions = /* @__PURE__ */ defineOptions<ReadArchiveOptions>()('readArchive', {
@@ -37,11 +54,13 @@ const readOptions = /* @__PURE__ */ defineOptions<ReadArchiveOptions>()('readArc
   verifyChecksum: { kind: 'boolean', default: true },
   tenant: { kind: 'string' },
   partitionBy: { kind: 'function' },
+  onCorruptObject: { kind: 'function' },
 });
 
 interface ResolvedRead extends ArchiveRange {
   verify: boolean;
   tenant: { id: string; segment: string; partitionBy: TenantPartitioner | undefined } | undefined;
+  onCorrupt: ((corrupt: CorruptArchiveObject) => void) | undefined;
 }
 
 function resolve(options: ReadArchiveOptions): ResolvedRead {
@@ -64,6 +83,7 @@ function resolve(options: ReadArchiveOptions): ResolvedRead {
     toMs,
     verify: o.verifyChecksum,
     signal: o.signal,
+    onCorrupt: o.onCorruptObject,
     tenant:
       o.tenant === undefined
         ? undefined
@@ -130,10 +150,17 @@ export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenera
   for await (const hour of listArchiveHours(r)) {
     seen.clear();
     for (const { object, pick } of toRead(r, hour.objects)) {
-      const { rows } = await fetchArchiveObject(r.client, r.bucket, object.key, {
-        verify: r.verify,
-        signal: r.signal,
-      });
+      let rows: ArchiveRow[];
+      try {
+        ({ rows } = await fetchArchiveObject(r.client, r.bucket, object.key, {
+          verify: r.verify,
+          signal: r.signal,
+        }));
+      } catch (error) {
+        if (r.onCorrupt === undefined || !(error instanceof ArchiveFormatError)) throw error;
+        r.onCorrupt({ key: object.key, size: object.size, error });
+        continue;
+      }
       for (const row of rows) {
         const ms = row.approximateCreationDateTime * 1000;
         if (ms < r.fromMs || ms >= r.toMs) continue;

@@ -102,6 +102,8 @@ const CONFLICT = RETRY_POLICIES.archiveConflict;
  */
 export class S3ArchiveSink implements Sink {
   readonly name: string;
+  /** Archived rows keep images as they arrived: the pipeline hands this sink only ones that can be read back. */
+  readonly checkedImages = true;
   readonly #sdk: () => S3Client;
   readonly #bucket: string;
   readonly #layout: ArchiveLayout;

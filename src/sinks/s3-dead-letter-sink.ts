@@ -1,4 +1,9 @@
-import { PutObjectCommand, type PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  PutObjectCommand,
+  type PutObjectCommandInput,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { describeError } from '../core/errors.js';
 import { defineOptions } from '../core/options.js';
@@ -39,6 +44,14 @@ const readOptions = /* @__PURE__ */ defineOptions<S3DeadLetterSinkOptions>()('S3
  * One JSON object per entry, under a key made from the entry's identity
  * (`<prefix>/reason=<reason>/<sequenceNumber>-<eventID>.json`), so re-sending an entry
  * overwrites it instead of adding a copy.
+ *
+ * A send stores a prefix of its entries: PUTs start in order, none starts after one has failed,
+ * and the entries after the first failure that were stored all the same (PUTs already in flight)
+ * are deleted again. DeadLetterSendError then names every entry from the first failure on, so
+ * the pipeline fails exactly those records and counts the ones before as dead-lettered. A delete
+ * that fails (or a PUT that S3 applies after the client gave up on it) leaves an entry for a
+ * record that is redelivered: its key names the record, and a replay skips what the archive holds
+ * (docs/sinks.md).
  */
 export class S3DeadLetterSink implements DeadLetterSink {
   readonly name: string;
@@ -94,22 +107,45 @@ export class S3DeadLetterSink implements DeadLetterSink {
 
   async send(entries: readonly DeadLetterEntry[], context: SinkContext): Promise<void> {
     const limit = pLimit(this.#concurrency);
-    const results = await Promise.allSettled(entries.map((entry) => limit(() => this.put(entry, context))));
-    const failed: string[] = [];
+    // pLimit starts tasks in order, so every entry before the first failure has started by then.
+    let firstFailed = entries.length;
     let cause: unknown;
-    results.forEach((result, i) => {
-      if (result.status === 'rejected') {
-        failed.push(entryLabel(entries[i] as DeadLetterEntry));
-        cause ??= result.reason;
-      }
-    });
-    if (failed.length > 0) {
-      throw new DeadLetterSendError(
-        `S3 PutObject to ${this.bucket} failed (${describeError(cause)})`,
-        failed,
-        {
-          cause,
-        },
+    const keys = await Promise.all(
+      entries.map((entry, i) =>
+        limit(async () => {
+          if (i > firstFailed) return undefined;
+          try {
+            return await this.put(entry, context);
+          } catch (error) {
+            if (i < firstFailed) {
+              firstFailed = i;
+              cause = error;
+            }
+            return undefined;
+          }
+        }),
+      ),
+    );
+    if (firstFailed === entries.length) return;
+    const after = keys.slice(firstFailed + 1).filter((key): key is string => key !== undefined);
+    await Promise.all(after.map((key) => limit(() => this.#retract(key, context))));
+    throw new DeadLetterSendError(
+      `S3 PutObject to ${this.bucket} failed (${describeError(cause)})`,
+      entries.slice(firstFailed).map(entryLabel),
+      { cause },
+    );
+  }
+
+  /** Deletes an entry stored after the send's first failure: its record is not done, so it is no dead letter. */
+  async #retract(key: string, context: SinkContext): Promise<void> {
+    try {
+      await this.#sdk().send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), {
+        abortSignal: context.signal,
+      });
+    } catch (error) {
+      context.logger?.warn(
+        { sink: this.name, bucket: this.bucket, key, err: error },
+        'could not delete a dead-letter entry stored after a failed one: its record is redelivered and the entry stays (a replay skips it once the record is archived)',
       );
     }
   }

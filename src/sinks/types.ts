@@ -19,6 +19,15 @@ import type { ClassifiedRecord } from '../records/types.js';
 export interface Sink<R extends ClassifiedRecord<object> = ClassifiedRecord> {
   /** A stable name, used in logs, metrics and routing errors. */
   readonly name: string;
+  /**
+   * True for a sink that stores records' keys and images as they arrived (an archive): it is given
+   * only records whose keys and images DynamoDB could have sent — valid DynamoDB JSON within
+   * DynamoDB's limits, so what it stores can be read back. The pipeline checks each record routed
+   * to such a sink before any sink or handler runs, and dead-letters one that fails (`malformed`,
+   * the MalformedRecordError with its path) without giving it to any sink. The check walks every
+   * image once; sinks that never store images leave this unset and cost nothing.
+   */
+  readonly checkedImages?: boolean;
   write(
     records: readonly R[],
     context: SinkContext,
@@ -63,7 +72,12 @@ export interface SinkLogger {
  * Why a record was dead-lettered. `invalid-image`: an image failed the item schema of a route or
  * of the kind handlers (its issues are in the entry), or the schema itself failed on it.
  */
-export type DeadLetterReason = 'malformed' | 'retries-exhausted' | 'record-too-old' | 'unrouted' | 'invalid-image';
+export type DeadLetterReason =
+  | 'malformed'
+  | 'retries-exhausted'
+  | 'record-too-old'
+  | 'unrouted'
+  | 'invalid-image';
 
 /** One problem a schema found in an image: where (`['items', 0, 'sku']`, empty for the image itself) and what. */
 export interface ImageIssue {
@@ -98,6 +112,14 @@ export interface DeadLetterEntry {
 /**
  * Where poison records go. Sending must be durable before it resolves: the pipeline counts a
  * dead-lettered record as done, so a send that throws fails the record instead.
+ *
+ * The pipeline gives the entries in stream order. A send that stored some entries and not others
+ * throws a DeadLetterSendError listing the ones not stored: the pipeline then fails the batch from
+ * the first of those, and counts the entries before it as done. A sink should store entries in
+ * order and, once one fails, not keep (or remove again) the entries after it: those records are
+ * redelivered and may yet be written, and an entry left for one of them is a dead letter for a
+ * record that is not dead (see docs/sinks.md, replaying dead letters). Any other error fails every
+ * entry of the send.
  */
 export interface DeadLetterSink {
   readonly name: string;

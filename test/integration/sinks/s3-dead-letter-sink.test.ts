@@ -1,10 +1,10 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { S3DeadLetterSink } from '../../../src/s3.js';
 import { DEAD_LETTER_TYPE, DeadLetterSendError } from '../../../src/sinks/index.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { entry } from './dead-letter-entry.js';
-import { listKeys } from './s3-helpers.js';
+import { listKeys, s3ClientFor, startRecordingS3 } from './s3-helpers.js';
 
 describe('S3DeadLetterSink against s3rver', () => {
   const { s3 } = localClients();
@@ -45,5 +45,87 @@ describe('S3DeadLetterSink against s3rver', () => {
     const error = await sink.send([entry(1)], {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DeadLetterSendError);
     expect((error as DeadLetterSendError).sequenceNumbers).toEqual(['1001']);
+  });
+
+  it('stores a prefix of the entries: those stored after the first failed PUT are deleted again', async () => {
+    // Entry 3's PUT fails on every attempt; with 4 PUTs in flight, entries 4-6 may be stored
+    // before it fails: they are removed again, and the error names entries 3 on.
+    const { server, requests } = await startRecordingS3((req) =>
+      req.method === 'PUT' && req.path.endsWith('/1003-ev-3.json')
+        ? { status: 500, code: 'InternalError' }
+        : undefined,
+    );
+    const client = s3ClientFor(server.endpoint, { maxAttempts: 2 });
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: 'dead-letters' }));
+      const sink = new S3DeadLetterSink({ client, bucket: 'dead-letters', concurrency: 4 });
+      const entries = Array.from({ length: 12 }, (_, i) => entry(i));
+      const error = await sink.send(entries, {}).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DeadLetterSendError);
+      expect((error as DeadLetterSendError).sequenceNumbers).toEqual(
+        entries.slice(3).map((e) => e.sequenceNumber),
+      );
+      expect(await listKeys(client, 'dead-letters')).toEqual(
+        [0, 1, 2].map((i) => `dead-letter/reason=retries-exhausted/100${i}-ev-${i}.json`),
+      );
+      // Every entry after the failed one that was stored (its PUT in flight) was deleted again.
+      const number = (path: string) => Number(path.replace(/.*\/(\d+)-ev-\d+\.json$/, '$1'));
+      const storedAfter = requests
+        .filter((r) => r.method === 'PUT' && r.path.includes('/dead-letter/') && number(r.path) > 1003)
+        .map((r) => number(r.path));
+      const deleted = requests.filter((r) => r.method === 'DELETE').map((r) => number(r.path));
+      expect(deleted.sort()).toEqual([...new Set(storedAfter)].sort());
+    } finally {
+      client.destroy();
+      await server.stop();
+    }
+  });
+
+  it('a delete that fails is logged and the entry left; the error still names every entry from the failure on', async () => {
+    const { server } = await startRecordingS3((req) => {
+      if (req.method === 'DELETE') return { status: 403, code: 'AccessDenied' };
+      if (req.method === 'PUT' && req.path.endsWith('/1000-ev-0.json'))
+        return { status: 500, code: 'InternalError' };
+      return undefined;
+    });
+    const client = s3ClientFor(server.endpoint, { maxAttempts: 1 });
+    const warnings: object[] = [];
+    const logger = {
+      debug() {},
+      info() {},
+      error() {},
+      warn: (fields: object) => void warnings.push(fields),
+    };
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: 'dead-letters' }));
+      const sink = new S3DeadLetterSink({ client, bucket: 'dead-letters', concurrency: 2 });
+      const error = await sink.send([entry(0), entry(1)], { logger }).catch((e: unknown) => e);
+      expect((error as DeadLetterSendError).sequenceNumbers).toEqual(['1000', '1001']);
+      // Entry 1's PUT started beside entry 0's and succeeded; its delete was refused, and logged.
+      const key = 'dead-letter/reason=retries-exhausted/1001-ev-1.json';
+      expect(await listKeys(client, 'dead-letters')).toEqual([key]);
+      expect(warnings).toEqual([expect.objectContaining({ key, sink: 's3-dead-letter' })]);
+    } finally {
+      client.destroy();
+      await server.stop();
+    }
+  });
+
+  it('stores an entry for a record nested too deep to serialize, its record cut at 100 levels', async () => {
+    const bucket = await createTestBucket(s3);
+    const sink = new S3DeadLetterSink({ client: s3, bucket });
+    let deep: unknown = { S: 'leaf' };
+    for (let i = 0; i < 20_000; i++) deep = { M: { n: deep } };
+    const poison = entry(7, {
+      reason: 'malformed',
+      record: { eventID: 'ev-7', dynamodb: { OldImage: { a: deep } } },
+    });
+    await sink.send([poison], {});
+    const object = await s3.send(
+      new GetObjectCommand({ Bucket: bucket, Key: 'dead-letter/reason=malformed/1007-ev-7.json' }),
+    );
+    const text = await (object.Body as { transformToString(): Promise<string> }).transformToString();
+    expect(text).toContain('[nested deeper than 100 levels: cut]');
+    expect(JSON.parse(text)).toMatchObject({ reason: 'malformed', sequenceNumber: '1007' });
   });
 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { processBatch } from '../../../src/pipeline/index.js';
 import { MalformedRecordError } from '../../../src/records/errors.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
+import { DeadLetterSendError } from '../../../src/sinks/errors.js';
+import type { DeadLetterEntry } from '../../../src/sinks/types.js';
 import {
   batch,
   fakeContext,
@@ -232,10 +234,11 @@ describe('poison records', () => {
       [seq(0), seq(2), seq(3)],
       [seq(0), seq(3)],
     ]);
+    // Sent in stream order, whichever stage found them.
     expect(dlq.entries.map((e) => [e.sequenceNumber, e.reason])).toEqual([
-      [seq(4), 'malformed'],
       [seq(1), 'malformed'],
       [seq(2), 'malformed'],
+      [seq(4), 'malformed'],
     ]);
     // Records is the whole batch; the kinds count what parsed; Malformed both kinds of finding.
     const emf = JSON.parse(metrics[0]!);
@@ -362,6 +365,55 @@ describe('poison records', () => {
       routes: [{ when: 'insert', to: sink }],
     });
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(2) }]);
+  });
+
+  it('a send that stored some entries fails the batch only from the first entry it did not store', async () => {
+    // The sink stores entries up to the first it cannot (as S3DeadLetterSink does) and names the rest.
+    const stored: string[] = [];
+    const partial = {
+      name: 'partial',
+      async send(entries: readonly DeadLetterEntry[]) {
+        const at = entries.findIndex((e) => e.sequenceNumber === seq(3));
+        stored.push(...entries.slice(0, at).map((e) => e.sequenceNumber!));
+        throw new DeadLetterSendError(
+          'PutObject failed',
+          entries.slice(at).map((e) => e.sequenceNumber!),
+        );
+      },
+    };
+    const metrics: string[] = [];
+    const sink = new RecordingSink('s', (s) => s === seq(1) || s === seq(3) || s === seq(4));
+    const response = await processBatch(batch(6), {
+      ...quiet,
+      metrics: { writer: { write: (line: string) => metrics.push(line) } },
+      deadLetter: partial,
+      routes: [{ when: 'insert', to: sink }],
+    });
+    // seq(1)'s entry is stored: it is done, and Lambda resumes at seq(3).
+    expect(stored).toEqual([seq(1)]);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(3) }]);
+    expect(JSON.parse(metrics[0]!).DeadLettered).toBe(1);
+  });
+
+  it('a send error that names no record of the batch fails every entry of the send', async () => {
+    const sink = new RecordingSink('s', (s) => s === seq(1) || s === seq(3));
+    for (const error of [
+      new Error('queue unavailable'),
+      new DeadLetterSendError('odd', ['not-in-this-batch']),
+      new DeadLetterSendError('odd', []),
+    ]) {
+      const response = await processBatch(batch(5), {
+        ...quiet,
+        deadLetter: {
+          name: 'fails',
+          send: async () => {
+            throw error;
+          },
+        },
+        routes: [{ when: 'insert', to: sink }],
+      });
+      expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(1) }]);
+    }
   });
 
   it('dead-letters or fails unrouted records as configured, and never drops them silently', async () => {

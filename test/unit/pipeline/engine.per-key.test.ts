@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { processBatch } from '../../../src/pipeline/index.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
-import { batch, quiet, RecordingSink, seq } from './fixtures.js';
+import { batch, quiet, RecordingDeadLetter, RecordingSink, seq } from './fixtures.js';
 
 function deferredTick(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -67,5 +67,23 @@ describe('per-key mode', () => {
     expect(observed).not.toContain(seq(9));
     expect(observed).not.toContain(seq(6));
     expect(observed).not.toContain(seq(10));
+  });
+
+  it('a record whose Keys are nested too deep to serialize is dead-lettered, its batch-mates delivered', async () => {
+    const sink = new RecordingSink('s');
+    const dlq = new RecordingDeadLetter();
+    const event = batch(3);
+    let deep: unknown = { S: 'x' };
+    for (let i = 0; i < 20_000; i++) deep = { L: [deep] };
+    (event.Records[1]!.dynamodb.Keys as Record<string, unknown>).pk = deep;
+    const response = await processBatch(event, {
+      ...quiet,
+      deadLetter: dlq,
+      ordering: { mode: 'per-key', concurrency: 2 },
+      routes: [{ when: 'insert', to: sink }],
+    });
+    expect(response.batchItemFailures).toEqual([]);
+    expect([...sink.written].sort()).toEqual([seq(0), seq(2)]);
+    expect(dlq.entries.map((e) => [e.sequenceNumber, e.reason])).toEqual([[seq(1), 'malformed']]);
   });
 });

@@ -33,6 +33,16 @@ const edgeNumberText = fc.constantFrom(
   '0.1',
 );
 
+/**
+ * Set members unique by value, as DynamoDB keeps them (`1.5` and `1.50` are one member): texts
+ * whose doubles differ certainly differ in value (stricter than needed, never wrong).
+ */
+const byValue = { selector: (t: string) => Number(t), comparator: 'SameValueZero' } as const;
+
+function binaryKey(b: string | Uint8Array): string {
+  return typeof b === 'string' ? Buffer.from(b, 'base64').toString('hex') : Buffer.from(b).toString('hex');
+}
+
 const safeNumber = fc.oneof(
   fc.maxSafeInteger(),
   fc
@@ -70,7 +80,7 @@ export function itemArbitrary({ exact }: { exact: boolean }) {
   const number = exact ? fc.oneof(safeNumber, bigInteger, sdkNumber) : safeNumber;
   const numberSet = exact
     ? fc
-        .uniqueArray(fc.oneof(numberText, edgeNumberText), { minLength: 1, maxLength: 5 })
+        .uniqueArray(fc.oneof(numberText, edgeNumberText), { minLength: 1, maxLength: 5, ...byValue })
         .map((texts) => new Set(texts.map((t) => new SdkNumberValue(t))))
     : fc.uniqueArray(fc.maxSafeInteger(), { minLength: 1, maxLength: 5 }).map((ns) => new Set(ns));
   const scalar = fc.oneof(
@@ -91,11 +101,20 @@ export function itemArbitrary({ exact }: { exact: boolean }) {
   return fc.dictionary(name, tree.value, { minKeys: 1, maxKeys: 6, noNullPrototype: true });
 }
 
+/** `levels` maps (or lists) around a string: the string sits `levels` levels below the value. */
+function nested(levels: number, list: boolean): unknown {
+  let value: unknown = { S: 'deep' };
+  for (let i = 0; i < levels; i++) value = list ? { L: [value] } : { M: { n: value } };
+  return value;
+}
+
 /**
  * DynamoDB JSON attribute maps, mostly valid, with malformed AttributeValues mixed in at any
  * depth: every rule unmarshall enforces (type key count — including undefined-valued keys —,
- * S/N/B/BOOL/NULL shapes, number syntax, base64, set members, L/M shapes) has a generator that
- * breaks it, and near-misses that are still valid (unpadded base64, `{ S: undefined, N: '1' }`).
+ * S/N/B/BOOL/NULL shapes, number syntax, base64, set members, L/M shapes, and DynamoDB's limits:
+ * numbers' range and precision, no empty set, no member twice, 32 levels of nesting) has a
+ * generator that breaks it, and near-misses that are still valid (unpadded base64,
+ * `{ S: undefined, N: '1' }`, nesting just within the limit where it lands high enough).
  */
 export function attributeMapArbitrary() {
   const base64Text = fc.oneof(
@@ -124,6 +143,16 @@ export function attributeMapArbitrary() {
     fc.string({ maxLength: 6 }),
   );
   const anyNumber = fc.oneof(numberText, edgeNumberText);
+  const outOfRange = fc.constantFrom(
+    '1E-131',
+    '-9E-131',
+    '1E+126',
+    '-1E+126',
+    '0.1E+127',
+    `1${'2'.repeat(38)}`,
+    `1.${'1'.repeat(38)}`,
+    `${'9'.repeat(39)}E-10`,
+  );
   const validScalar = fc.oneof(
     text.map((S) => ({ S })),
     anyNumber.map((N) => ({ N })),
@@ -131,9 +160,11 @@ export function attributeMapArbitrary() {
     bytes.map((B) => ({ B })),
     fc.boolean().map((BOOL) => ({ BOOL })),
     fc.constant({ NULL: true }),
-    fc.array(text, { minLength: 1, maxLength: 3 }).map((SS) => ({ SS })),
-    fc.array(anyNumber, { minLength: 1, maxLength: 3 }).map((NS) => ({ NS })),
-    fc.array(fc.oneof(base64Text, bytes), { minLength: 1, maxLength: 3 }).map((BS) => ({ BS })),
+    fc.uniqueArray(text, { minLength: 1, maxLength: 3 }).map((SS) => ({ SS })),
+    fc.uniqueArray(anyNumber, { minLength: 1, maxLength: 3, ...byValue }).map((NS) => ({ NS })),
+    fc
+      .uniqueArray(fc.oneof(base64Text, bytes), { minLength: 1, maxLength: 3, selector: binaryKey })
+      .map((BS) => ({ BS })),
     anyNumber.map((N) => ({ S: undefined, N })),
   );
   const junk = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined), text);
@@ -167,6 +198,17 @@ export function attributeMapArbitrary() {
       fc.oneof(junk, text, anyNumber),
       { minKeys: 1, maxKeys: 3 },
     ),
+    // DynamoDB's limits.
+    outOfRange.map((N) => ({ N })),
+    fc.tuple(anyNumber, outOfRange).map((NS) => ({ NS })),
+    fc.constantFrom({ SS: [] }, { NS: [] }, { BS: [] }),
+    text.map((t) => ({ SS: [t, 'other', t] })),
+    fc
+      .constantFrom(['1', '1.0'], ['1', '1E0'], ['0', '-0'], ['10', '1E+1'], ['-2.50', '-0.25E1'])
+      .map((NS) => ({ NS })),
+    bytes.map((b) => ({ BS: [base64(b), base64(b).replace(/=+$/, '')] })),
+    bytes.map((b) => ({ BS: [b, base64(b)] })),
+    fc.tuple(fc.integer({ min: 28, max: 40 }), fc.boolean()).map(([levels, list]) => nested(levels, list)),
   );
   const tree = fc.letrec((tie) => ({
     value: fc.oneof(

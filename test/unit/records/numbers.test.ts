@@ -54,7 +54,9 @@ describe('numbers: exact policy (default)', () => {
     const texts = ['0', '-42', '0.1', '9007199254740993', '1.50', '1E-130', '-0', '100000000000000000000'];
     const map = Object.fromEntries(texts.map((t, i) => [`a${i}`, { N: t }]));
     expect(marshall(unmarshall(map))).toStrictEqual(map);
-    expect(marshall(unmarshall({ s: { NS: texts } }))).toStrictEqual({ s: { NS: texts } });
+    // '-0' is 0 again: DynamoDB would not hold both in one set.
+    const members = texts.filter((t) => t !== '-0');
+    expect(marshall(unmarshall({ s: { NS: members } }))).toStrictEqual({ s: { NS: members } });
   });
 
   it.each(['', 'abc', '1,5', ' 1', '1 ', '0x10', 'Infinity', 'NaN', '1e', '--1', '1.2.3'])(

@@ -205,7 +205,40 @@ describe('malformed records', () => {
     [
       'bad timestamp',
       { ...base, dynamodb: { ...base.dynamodb, ApproximateCreationDateTime: 'yesterday' } },
-      'invalid-field',
+      'invalid-creation-time',
+      base.eventID,
+    ],
+    [
+      'a creation time in milliseconds',
+      { ...base, dynamodb: { ...base.dynamodb, ApproximateCreationDateTime: 1_795_330_000_000 } },
+      'invalid-creation-time',
+      base.eventID,
+    ],
+    [
+      'a creation time before 2000',
+      { ...base, dynamodb: { ...base.dynamodb, ApproximateCreationDateTime: 86_400 } },
+      'invalid-creation-time',
+      base.eventID,
+    ],
+    [
+      'a Date past 2100',
+      {
+        ...base,
+        dynamodb: { ...base.dynamodb, ApproximateCreationDateTime: new Date('2100-01-01T00:00:00Z') },
+      },
+      'invalid-creation-time',
+      base.eventID,
+    ],
+    [
+      'a sequence number that is not digits',
+      { ...base, dynamodb: { ...base.dynamodb, SequenceNumber: '4421584500000000017450439091x' } },
+      'invalid-sequence-number',
+      base.eventID,
+    ],
+    [
+      'a sequence number longer than 40 digits',
+      { ...base, dynamodb: { ...base.dynamodb, SequenceNumber: '1'.repeat(41) } },
+      'invalid-sequence-number',
       base.eventID,
     ],
   ];
@@ -215,7 +248,14 @@ describe('malformed records', () => {
     expect(error).toBeInstanceOf(MalformedRecordError);
     expect(error).toBeInstanceOf(TidewaterError);
     expect(error).toMatchObject({ name: 'MalformedRecordError', reason, eventID });
-    if (eventID !== undefined && reason !== 'missing-sequence-number' && reason !== 'missing-dynamodb') {
+    if (reason === 'invalid-sequence-number') {
+      // The record's own (bad) sequence number identifies it.
+      expect(error).toMatchObject({ sequenceNumber: (input as typeof base).dynamodb.SequenceNumber });
+    } else if (
+      eventID !== undefined &&
+      reason !== 'missing-sequence-number' &&
+      reason !== 'missing-dynamodb'
+    ) {
       expect(error).toMatchObject({ sequenceNumber: base.dynamodb.SequenceNumber });
       expect((error as Error).message).toContain(base.dynamodb.SequenceNumber);
     }

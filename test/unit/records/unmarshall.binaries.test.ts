@@ -150,9 +150,10 @@ describe('binaries: one buffer per image for those over 64 bytes', () => {
     );
     const leaf = fc.oneof(
       binary.map((b) => ({ long: { B: b.text }, short: { B: b.ok ? 'AAAA' : 'A!AA' } })),
-      fc.array(binary, { minLength: 1, maxLength: 3 }).map((list) => ({
+      // Distinct members, long and short alike (a member twice is an error of its own).
+      fc.uniqueArray(binary, { minLength: 1, maxLength: 3, selector: (b) => b.text }).map((list) => ({
         long: { BS: list.map((b) => b.text) },
-        short: { BS: list.map((b) => (b.ok ? 'AAAA' : 'A!AA')) },
+        short: { BS: list.map((b, i) => (b.ok ? ['AAAA', 'AAAB', 'AAAC'][i] : 'A!AA')) },
       })),
       fc.constantFrom('1', 'x', '2.5').map((N) => ({ long: { N }, short: { N } })),
       fc.constant({ long: { S: 's' }, short: { S: 's' } }),

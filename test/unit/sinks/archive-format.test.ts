@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
-import { parseStreamRecord } from '../../../src/records/index.js';
+import { MalformedRecordError, parseStreamRecord } from '../../../src/records/index.js';
 import type { AttributeValue, LambdaStreamRecord } from '../../../src/records/types.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import {
@@ -156,6 +156,36 @@ describe('archive rows', () => {
     expect(objects).toHaveLength(1);
     expect(failed.map((f) => f.sequenceNumber)).toEqual(['5']);
     expect(failed[0]?.error).toBeInstanceOf(ArchiveKeyError);
+  });
+
+  it('a record without a creation time fails alone as malformed (DynamoDB stamps every record)', () => {
+    const good = sampleTtlDeletes(2);
+    const raw = good[0]!.raw;
+    const { ApproximateCreationDateTime: _, ...undated } = raw.dynamodb;
+    const orphan = parseStreamRecord({ ...raw, dynamodb: { ...undated, SequenceNumber: '5' } });
+    const { objects, failed } = planArchiveObjects([...good, orphan], layout);
+    expect(objects.flatMap((o) => o.records)).toEqual(good);
+    expect(failed).toEqual([{ sequenceNumber: '5', error: expect.any(MalformedRecordError) }]);
+    expect(failed[0]?.error).toMatchObject({
+      reason: 'invalid-creation-time',
+      path: 'dynamodb.ApproximateCreationDateTime',
+    });
+  });
+
+  it('a record too deep to serialize (it skipped the pipeline check) fails alone: no RangeError for its batch', () => {
+    const good = sampleTtlDeletes(3);
+    let deep: unknown = { S: 'x' };
+    for (let i = 0; i < 50_000; i++) deep = { L: [deep] };
+    const raw = good[1]!.raw;
+    const poison = parseStreamRecord({
+      ...raw,
+      dynamodb: { ...raw.dynamodb, OldImage: { ...raw.dynamodb.OldImage, deep } },
+    });
+    const { objects, failed } = planArchiveObjects([good[0]!, poison, good[2]!], layout);
+    expect(objects.flatMap((o) => o.records)).toEqual([good[0], good[2]]);
+    expect(failed).toEqual([
+      { sequenceNumber: poison.sequenceNumber, error: expect.any(MalformedRecordError) },
+    ]);
   });
 
   it('decoding rejects what tidewater did not write', () => {

@@ -1,0 +1,192 @@
+import { toBytes, unpaddedBase64Length } from './binary.js';
+
+// What DynamoDB refuses to store, so no stream record can carry it: the converter (unmarshall)
+// and the validator (validate.ts) share these rules, so they agree on what is malformed.
+
+/**
+ * Levels of nesting DynamoDB stores: a top-level attribute's value is level 1, the values inside a
+ * map or list at level n are at level n + 1, and nothing may sit below level 32.
+ */
+export const MAX_NESTING_LEVEL = 32;
+
+/** Significant digits an `N` may have. */
+const MAX_DIGITS = 38;
+/** Powers of ten of the leading digit, inclusive: 1E-130 … 9.99…E+125 (either sign). */
+const MIN_MAGNITUDE = -130;
+const MAX_MAGNITUDE = 125;
+
+/**
+ * The scale of a text already known to be number syntax (`[+-]digits[.digits][e[+-]digits]`):
+ * how many significant digits it has (0 for zero), where they start and end in the text's digits,
+ * and the power of ten of the first one. Reads the text once and allocates nothing unless it
+ * has an exponent.
+ */
+interface Scale {
+  significant: number;
+  magnitude: number;
+}
+
+function scaleOf(text: string, out: { firstSig: number; lastSig: number; end: number }): Scale {
+  const len = text.length;
+  let i = 0;
+  const first = text.charCodeAt(0);
+  if (first === 43 || first === 45) i = 1;
+  let count = 0;
+  let point = -1;
+  let firstSig = -1;
+  let lastSig = -1;
+  for (; i < len; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      point = count;
+      continue;
+    }
+    if (c === 101 || c === 69) break;
+    if (c !== 48) {
+      if (firstSig < 0) firstSig = count;
+      lastSig = count;
+    }
+    count++;
+  }
+  out.firstSig = firstSig;
+  out.lastSig = lastSig;
+  out.end = i;
+  if (firstSig < 0) return { significant: 0, magnitude: 0 };
+  // An exponent of any length: Number() of its text is exact far past any limit that matters.
+  const exponent = i < len ? Number(text.slice(i + 1)) : 0;
+  return {
+    significant: lastSig - firstSig + 1,
+    magnitude: (point < 0 ? count : point) - firstSig - 1 + exponent,
+  };
+}
+
+/**
+ * Why DynamoDB could not hold this number, or undefined when it can: more than 38 significant
+ * digits, or a magnitude outside 1E-130 … 9.99…E+125. `text` is already known to be number syntax.
+ */
+export function numberLimitProblem(text: string): string | undefined {
+  const { significant, magnitude } = scaleOf(text, { firstSig: 0, lastSig: 0, end: 0 });
+  if (significant > MAX_DIGITS) {
+    return `N has ${significant} significant digits, DynamoDB keeps at most ${MAX_DIGITS}`;
+  }
+  if (significant > 0 && (magnitude > MAX_MAGNITUDE || magnitude < MIN_MAGNITUDE)) {
+    return "N is outside DynamoDB's range (1E-130 to 9.9999999999999999999999999999999999999E+125, either sign)";
+  }
+  return undefined;
+}
+
+/** One text per value: `1`, `1.0`, `+1` and `10E-1` share it (DynamoDB compares set members by value). */
+function numberKey(text: string): string {
+  const at = { firstSig: 0, lastSig: 0, end: 0 };
+  const { significant, magnitude } = scaleOf(text, at);
+  if (significant === 0) return '0';
+  const sign = text.charCodeAt(0) === 45 ? '-' : '';
+  const start = sign === '' && text.charCodeAt(0) !== 43 ? 0 : 1;
+  const digits = text
+    .slice(start, at.end)
+    .replace('.', '')
+    .slice(at.firstSig, at.lastSig + 1);
+  return `${sign}${digits}e${magnitude}`;
+}
+
+/** A plain decimal written the one way its value prints (`-12.5`, `0`, `7`): equal texts ⇔ equal values. */
+const CANONICAL_PLAIN = /^-?(?:0|[1-9]\d*)(?:\.\d*[1-9])?$/;
+
+/** Up to this many members are compared pairwise (no allocation); larger sets go through a Set. */
+const PAIRWISE_MAX = 16;
+
+function duplicateByKey<T>(list: readonly T[], key: (member: T) => unknown): number {
+  const seen = new Set<unknown>();
+  for (let i = 0; i < list.length; i++) {
+    const k = key(list[i] as T);
+    if (seen.has(k)) return i;
+    seen.add(k);
+  }
+  return -1;
+}
+
+/** The index of the first member of an SS equal to an earlier one, or -1. */
+export function duplicateStringIndex(list: readonly string[]): number {
+  const n = list.length;
+  if (n < 2) return -1;
+  if (n > PAIRWISE_MAX) return duplicateByKey(list, (s) => s);
+  for (let i = 1; i < n; i++) for (let j = 0; j < i; j++) if (list[i] === list[j]) return i;
+  return -1;
+}
+
+function isCanonicalPlain(text: string): boolean {
+  return CANONICAL_PLAIN.test(text) && text !== '-0';
+}
+
+/** The index of the first member of an NS (number texts) equal in value to an earlier one, or -1. */
+export function duplicateNumberIndex(list: readonly string[]): number {
+  const n = list.length;
+  if (n < 2) return -1;
+  for (let i = 0; i < n; i++) {
+    if (!isCanonicalPlain(list[i] as string)) return duplicateByKey(list, numberKey);
+  }
+  return duplicateStringIndex(list);
+}
+
+/** Base64 characters to 6-bit values, both alphabets; the decoder already rejected anything else. */
+const SIXBIT = (() => {
+  const table = new Uint8Array(128);
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  for (let i = 0; i < 64; i++) table[alphabet.charCodeAt(i)] = i;
+  table[45] = 62;
+  table[95] = 63;
+  return table;
+})();
+
+/** Bits of the last character that carry data, by unpadded length mod 4 (1 never occurs). */
+const LAST_MASK = [63, 0, 48, 60];
+
+/** Whether two valid base64 texts decode to the same bytes (alphabet, padding and unused bits aside). */
+function sameBase64(a: string, b: string): boolean {
+  const end = unpaddedBase64Length(a);
+  if (end !== unpaddedBase64Length(b)) return false;
+  if (end === 0) return true;
+  for (let i = 0; i < end - 1; i++) {
+    if (SIXBIT[a.charCodeAt(i)] !== SIXBIT[b.charCodeAt(i)]) return false;
+  }
+  const mask = LAST_MASK[end % 4] as number;
+  return (
+    ((SIXBIT[a.charCodeAt(end - 1)] as number) & mask) === ((SIXBIT[b.charCodeAt(end - 1)] as number) & mask)
+  );
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function bytesKey(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+}
+
+/** The index of the first decoded BS member equal to an earlier one, or -1. */
+export function duplicateBytesIndex(list: readonly Uint8Array[]): number {
+  const n = list.length;
+  if (n < 2) return -1;
+  if (n > PAIRWISE_MAX) return duplicateByKey(list, bytesKey);
+  for (let i = 1; i < n; i++) for (let j = 0; j < i; j++) if (sameBytes(list[i]!, list[j]!)) return i;
+  return -1;
+}
+
+/**
+ * The index of the first BS member (base64 texts or Uint8Arrays, already known to be valid, as
+ * the validator meets them) equal in bytes to an earlier one, or -1. A few texts are compared by
+ * their 6-bit values without decoding; anything else is decoded first.
+ */
+export function duplicateBinaryIndex(list: readonly unknown[]): number {
+  const n = list.length;
+  if (n < 2) return -1;
+  let texts = n <= PAIRWISE_MAX;
+  for (let i = 0; texts && i < n; i++) if (typeof list[i] !== 'string') texts = false;
+  if (!texts) return duplicateBytesIndex(list.map(toBytes));
+  for (let i = 1; i < n; i++) {
+    for (let j = 0; j < i; j++) if (sameBase64(list[i] as string, list[j] as string)) return i;
+  }
+  return -1;
+}
