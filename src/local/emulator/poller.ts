@@ -104,6 +104,8 @@ export interface ShardStream {
   commit(sequenceNumber: string): Promise<void>;
   /** Aborts when the poller stops: the caller's signal, or another shard failed. */
   stopped: AbortSignal;
+  /** Whether the pages ended at the shard's end (it is closed), not because the poller stopped or caught up. */
+  closed(): boolean;
 }
 
 export interface PollOptions {
@@ -167,6 +169,8 @@ export class StreamPoller {
             streamArn: shard.streamArn,
             pages: shard.pages,
             onCheckpoint: (sequenceNumber) => shard.commit(sequenceNumber),
+            // A tumbling window open at the end closes only with the shard, as in Lambda.
+            shardEnded: () => shard.closed(),
           }),
         );
       } catch (error) {
@@ -318,6 +322,7 @@ export class StreamPoller {
       pages: this.pages(shardId, initial, state, options, stop),
       commit: (sequenceNumber) => store.commit(shardId, sequenceNumber),
       stopped,
+      closed: () => state.closed,
     });
     // Reaching the closed end only means the last page was pulled, not that its records were
     // handled: the emulator invokes a batching window's leftover after the pages end, and a stop
