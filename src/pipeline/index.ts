@@ -30,3 +30,8 @@ export {
 export type { InvocationContext } from './ledger.js';
 export { createStreamHandler, streamProcessor } from './middleware.js';
 export type { StandardSchemaV1 } from './standard-schema.js';
+export { NotAWindowEventError, WindowStateTooLargeError } from './window-errors.js';
+export type { TimeWindow, TimeWindowEvent, TimeWindowResponse } from './window-event.js';
+export { WINDOW_STATE_LIMIT_BYTES } from './window-event.js';
+export type { WindowHandlerConfig, WindowHandlerState, WindowInfo } from './window-handler.js';
+export { createWindowHandler } from './window-handler.js';

@@ -65,8 +65,11 @@ export interface WindowHandlerConfig<State> {
   clock?: () => number;
 }
 
-/** The state as it travels through Lambda: the user's value and the segment's first / last record. */
-interface WireState<State> {
+/**
+ * The state as it travels through Lambda (what the handler returns as `state` and gets back): the
+ * reducer's value and the first / last record of the window's segment.
+ */
+export interface WindowHandlerState<State> {
   value?: State;
   first?: string;
   last?: string;
@@ -117,7 +120,7 @@ export function createWindowHandler<State>(config: WindowHandlerConfig<State>) {
   const takes = predicateOf(o.when as RouteCondition | undefined);
   const clock = o.clock as () => number;
 
-  return middy<TimeWindowEvent, TimeWindowResponse<WireState<State>>, Error, Context>().handler(
+  return middy<TimeWindowEvent, TimeWindowResponse<WindowHandlerState<State>>, Error, Context>().handler(
     async (event, context) => {
       checkWindowEvent(event);
       const wire = wireStateOf<State>(event.state);
@@ -154,7 +157,7 @@ export function createWindowHandler<State>(config: WindowHandlerConfig<State>) {
         lastSequenceNumber: last,
       };
       if (taken.length > 0) state = await reduce(state, taken, window);
-      const next: WireState<State> = {
+      const next: WindowHandlerState<State> = {
         value: state,
         ...(first === undefined ? {} : { first }),
         ...(last === undefined ? {} : { last }),
@@ -186,9 +189,9 @@ function checkWindowEvent(event: unknown): asserts event is TimeWindowEvent {
 }
 
 /** Lambda opens a window with `{}`; a state this handler returned carries `value`. */
-function wireStateOf<State>(state: unknown): WireState<State> {
+function wireStateOf<State>(state: unknown): WindowHandlerState<State> {
   return state !== null && typeof state === 'object' && !Array.isArray(state)
-    ? (state as WireState<State>)
+    ? (state as WindowHandlerState<State>)
     : {};
 }
 
