@@ -8,6 +8,7 @@ import { createJsonLogger } from '../../src/logging/json-logger.js';
 import { createStreamHandler } from '../../src/pipeline/index.js';
 import { createRecordParser } from '../../src/records/parse.js';
 import type { ClassifiedRecord } from '../../src/records/types.js';
+import { recordImageError } from '../../src/records/validate.js';
 import { type ArchiveLayout, planArchiveObjects } from '../../src/sinks/archive-objects.js';
 import type { Sink, SinkResult } from '../../src/sinks/types.js';
 import { type BenchHandler, type Collector, TTL_ATTRIBUTE, type Workload } from './work.js';
@@ -50,10 +51,15 @@ const LAYOUT: ArchiveLayout = {
   table: undefined,
 };
 
-/** The S3 archive sink's encoder, keeping the encoded objects in memory instead of PUTting them. */
+/**
+ * The S3 archive sink's encoder, keeping the encoded objects in memory instead of PUTting them.
+ * Like S3ArchiveSink it takes only checked images: the pipeline checks each record's keys and
+ * images (DynamoDB's rules and limits) before handing it over.
+ */
 export function archiveEncoderSink(collector: Collector): Sink {
   return {
     name: 'bench-archive-encoder',
+    checkedImages: true,
     write(records: readonly ClassifiedRecord[]): SinkResult | undefined {
       const { objects, failed } = planArchiveObjects(records, LAYOUT);
       for (const o of objects) collector.objects.push(o.body);
@@ -78,7 +84,8 @@ export function createDirectHandler(collector: Collector, workload: Workload = '
     for (let i = 0; i < raw.length; i++) {
       const r = parse(raw[i]);
       records[i] = r;
-      if (r.kind === 'ttl-delete') ttl.push(r);
+      // The check the pipeline makes for a sink that stores images (checkedImages).
+      if (r.kind === 'ttl-delete' && recordImageError(r) === undefined) ttl.push(r);
     }
     await all.write(records, {});
     if (ttl.length > 0) await archive.write(ttl, {});

@@ -75,6 +75,57 @@ export function numberLimitProblem(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether `text` is DynamoDB number syntax (`[+-]digits[.digits][e[+-]digits]`, or `.digits`)
+ * within DynamoDB's limits: numberLimitProblem and the syntax check in one pass, allocating
+ * nothing. The validator's test for every `N` that is not a short integer.
+ */
+export function isValidNumber(text: string): boolean {
+  const len = text.length;
+  let i = 0;
+  let c = len === 0 ? 0 : text.charCodeAt(0);
+  if (c === 43 || c === 45) c = ++i < len ? text.charCodeAt(i) : 0;
+  let count = 0;
+  let point = -1;
+  let firstSig = -1;
+  let lastSig = -1;
+  for (;;) {
+    if (c >= 48 && c <= 57) {
+      if (c !== 48) {
+        if (firstSig < 0) firstSig = count;
+        lastSig = count;
+      }
+      count++;
+    } else if (c === 46 && point < 0) point = count;
+    else break;
+    c = ++i < len ? text.charCodeAt(i) : 0;
+  }
+  // A mantissa needs a digit ('.', '+' are not numbers).
+  if (count === 0) return false;
+  let exponent = 0;
+  if (i < len) {
+    if (c !== 101 && c !== 69) return false;
+    c = ++i < len ? text.charCodeAt(i) : 0;
+    let negative = false;
+    if (c === 43 || c === 45) {
+      negative = c === 45;
+      c = ++i < len ? text.charCodeAt(i) : 0;
+    }
+    const start = i;
+    // Past any limit that matters a double is exact enough (and Infinity compares as it should).
+    while (c >= 48 && c <= 57) {
+      exponent = exponent * 10 + (c - 48);
+      c = ++i < len ? text.charCodeAt(i) : 0;
+    }
+    if (i === start || i !== len) return false;
+    if (negative) exponent = -exponent;
+  }
+  if (firstSig < 0) return true;
+  if (lastSig - firstSig + 1 > MAX_DIGITS) return false;
+  const magnitude = (point < 0 ? count : point) - firstSig - 1 + exponent;
+  return magnitude <= MAX_MAGNITUDE && magnitude >= MIN_MAGNITUDE;
+}
+
 /** One text per value: `1`, `1.0`, `+1` and `10E-1` share it (DynamoDB compares set members by value). */
 function numberKey(text: string): string {
   const at = { firstSig: 0, lastSig: 0, end: 0 };
@@ -88,9 +139,6 @@ function numberKey(text: string): string {
     .slice(at.firstSig, at.lastSig + 1);
   return `${sign}${digits}e${magnitude}`;
 }
-
-/** A plain decimal written the one way its value prints (`-12.5`, `0`, `7`): equal texts ⇔ equal values. */
-const CANONICAL_PLAIN = /^-?(?:0|[1-9]\d*)(?:\.\d*[1-9])?$/;
 
 /** Up to this many members are compared pairwise (no allocation); larger sets go through a Set. */
 const PAIRWISE_MAX = 16;
@@ -114,8 +162,34 @@ export function duplicateStringIndex(list: readonly string[]): number {
   return -1;
 }
 
+/**
+ * A plain decimal written the one way its value prints (`-12.5`, `0`, `7`; not `07`, `1.50`,
+ * `+1`, `-0`, `1E3`): of two such texts, equal texts ⇔ equal values.
+ */
 function isCanonicalPlain(text: string): boolean {
-  return CANONICAL_PLAIN.test(text) && text !== '-0';
+  const len = text.length;
+  let i = len !== 0 && text.charCodeAt(0) === 45 ? 1 : 0;
+  if (i === len) return false;
+  let c = text.charCodeAt(i);
+  if (c === 48) {
+    if (i + 1 === len) return i === 0; // '0', not '-0'
+    if (text.charCodeAt(i + 1) !== 46) return false;
+    i++;
+  } else {
+    if (c < 49 || c > 57) return false;
+    while (++i < len) {
+      c = text.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+    }
+    if (i === len) return true;
+  }
+  // At the point: at least one digit after it, the last not 0.
+  if (text.charCodeAt(i) !== 46 || i + 1 === len || text.charCodeAt(len - 1) === 48) return false;
+  for (let j = i + 1; j < len; j++) {
+    c = text.charCodeAt(j);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 /** The index of the first member of an NS (number texts) equal in value to an earlier one, or -1. */

@@ -1,5 +1,5 @@
 import { InvalidAttributeValueError } from './errors.js';
-import { numberLimitProblem } from './limits.js';
+import { isValidNumber, numberLimitProblem } from './limits.js';
 import { isCanonicalInteger, isNumberText } from './number-text.js';
 import { NumberValue } from './number-value.js';
 
@@ -23,8 +23,13 @@ function invalidNumber(text: unknown): InvalidAttributeValueError {
   );
 }
 
-function outOfRange(problem: string): InvalidAttributeValueError {
-  return new InvalidAttributeValueError('number-out-of-range', problem);
+/** Why a text isValidNumber refused was refused: its syntax, or DynamoDB's limits. */
+function numberError(text: string): InvalidAttributeValueError {
+  if (!isNumberText(text)) return invalidNumber(text);
+  return new InvalidAttributeValueError(
+    'number-out-of-range',
+    numberLimitProblem(text) ?? 'N is out of range',
+  );
 }
 
 /** Powers of ten a double holds exactly (10^22 is the last). */
@@ -100,9 +105,7 @@ export function exactNumber(text: string): number | bigint | NumberValue {
  * not hold (more than 38 significant digits, magnitude outside 1E-130 … 9.99…E+125).
  */
 function generalNumber(text: string): number | bigint | NumberValue {
-  if (!isNumberText(text)) throw invalidNumber(text);
-  const problem = numberLimitProblem(text);
-  if (problem !== undefined) throw outOfRange(problem);
+  if (!isValidNumber(text)) throw numberError(text);
   const n = +text;
   if (Number.isFinite(n) && String(n) === text && (!Number.isInteger(n) || Number.isSafeInteger(n))) return n;
   if (isCanonicalInteger(text)) return BigInt(text);
@@ -133,19 +136,12 @@ function isShortCanonicalInteger(text: string): boolean {
  * false: each of its fast paths only admits DynamoDB number syntax within DynamoDB's limits).
  */
 export function isValidNumberText(text: unknown): boolean {
-  return (
-    typeof text === 'string' &&
-    (isShortCanonicalInteger(text) || (isNumberText(text) && numberLimitProblem(text) === undefined))
-  );
+  return typeof text === 'string' && (isShortCanonicalInteger(text) || isValidNumber(text));
 }
 
 function checkedText(text: string): string {
   if (typeof text !== 'string') throw invalidNumber(text);
-  if (!isShortCanonicalInteger(text)) {
-    if (!isNumberText(text)) throw invalidNumber(text);
-    const problem = numberLimitProblem(text);
-    if (problem !== undefined) throw outOfRange(problem);
-  }
+  if (!isShortCanonicalInteger(text) && !isValidNumber(text)) throw numberError(text);
   return text;
 }
 

@@ -33,6 +33,9 @@ export interface S3DeadLetterSinkOptions {
   name?: string;
 }
 
+/** How long the deletes after a failed send may take: well within the pipeline's default 1 s deadline margin. */
+const RETRACT_MS = 500;
+
 const readOptions = /* @__PURE__ */ defineOptions<S3DeadLetterSinkOptions>()('S3DeadLetterSink', {
   ...S3_OPTIONS,
   prefix: { ...PREFIX_OPTION, default: 'dead-letter' },
@@ -45,11 +48,14 @@ const readOptions = /* @__PURE__ */ defineOptions<S3DeadLetterSinkOptions>()('S3
  * (`<prefix>/reason=<reason>/<sequenceNumber>-<eventID>.json`), so re-sending an entry
  * overwrites it instead of adding a copy.
  *
- * A send stores a prefix of its entries: PUTs start in order, none starts after one has failed,
- * and the entries after the first failure that were stored all the same (PUTs already in flight)
- * are deleted again. DeadLetterSendError then names every entry from the first failure on, so
- * the pipeline fails exactly those records and counts the ones before as dead-lettered. A delete
- * that fails (or a PUT that S3 applies after the client gave up on it) leaves an entry for a
+ * A send stores a prefix of its entries: PUTs start in order and none starts after one has
+ * failed; then every entry from the first failure on whose PUT was sent is deleted again — those
+ * stored all the same (PUTs in flight), and the failed ones too, since a PUT that failed (a 5xx,
+ * a timeout, the deadline's abort) may have been applied. DeadLetterSendError names every entry
+ * from the first failure on, so the pipeline fails exactly those records and counts the ones
+ * before as dead-lettered. The deletes do not stop at the invocation's deadline (it fires while
+ * PUTs are in flight, and the pipeline's deadline margin is there to finish up) but get at most
+ * RETRACT_MS. A delete that fails, or a PUT S3 applies after its delete, leaves an entry for a
  * record that is redelivered: its key names the record, and a replay skips what the archive holds
  * (docs/sinks.md).
  */
@@ -110,25 +116,30 @@ export class S3DeadLetterSink implements DeadLetterSink {
     // pLimit starts tasks in order, so every entry before the first failure has started by then.
     let firstFailed = entries.length;
     let cause: unknown;
-    const keys = await Promise.all(
+    const sent = await Promise.all(
       entries.map((entry, i) =>
         limit(async () => {
-          if (i > firstFailed) return undefined;
+          if (i > firstFailed) return false;
           try {
-            return await this.put(entry, context);
+            await this.put(entry, context);
           } catch (error) {
             if (i < firstFailed) {
               firstFailed = i;
               cause = error;
             }
-            return undefined;
           }
+          return true;
         }),
       ),
     );
     if (firstFailed === entries.length) return;
-    const after = keys.slice(firstFailed + 1).filter((key): key is string => key !== undefined);
-    await Promise.all(after.map((key) => limit(() => this.#retract(key, context))));
+    const signal = AbortSignal.timeout(RETRACT_MS);
+    await Promise.all(
+      entries
+        .slice(firstFailed)
+        .filter((_, k) => sent[firstFailed + k])
+        .map((entry) => limit(() => this.#retract(this.keyFor(entry), signal, context))),
+    );
     throw new DeadLetterSendError(
       `S3 PutObject to ${this.bucket} failed (${describeError(cause)})`,
       entries.slice(firstFailed).map(entryLabel),
@@ -136,16 +147,16 @@ export class S3DeadLetterSink implements DeadLetterSink {
     );
   }
 
-  /** Deletes an entry stored after the send's first failure: its record is not done, so it is no dead letter. */
-  async #retract(key: string, context: SinkContext): Promise<void> {
+  /** Deletes an entry from the send's first failure on: its record is not done, so it is no dead letter. */
+  async #retract(key: string, signal: AbortSignal, context: SinkContext): Promise<void> {
     try {
       await this.#sdk().send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), {
-        abortSignal: context.signal,
+        abortSignal: signal,
       });
     } catch (error) {
       context.logger?.warn(
         { sink: this.name, bucket: this.bucket, key, err: error },
-        'could not delete a dead-letter entry stored after a failed one: its record is redelivered and the entry stays (a replay skips it once the record is archived)',
+        'could not delete a dead-letter entry of a failed send: its record is redelivered and the entry may stay (a replay skips it once the record is archived)',
       );
     }
   }

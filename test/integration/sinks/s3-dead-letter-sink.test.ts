@@ -47,7 +47,7 @@ describe('S3DeadLetterSink against s3rver', () => {
     expect((error as DeadLetterSendError).sequenceNumbers).toEqual(['1001']);
   });
 
-  it('stores a prefix of the entries: those stored after the first failed PUT are deleted again', async () => {
+  it('stores a prefix of the entries: from the first failed PUT on, what was sent is deleted again', async () => {
     // Entry 3's PUT fails on every attempt; with 4 PUTs in flight, entries 4-6 may be stored
     // before it fails: they are removed again, and the error names entries 3 on.
     const { server, requests } = await startRecordingS3((req) =>
@@ -68,10 +68,11 @@ describe('S3DeadLetterSink against s3rver', () => {
       expect(await listKeys(client, 'dead-letters')).toEqual(
         [0, 1, 2].map((i) => `dead-letter/reason=retries-exhausted/100${i}-ev-${i}.json`),
       );
-      // Every entry after the failed one that was stored (its PUT in flight) was deleted again.
+      // Every entry from the failed one on whose PUT was sent (in flight when it failed, or the
+      // failed one itself: a failed PUT may have landed) was deleted again.
       const number = (path: string) => Number(path.replace(/.*\/(\d+)-ev-\d+\.json$/, '$1'));
       const storedAfter = requests
-        .filter((r) => r.method === 'PUT' && r.path.includes('/dead-letter/') && number(r.path) > 1003)
+        .filter((r) => r.method === 'PUT' && r.path.includes('/dead-letter/') && number(r.path) >= 1003)
         .map((r) => number(r.path));
       const deleted = requests.filter((r) => r.method === 'DELETE').map((r) => number(r.path));
       expect(deleted.sort()).toEqual([...new Set(storedAfter)].sort());
@@ -101,10 +102,13 @@ describe('S3DeadLetterSink against s3rver', () => {
       const sink = new S3DeadLetterSink({ client, bucket: 'dead-letters', concurrency: 2 });
       const error = await sink.send([entry(0), entry(1)], { logger }).catch((e: unknown) => e);
       expect((error as DeadLetterSendError).sequenceNumbers).toEqual(['1000', '1001']);
-      // Entry 1's PUT started beside entry 0's and succeeded; its delete was refused, and logged.
-      const key = 'dead-letter/reason=retries-exhausted/1001-ev-1.json';
-      expect(await listKeys(client, 'dead-letters')).toEqual([key]);
-      expect(warnings).toEqual([expect.objectContaining({ key, sink: 's3-dead-letter' })]);
+      // Entry 1's PUT started beside entry 0's and succeeded; the deletes of both were refused, and logged.
+      const key = (i: number) => `dead-letter/reason=retries-exhausted/100${i}-ev-${i}.json`;
+      expect(await listKeys(client, 'dead-letters')).toEqual([key(1)]);
+      expect(warnings).toEqual([
+        expect.objectContaining({ key: key(0), sink: 's3-dead-letter' }),
+        expect.objectContaining({ key: key(1), sink: 's3-dead-letter' }),
+      ]);
     } finally {
       client.destroy();
       await server.stop();

@@ -9,6 +9,8 @@ import {
   unmarshall,
   unmarshallValue,
 } from '../../../src/records/index.js';
+import { isValidNumber, numberLimitProblem } from '../../../src/records/limits.js';
+import { isNumberText } from '../../../src/records/number-text.js';
 import { isValidAttributeMap, recordImageError } from '../../../src/records/validate.js';
 import { numberText } from './arbitraries.js';
 import { thrown } from './fixtures.js';
@@ -83,6 +85,22 @@ describe('numbers: range and precision', () => {
       expect((error as Error).message).toContain('(at a[1])');
     }
     expect(verdict({ s: { NS: ['1', text] } })).toEqual({ reason: 'number-out-of-range', path: 's[1]' });
+  });
+
+  it('the one-pass check agrees with the syntax and the limits checked apart (property)', () => {
+    const numberish = fc.oneof(
+      numberText,
+      fc.string({ unit: fc.constantFrom(...'0123456789.eE+- x'), maxLength: 14 }),
+      fc
+        .tuple(fc.stringMatching(/^-?\d{1,45}(\.\d{0,45})?$/), fc.integer({ min: -260, max: 260 }))
+        .map(([m, e]) => `${m}E${e}`),
+    );
+    fc.assert(
+      fc.property(numberish, (text) => {
+        expect(isValidNumber(text)).toBe(isNumberText(text) && numberLimitProblem(text) === undefined);
+      }),
+      { numRuns: 5_000 },
+    );
   });
 
   it('a 38-digit integer is a bigint; trailing zeros are not precision', () => {

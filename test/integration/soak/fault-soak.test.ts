@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { POISON_KINDS, runFaultSoak } from '../../../bench/lib/fault-soak.js';
+
+// The project's own fault soak, small: ~600 TTL deletes with hard values and one poison record of
+// every kind, through the event source mapping emulator into the archive pipeline, on an S3
+// server that fails 30% of writes, lands some PUTs it answers with an error, and has the archive
+// prefix down for a while; the function throws and times out before and after processing.
+// bench/suites/fault-soak.ts runs the large one and writes its figures to BENCHMARKS.md.
+
+describe('fault soak (small)', () => {
+  it('loses nothing, changes nothing, reads back no duplicate, archives no poison and dead-letters all of it', async () => {
+    const result = await runFaultSoak({
+      seed: 15,
+      records: 600,
+      shards: 2,
+      timeoutSeconds: 1.5,
+      // Two attempts per request, so the outage exhausts retries: valid records are dead-lettered too.
+      s3MaxAttempts: 2,
+      faults: {
+        s3Errors: 0.3,
+        latePuts: 0.1,
+        latePutsAt: [2, 60],
+        archiveOutage: { fromPut: 10, puts: 40 },
+        throwBefore: 0.03,
+        throwAfter: 0.03,
+        timeoutBefore: 0,
+        timeoutAfter: 0,
+        schedule: { 1: 'throwBefore', 3: 'timeoutBefore', 6: 'throwAfter', 9: 'timeoutAfter' },
+      },
+    });
+    // Every kind of fault happened.
+    for (const count of Object.values(result.injected)) expect(count).toBeGreaterThan(0);
+    expect(result.poison).toBe(POISON_KINDS.length);
+    expect({
+      lost: result.lost,
+      mismatched: result.mismatched,
+      duplicatesAsRead: result.duplicatesAsRead,
+      poisonArchived: result.poisonArchived,
+      poisonDeadLettered: result.poisonDeadLettered,
+      unexplainedStrays: result.unexplainedStrays,
+    }).toEqual({
+      lost: 0,
+      mismatched: 0,
+      duplicatesAsRead: 0,
+      poisonArchived: 0,
+      poisonDeadLettered: POISON_KINDS.length,
+      unexplainedStrays: [],
+    });
+  }, 120_000);
+});
