@@ -181,6 +181,18 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
     ).toEqual([]);
   }
 
+  /** Each delivery written until nothing fails (Lambda's retries), then flushed: the sink holds exactly `expected`. */
+  async function storesAfter(
+    sink: S,
+    deliveries: readonly (readonly ClassifiedRecord[])[],
+    expected: readonly ClassifiedRecord[],
+    after: string,
+  ): Promise<void> {
+    for (const batch of deliveries) await writeAll(sink, batch);
+    await sink.flush?.({});
+    await expectStored(sink, expected, after);
+  }
+
   const cases: SinkTestKitCase[] = [
     {
       title: 'accepts an empty batch and stores nothing',
@@ -197,9 +209,7 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
       run: () =>
         withSink(async (sink) => {
           const batch = sampleTtlDeletes(50, { start: 100 });
-          await writeAll(sink, batch);
-          await sink.flush?.({});
-          await expectStored(sink, batch, 'one delivery');
+          await storesAfter(sink, [batch], batch, 'one delivery');
         }),
     },
     {
@@ -207,10 +217,7 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
       run: () =>
         withSink(async (sink) => {
           const batch = sampleTtlDeletes(40, { start: 1_000 });
-          await writeAll(sink, batch);
-          await writeAll(sink, batch);
-          await sink.flush?.({});
-          await expectStored(sink, batch, 'the same batch was delivered twice');
+          await storesAfter(sink, [batch, batch], batch, 'the same batch was delivered twice');
         }),
     },
     {
@@ -220,11 +227,8 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
           const all = sampleTtlDeletes(60, { start: 2_000 });
           // First delivery, then Lambda retries from a failed record (index 17) with a bigger
           // batch, then once more from index 40 with a smaller one.
-          await writeAll(sink, all.slice(0, 30));
-          await writeAll(sink, all.slice(17, 60));
-          await writeAll(sink, all.slice(40, 50));
-          await sink.flush?.({});
-          await expectStored(sink, all, 'redeliveries cut at other points');
+          const deliveries = [all.slice(0, 30), all.slice(17, 60), all.slice(40, 50)];
+          await storesAfter(sink, deliveries, all, 'redeliveries cut at other points');
         }),
     },
     {
@@ -248,9 +252,7 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
       run: () =>
         withSink(async (sink) => {
           const batch = sampleTtlDeletes(largeBatch, { start: 10_000 });
-          await writeAll(sink, batch);
-          await sink.flush?.({});
-          await expectStored(sink, batch, `a batch of ${largeBatch} records`);
+          await storesAfter(sink, [batch], batch, `a batch of ${largeBatch} records`);
         }),
     },
   ];
@@ -267,9 +269,8 @@ export function sinkTestKitCases<S extends Sink>(options: SinkTestKitOptions<S>)
           const failed = checkReport(batch, await deliver(sink, batch));
           for (const seq of chosen)
             expect(failed.has(seq), `injected failure of ${seq} was not reported`).toBe(true);
-          await writeAll(sink, redelivery(batch, failed));
-          await sink.flush?.({});
-          await expectStored(sink, batch, 'the redelivery from the lowest injected failure');
+          const again = redelivery(batch, failed);
+          await storesAfter(sink, [again], batch, 'the redelivery from the lowest injected failure');
         }),
     });
   }
