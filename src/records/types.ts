@@ -109,22 +109,17 @@ interface ClassifiedRecordBase<T extends object> {
   readonly raw: LambdaStreamRecord;
 }
 
-export interface InsertRecord<T extends object = Item> extends ClassifiedRecordBase<T> {
-  readonly kind: 'insert';
-  readonly eventName: 'INSERT';
+/** A record of one kind, with the event name that kind always has. */
+interface KindRecord<K extends RecordKind, E extends StreamEventName, T extends object>
+  extends ClassifiedRecordBase<T> {
+  readonly kind: K;
+  readonly eventName: E;
 }
-export interface ModifyRecord<T extends object = Item> extends ClassifiedRecordBase<T> {
-  readonly kind: 'modify';
-  readonly eventName: 'MODIFY';
-}
-export interface UserDeleteRecord<T extends object = Item> extends ClassifiedRecordBase<T> {
-  readonly kind: 'user-delete';
-  readonly eventName: 'REMOVE';
-}
-export interface TtlDeleteRecord<T extends object = Item> extends ClassifiedRecordBase<T> {
-  readonly kind: 'ttl-delete';
-  readonly eventName: 'REMOVE';
-}
+
+export interface InsertRecord<T extends object = Item> extends KindRecord<'insert', 'INSERT', T> {}
+export interface ModifyRecord<T extends object = Item> extends KindRecord<'modify', 'MODIFY', T> {}
+export interface UserDeleteRecord<T extends object = Item> extends KindRecord<'user-delete', 'REMOVE', T> {}
+export interface TtlDeleteRecord<T extends object = Item> extends KindRecord<'ttl-delete', 'REMOVE', T> {}
 
 export type ClassifiedRecord<T extends object = Item> =
   | InsertRecord<T>
