@@ -74,10 +74,27 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** A run stopped part-way: what was done is safe, a rerun finishes. Exit 5, like an aggregation left incomplete. */
-async function finishing(run: () => Promise<void>): Promise<void> {
+/** The archive and the run's choices, from the flags every subcommand shares. */
+function target(flags: CommonFlags, client: S3Client) {
+  return {
+    client,
+    bucket: flags.bucket,
+    table: flags.table,
+    ...(flags.prefix === undefined ? {} : { prefix: flags.prefix }),
+    ...partitionBy(flags),
+    restored: flags.restored === true,
+    dryRun: flags.dryRun === true,
+  };
+}
+
+/**
+ * Runs one operation with a client of its own and prints its report as JSON. A run stopped
+ * part-way: what was done is safe, a rerun finishes. Exit 5, like an aggregation left incomplete.
+ */
+async function printReport(run: (client: S3Client) => Promise<unknown>): Promise<void> {
+  const client = new S3Client({});
   try {
-    await run();
+    print(await run(client));
     process.exitCode = EXIT.ok;
   } catch (error) {
     if (error instanceof CompactionIncompleteError || error instanceof EraseIncompleteError) {
@@ -86,6 +103,8 @@ async function finishing(run: () => Promise<void>): Promise<void> {
       return;
     }
     throw error;
+  } finally {
+    client.destroy();
   }
 }
 
@@ -123,27 +142,15 @@ function compactCommand(): Command {
         return command.error(`error: --hour ${flags.hour}: expected e.g. 2026-01-15T03`);
       range = { from: hour.fromMs, to: hour.toMs };
     }
-    const client = new S3Client({});
-    await finishing(async () => {
-      try {
-        const report = await compactArchive({
-          client,
-          bucket: flags.bucket,
-          table: flags.table,
-          ...range,
-          ...(flags.prefix === undefined ? {} : { prefix: flags.prefix }),
-          ...partitionBy(flags),
-          ...(flags.closedAfter === undefined ? {} : { closedAfterSeconds: flags.closedAfter }),
-          ...(flags.maxObjectBytes === undefined ? {} : { maxObjectBytes: flags.maxObjectBytes }),
-          ...(flags.storageClass === undefined ? {} : { storageClass: flags.storageClass }),
-          restored: flags.restored === true,
-          dryRun: flags.dryRun === true,
-        });
-        print(report);
-      } finally {
-        client.destroy();
-      }
-    });
+    await printReport((client) =>
+      compactArchive({
+        ...target(flags, client),
+        ...range,
+        ...(flags.closedAfter === undefined ? {} : { closedAfterSeconds: flags.closedAfter }),
+        ...(flags.maxObjectBytes === undefined ? {} : { maxObjectBytes: flags.maxObjectBytes }),
+        ...(flags.storageClass === undefined ? {} : { storageClass: flags.storageClass }),
+      }),
+    );
   });
 }
 
@@ -161,34 +168,22 @@ function eraseCommand(): Command {
     )
     .option('--dead-letter-bucket <name>', 'the dead-letter store bucket (default the archive bucket)')
     .action(async (flags: EraseFlags) => {
-      const client = new S3Client({});
-      await finishing(async () => {
-        try {
-          const report = await eraseTenant({
-            client,
-            bucket: flags.bucket,
-            table: flags.table,
-            tenant: flags.tenant,
-            from: flags.from,
-            to: flags.to,
-            ...(flags.prefix === undefined ? {} : { prefix: flags.prefix }),
-            ...partitionBy(flags),
-            ...(flags.deadLetterPrefix === undefined
-              ? {}
-              : {
-                  deadLetter: {
-                    prefix: flags.deadLetterPrefix,
-                    ...(flags.deadLetterBucket === undefined ? {} : { bucket: flags.deadLetterBucket }),
-                  },
-                }),
-            restored: flags.restored === true,
-            dryRun: flags.dryRun === true,
-          });
-          print(report);
-        } finally {
-          client.destroy();
-        }
-      });
+      await printReport((client) =>
+        eraseTenant({
+          ...target(flags, client),
+          tenant: flags.tenant,
+          from: flags.from,
+          to: flags.to,
+          ...(flags.deadLetterPrefix === undefined
+            ? {}
+            : {
+                deadLetter: {
+                  prefix: flags.deadLetterPrefix,
+                  ...(flags.deadLetterBucket === undefined ? {} : { bucket: flags.deadLetterBucket }),
+                },
+              }),
+        }),
+      );
     });
 }
 
