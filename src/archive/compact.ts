@@ -1,7 +1,5 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { defineOptions } from '../core/options.js';
-import { safeSegment } from '../sinks/archive-format.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../sinks/archive-objects.js';
 import type { TenantPartitioner } from '../sinks/archive-partition.js';
 import {
@@ -13,9 +11,10 @@ import {
   type ListedHour,
   listArchiveHours,
   RANGE_OPTIONS,
+  resolveRange,
   toMillis,
 } from '../sinks/archive-store.js';
-import { keyPrefix, type ServerSideEncryption, SSE_OPTION, sseParams } from '../sinks/options.js';
+import { type ServerSideEncryption, SSE_OPTION, sseParams } from '../sinks/options.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
 import { type CompactionSource, planCompaction } from './compaction-plan.js';
 import {
@@ -140,10 +139,9 @@ const NEEDS_RESTORE = new Set(['GLACIER', 'DEEP_ARCHIVE']);
  */
 export async function compactArchive(options: CompactArchiveOptions): Promise<CompactionReport> {
   const o = readOptions(options);
-  const requested = { fromMs: toMillis(o.from), toMs: toMillis(o.to) };
-  if (!(requested.fromMs < requested.toMs)) throw readOptions.fail("'from' must be before 'to'", 'from');
+  const requested = resolveRange(o, readOptions);
   const range = wholeHours(requested.fromMs, requested.toMs);
-  const table = safeSegment(o.table);
+  const table = requested.table;
   const nowMs = o.now === undefined ? Date.now() : toMillis(o.now);
   const lastHour = range.toMs - HOUR_MS;
   const closing = closesAt(lastHour, o.closedAfterSeconds);
@@ -152,10 +150,10 @@ export async function compactArchive(options: CompactArchiveOptions): Promise<Co
     throw new OpenPartitionError(hourLabel(table, dt, hour), new Date(closing));
   }
   const run: Run = {
-    client: o.client ?? new S3Client({}),
-    bucket: o.bucket,
-    signal: o.signal,
-    prefix: keyPrefix(o.prefix),
+    client: requested.client,
+    bucket: requested.bucket,
+    signal: requested.signal,
+    prefix: requested.prefix,
     table,
     layout: { maxObjectBytes: o.maxObjectBytes, partitionBy: o.partitionBy },
     write: { storageClass: o.storageClass, sse: sseParams(o.sse, readOptions.where) },

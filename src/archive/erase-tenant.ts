@@ -1,8 +1,7 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { defineOptions } from '../core/options.js';
 import { UnpartitionedObjectsError } from '../sinks/archive-errors.js';
-import { type ArchivePartition, type ArchiveRow, safeSegment } from '../sinks/archive-format.js';
+import type { ArchivePartition, ArchiveRow } from '../sinks/archive-format.js';
 import { recordTenantSegment, type TenantPartitioner, tenantSegment } from '../sinks/archive-partition.js';
 import {
   type ArchiveRangeOptions,
@@ -10,7 +9,7 @@ import {
   type ListedArchiveObject,
   listArchiveHours,
   RANGE_OPTIONS,
-  toMillis,
+  resolveRange,
 } from '../sinks/archive-store.js';
 import {
   keyPrefix,
@@ -113,9 +112,8 @@ interface Rewrite {
 export async function eraseTenant(options: EraseTenantOptions): Promise<EraseReport> {
   const o = readOptions(options);
   const segment = tenantSegment(o.tenant);
-  const fromMs = toMillis(o.from);
-  const toMs = toMillis(o.to);
-  if (!(fromMs < toMs)) throw readOptions.fail("'from' must be before 'to'", 'from');
+  const range = resolveRange(o, readOptions);
+  const { prefix, table, fromMs, toMs } = range;
   const deadLetter =
     o.deadLetter === undefined ? undefined : readDeadLetter(o.deadLetter, readOptions.where, 'deadLetter.');
   if (deadLetter !== undefined && o.partitionBy === undefined) {
@@ -124,9 +122,7 @@ export async function eraseTenant(options: EraseTenantOptions): Promise<EraseRep
       'deadLetter',
     );
   }
-  const store: Store = { client: o.client ?? new S3Client({}), bucket: o.bucket, signal: o.signal };
-  const prefix = keyPrefix(o.prefix);
-  const table = safeSegment(o.table);
+  const store: Store = { client: range.client, bucket: range.bucket, signal: range.signal };
   const limit = pLimit(o.concurrency);
   const partitionBy = o.partitionBy;
   const isTenantRecord =
@@ -152,7 +148,7 @@ export async function eraseTenant(options: EraseTenantOptions): Promise<EraseRep
   const toRead: ListedArchiveObject[] = [];
   const unpartitioned: string[] = [];
   const target = { segment, fromMs, toMs, canPartition: partitionBy !== undefined };
-  for await (const hour of listArchiveHours({ ...store, prefix, table, fromMs, toMs })) {
+  for await (const hour of listArchiveHours(range)) {
     for (const object of hour.objects) {
       const action = eraseAction(object, hour.startMs, target);
       if (action === 'delete') whole.push(object);

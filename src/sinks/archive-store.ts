@@ -2,8 +2,9 @@ import {
   GetObjectCommand,
   ListObjectsV2Command,
   type ListObjectsV2CommandOutput,
-  type S3Client,
+  S3Client,
 } from '@aws-sdk/client-s3';
+import type { InvalidOptionsError } from '../core/errors.js';
 import { ArchiveBucketNotFoundError, isNoSuchBucket } from './archive-errors.js';
 import {
   type ArchiveKeyParts,
@@ -12,10 +13,11 @@ import {
   parseArchiveKey,
   partitionPrefix,
   partitionTime,
+  safeSegment,
 } from './archive-format.js';
 import { sha256Base64 } from './digest.js';
 import { ArchiveFormatError } from './errors.js';
-import { PREFIX_OPTION } from './options.js';
+import { keyPrefix, PREFIX_OPTION } from './options.js';
 
 // Reading a stored archive from S3: listing its hour partitions and fetching an object's rows.
 // readArchive, compaction and erase all go through these, so they agree on what an object is.
@@ -78,6 +80,28 @@ export interface ArchiveRange {
   /** Exclusive end, epoch milliseconds. */
   toMs: number;
   signal?: AbortSignal | undefined;
+}
+
+/**
+ * The range of options RANGE_OPTIONS checked: an empty or reversed [from, to) fails through the
+ * operation's own reader (`fail`), so the message names the operation.
+ */
+export function resolveRange(
+  o: ArchiveRangeOptions,
+  reader: { fail(detail: string, option?: string): InvalidOptionsError },
+): ArchiveRange {
+  const fromMs = toMillis(o.from);
+  const toMs = toMillis(o.to);
+  if (!(fromMs < toMs)) throw reader.fail("'from' must be before 'to'", 'from');
+  return {
+    client: o.client ?? new S3Client({}),
+    bucket: o.bucket,
+    prefix: keyPrefix(o.prefix),
+    table: safeSegment(o.table),
+    fromMs,
+    toMs,
+    signal: o.signal,
+  };
 }
 
 /** One archive object as a listing shows it. */

@@ -1,9 +1,8 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import { defineOptions } from '../core/options.js';
 import { parseStreamRecord } from '../records/index.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { UnpartitionedObjectsError } from './archive-errors.js';
-import { type ArchiveRow, isStandInShard, rowToLambdaRecord, safeSegment } from './archive-format.js';
+import { type ArchiveRow, isStandInShard, rowToLambdaRecord } from './archive-format.js';
 import { recordTenantSegment, type TenantPartitioner, tenantSegment } from './archive-partition.js';
 import {
   type ArchiveRange,
@@ -12,10 +11,9 @@ import {
   type ListedArchiveObject,
   listArchiveHours,
   RANGE_OPTIONS,
-  toMillis,
+  resolveRange,
 } from './archive-store.js';
 import { ArchiveFormatError } from './errors.js';
-import { keyPrefix } from './options.js';
 
 /** An object readArchive skipped (with `onCorruptObject`) because it is not a readable archive object. */
 export interface CorruptArchiveObject {
@@ -65,9 +63,7 @@ interface ResolvedRead extends ArchiveRange {
 
 function resolve(options: ReadArchiveOptions): ResolvedRead {
   const o = readOptions(options);
-  const fromMs = toMillis(o.from);
-  const toMs = toMillis(o.to);
-  if (!(fromMs < toMs)) throw readOptions.fail("'from' must be before 'to'", 'from');
+  const range = resolveRange(o, readOptions);
   if (o.partitionBy !== undefined && o.tenant === undefined) {
     throw readOptions.fail(
       'partitionBy picks one tenant out of mixed objects: give tenant too',
@@ -75,14 +71,8 @@ function resolve(options: ReadArchiveOptions): ResolvedRead {
     );
   }
   return {
-    client: o.client ?? new S3Client({}),
-    bucket: o.bucket,
-    prefix: keyPrefix(o.prefix),
-    table: safeSegment(o.table),
-    fromMs,
-    toMs,
+    ...range,
     verify: o.verifyChecksum,
-    signal: o.signal,
     onCorrupt: o.onCorruptObject,
     tenant:
       o.tenant === undefined
