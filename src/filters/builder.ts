@@ -3,6 +3,7 @@ import { findOverriddenPath } from './compile.js';
 import { InvalidPatternError } from './errors.js';
 import { compileConditionList } from './leaf.js';
 import { childPath, indexPath, ROOT_PATH } from './path.js';
+import { isStringTypedAttributePath } from './string-typed.js';
 import type { AttributeName, ElementOf, FieldOf, FilterCondition, FilterPattern } from './types.js';
 
 /**
@@ -90,20 +91,6 @@ export function fieldPattern(path: readonly string[], conditions: readonly Filte
   compileConditionList(conditions, pathText(path));
   if (isStringTypedAttributePath(path)) refuseNonStringConditions(conditions, path);
   return nest(path, [...conditions]);
-}
-
-const IMAGE_KEYS = new Set(['Keys', 'NewImage', 'OldImage']);
-/** Type keys whose value Lambda delivers as a JSON string, or an array of strings (sets). */
-const STRING_TYPE_KEYS = new Set(['S', 'N', 'B', 'SS', 'NS', 'BS']);
-
-/** `dynamodb.<Keys|NewImage|OldImage>.<attribute>…<S|N|B|SS|NS|BS>`: a DynamoDB value that is text in the event. */
-function isStringTypedAttributePath(path: readonly string[]): boolean {
-  return (
-    path.length >= 4 &&
-    path[0] === 'dynamodb' &&
-    IMAGE_KEYS.has(path[1] as string) &&
-    STRING_TYPE_KEYS.has(path[path.length - 1] as string)
-  );
 }
 
 /*

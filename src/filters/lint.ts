@@ -1,10 +1,6 @@
 import { parsePattern } from './compile.js';
+import { isStringTypedAttributePath } from './string-typed.js';
 import type { FilterPattern } from './types.js';
-
-/** Under these, a stream record's attributes are DynamoDB JSON: `{"N": "42"}`, never `{"N": 42}`. */
-const IMAGES = new Set(['Keys', 'NewImage', 'OldImage']);
-/** The type keys whose value Lambda's filter sees as a JSON string (or a list of strings). */
-const STRING_TYPED = new Set(['S', 'N', 'B', 'SS', 'NS', 'BS']);
 
 /**
  * What Lambda accepts in a filter pattern but can never work on a DynamoDB stream record: a
@@ -38,7 +34,7 @@ function walk(node: unknown, path: readonly string[], out: string[]): void {
       for (const alternative of node) walk(alternative, path.slice(0, -1), out);
       return;
     }
-    if (!isStringTyped(path)) return;
+    if (!isStringTypedAttributePath(path)) return;
     node.forEach((condition, i) => {
       check(condition, `${path.join('.')}[${i}]`, out);
     });
@@ -46,15 +42,6 @@ function walk(node: unknown, path: readonly string[], out: string[]): void {
   }
   if (node !== null && typeof node === 'object')
     for (const [key, value] of Object.entries(node)) walk(value, [...path, key], out);
-}
-
-function isStringTyped(path: readonly string[]): boolean {
-  return (
-    path.length >= 4 &&
-    path[0] === 'dynamodb' &&
-    IMAGES.has(path[1] as string) &&
-    STRING_TYPED.has(path[path.length - 1] as string)
-  );
 }
 
 function check(condition: unknown, at: string, out: string[]): void {
