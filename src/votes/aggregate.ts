@@ -13,7 +13,7 @@ import { ATTR, type ItemKey } from './keys.js';
 import { POLL_OPTIONS, type PollContext, type PollOptions, resolvePollContext } from './options.js';
 import { checkPollLayout, readPollLayout } from './poll-config.js';
 import { listContestants } from './registry.js';
-import { countRetries, withRetries } from './retry.js';
+import { countedRequest } from './retry.js';
 import { addCapacity, newRequestStats, type RequestStats } from './stats.js';
 import type { AggregationSummary } from './summary.js';
 
@@ -96,10 +96,12 @@ export async function aggregateVotes(options: AggregateVotesOptions): Promise<Ag
     }
     const contestant = contestants[index]!;
     try {
-      const result = await withRetries(
-        () => {
-          stats.updateItem++;
-          return ctx.client.send(
+      const result = await countedRequest(
+        ctx,
+        stats,
+        'updateItem',
+        () =>
+          ctx.client.send(
             new UpdateItemCommand({
               TableName: ctx.tableName,
               Key: ctx.keys.total(contestant),
@@ -113,15 +115,9 @@ export async function aggregateVotes(options: AggregateVotesOptions): Promise<Ag
               },
               ReturnConsumedCapacity: 'TOTAL',
             }),
-          );
-        },
-        {
-          operation: `UpdateItem total of ${contestant}`,
-          attempts: ctx.maxAttempts,
-          // A conditional SET of a fixed value: repeating it cannot change the outcome.
-          retryClass: 'idempotent',
-          onRetry: countRetries(stats),
-        },
+          ),
+        // A conditional SET of a fixed value: repeating it cannot change the outcome.
+        { operation: `UpdateItem total of ${contestant}`, retryClass: 'idempotent' },
       );
       addCapacity(stats, 'write', result.ConsumedCapacity);
       outcome.written++;
@@ -205,9 +201,11 @@ async function readBatch(
 ): Promise<Record<string, AttributeValue>[]> {
   let pending: Record<string, AttributeValue>[] = keys;
   const items: Record<string, AttributeValue>[] = [];
-  await withRetries(
+  await countedRequest(
+    ctx,
+    stats,
+    'batchGetItem',
     async () => {
-      stats.batchGetItem++;
       const result = await ctx.client.send(
         new BatchGetItemCommand({
           RequestItems: {
@@ -229,12 +227,7 @@ async function readBatch(
         throw new PartialFailureError(unprocessed.length);
       }
     },
-    {
-      operation: `BatchGetItem (${keys.length} keys)`,
-      attempts: ctx.maxAttempts,
-      retryClass: 'idempotent',
-      onRetry: countRetries(stats),
-    },
+    { operation: `BatchGetItem (${keys.length} keys)`, retryClass: 'idempotent' },
   );
   return items;
 }

@@ -1,6 +1,6 @@
 import { type AttributeValue, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { PollContext } from './options.js';
-import { withRetries } from './retry.js';
+import { countedRequest } from './retry.js';
 import { addCapacity, type RequestStats } from './stats.js';
 
 /** Every item of one partition key, page by page (a registry or totals partition). */
@@ -13,10 +13,12 @@ export async function queryPartition(
 ): Promise<void> {
   let startKey: Record<string, AttributeValue> | undefined;
   do {
-    const page = await withRetries(
-      () => {
-        stats.query++;
-        return ctx.client.send(
+    const page = await countedRequest(
+      ctx,
+      stats,
+      'query',
+      () =>
+        ctx.client.send(
           new QueryCommand({
             TableName: ctx.tableName,
             KeyConditionExpression: '#pk = :pk',
@@ -27,14 +29,8 @@ export async function queryPartition(
             Limit: options.pageSize,
             ReturnConsumedCapacity: 'TOTAL',
           }),
-        );
-      },
-      {
-        operation: `Query ${pk}`,
-        attempts: ctx.maxAttempts,
-        retryClass: 'idempotent',
-        onRetry: () => stats.retries++,
-      },
+        ),
+      { operation: `Query ${pk}`, retryClass: 'idempotent' },
     );
     addCapacity(stats, 'read', page.ConsumedCapacity);
     for (const item of page.Items ?? []) onItem(item);

@@ -6,7 +6,7 @@ import { ATTR, checkId } from './keys.js';
 import type { PollContext } from './options.js';
 import type { PollLayoutGuard } from './poll-config.js';
 import { queryPartition } from './query-partition.js';
-import { countRetries, withRetries } from './retry.js';
+import { countedRequest } from './retry.js';
 import { newRequestStats, type RequestStats } from './stats.js';
 
 /** BatchWriteItem takes at most 25 put/delete requests (reference 003). */
@@ -65,9 +65,11 @@ export class ContestantRegistry {
 
   private async writeChunk(chunk: WriteRequest[], stats: RequestStats): Promise<void> {
     let pending = chunk;
-    await withRetries(
+    await countedRequest(
+      this.ctx,
+      stats,
+      'batchWriteItem',
       async () => {
-        stats.batchWriteItem++;
         const result = await this.ctx.client.send(
           new BatchWriteItemCommand({ RequestItems: { [this.ctx.tableName]: pending } }),
         );
@@ -77,13 +79,8 @@ export class ContestantRegistry {
           throw new PartialFailureError(unprocessed.length);
         }
       },
-      {
-        operation: 'BatchWriteItem (register contestants)',
-        attempts: this.ctx.maxAttempts,
-        // Puts of a fixed item: sending one twice is harmless.
-        retryClass: 'idempotent',
-        onRetry: countRetries(stats),
-      },
+      // Puts of a fixed item: sending one twice is harmless.
+      { operation: 'BatchWriteItem (register contestants)', retryClass: 'idempotent' },
     );
   }
 }

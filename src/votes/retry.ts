@@ -1,6 +1,7 @@
 import { PartialFailureError } from '../core/errors.js';
 import { RETRY_POLICIES, withAttempts, withRetry } from '../core/retry.js';
 import { VoteRequestFailedError } from './errors.js';
+import type { RequestStats } from './stats.js';
 
 /** Errors DynamoDB returns for a request it did not apply: always safe to send again. */
 const REJECTED_UNAPPLIED = new Set([
@@ -79,4 +80,27 @@ export function countRetries(stats: {
     if (error instanceof PartialFailureError) stats.unprocessedRetries++;
     else stats.retries++;
   };
+}
+
+/** The RequestStats counter a kind of request adds to. */
+type RequestCounter = 'query' | 'batchGetItem' | 'batchWriteItem' | 'updateItem';
+
+/**
+ * `withRetries` of one request as the votes APIs report it: every send counted under `request`,
+ * every retry by countRetries, `ctx.maxAttempts` attempts in all.
+ */
+export function countedRequest<T>(
+  ctx: { readonly maxAttempts: number },
+  stats: RequestStats,
+  request: RequestCounter,
+  send: () => Promise<T>,
+  options: Pick<RetryOptions, 'operation' | 'retryClass'>,
+): Promise<T> {
+  return withRetries(
+    () => {
+      stats[request]++;
+      return send();
+    },
+    { ...options, attempts: ctx.maxAttempts, onRetry: countRetries(stats) },
+  );
 }
