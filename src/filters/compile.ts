@@ -1,4 +1,4 @@
-import { InvalidPatternError } from './errors.js';
+import { expectArray, InvalidPatternError } from './errors.js';
 import { compileConditionList, type LeafMatcher, OPERATORS } from './leaf.js';
 import { childPath, indexPath, ROOT_PATH } from './path.js';
 import type { EventMatcher, FilterPattern, ItemFilterPattern } from './types.js';
@@ -179,8 +179,7 @@ function compileObject(pattern: Record<string, unknown>, path: string, insideOr:
 }
 
 function compileOr(value: unknown, path: string): Step[][] {
-  if (!Array.isArray(value))
-    throw new InvalidPatternError('invalid-or', path, '$or must be an array of at least two objects');
+  expectArray(value, 'invalid-or', path, '$or must be an array of at least two objects');
   if (value.length < 2)
     throw new InvalidPatternError('invalid-or', path, `$or needs at least two objects, got ${value.length}`);
   return value.map((branch, i) => {

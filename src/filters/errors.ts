@@ -36,6 +36,16 @@ export class InvalidPatternError extends TidewaterError {
   }
 }
 
+/** Refuses a pattern value that must be an array (a field's conditions, an operator's operand). */
+export function expectArray(
+  value: unknown,
+  reason: InvalidPatternReason,
+  path: string,
+  detail: string,
+): asserts value is unknown[] {
+  if (!Array.isArray(value)) throw new InvalidPatternError(reason, path, detail);
+}
+
 export type FilterCriteriaReason = 'no-filters' | 'too-many-filters' | 'pattern-too-long';
 
 /**

@@ -1,5 +1,5 @@
 import { compileCidr } from './cidr.js';
-import { InvalidPatternError } from './errors.js';
+import { expectArray, InvalidPatternError } from './errors.js';
 import { inRange, operandMicros, parseNumericRange, toMicros } from './numeric.js';
 import { childPath, indexPath } from './path.js';
 import { compileWildcard } from './wildcard.js';
@@ -35,13 +35,7 @@ export const OPERATORS = [
 ] as const;
 
 export function compileConditionList(list: unknown, path: string): LeafMatcher {
-  if (!Array.isArray(list)) {
-    throw new InvalidPatternError(
-      'not-an-array',
-      path,
-      'a field must be an object or an array of conditions',
-    );
-  }
+  expectArray(list, 'not-an-array', path, 'a field must be an object or an array of conditions');
   if (list.length === 0) {
     throw new InvalidPatternError(
       'empty-array',

@@ -1,4 +1,4 @@
-import { InvalidPatternError } from './errors.js';
+import { expectArray, InvalidPatternError } from './errors.js';
 
 /**
  * event-ruler compares numbers as fixed-point values: at most six decimal places, within
@@ -62,13 +62,7 @@ const EQUALS = '=';
  * and an upper bound second; the range must not be empty (event-ruler: "Bottom must be less than top").
  */
 export function parseNumericRange(operand: unknown, path: string): NumericRange {
-  if (!Array.isArray(operand)) {
-    throw new InvalidPatternError(
-      'invalid-numeric',
-      path,
-      'numeric takes an array such as [">", 0, "<=", 5]',
-    );
-  }
+  expectArray(operand, 'invalid-numeric', path, 'numeric takes an array such as [">", 0, "<=", 5]');
   const at = (i: number) => `${path}[${i}]`;
   const op = operand[0];
   if (typeof op !== 'string') {
