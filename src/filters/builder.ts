@@ -209,58 +209,58 @@ export interface AttributeFilter<V = unknown> {
   readonly L: ListTypeFilter<V>;
 }
 
-function attributeAt<V>(base: readonly string[]): AttributeFilter<V> {
-  const text = (type: string) => [...base, type];
+function boolFilter(path: readonly string[]): BoolTypeFilter {
   return {
-    get S() {
-      return stringFilter(text('S'));
+    equals: (value: boolean) => {
+      if (typeof value !== 'boolean')
+        throw new InvalidPatternError('invalid-value', pathText(path), 'BOOL.equals takes true or false');
+      return nest(path, [value]);
     },
-    get B() {
-      return stringFilter(text('B'));
-    },
-    get N() {
-      return numberFilter(text('N'));
-    },
-    get BOOL() {
-      const path = text('BOOL');
-      return {
-        equals: (value: boolean) => {
-          if (typeof value !== 'boolean')
-            throw new InvalidPatternError('invalid-value', pathText(path), 'BOOL.equals takes true or false');
-          return nest(path, [value]);
-        },
-        ...presence(path),
-      };
-    },
-    get NULL() {
-      return presence(text('NULL'));
-    },
-    get SS() {
-      return setFilter(text('SS'));
-    },
-    get NS() {
-      return setFilter(text('NS'));
-    },
-    get BS() {
-      return setFilter(text('BS'));
-    },
-    get M() {
-      const path = text('M');
-      return {
-        attribute: (name: string) => attributeAt([...path, attributeName(name)]),
-        exists: () => refuseIntermediateExists(path),
-        notExists: () => refuseIntermediateExists(path),
-      };
-    },
-    get L() {
-      const path = text('L');
-      return {
-        element: () => attributeAt(path),
-        exists: () => refuseIntermediateExists(path),
-        notExists: () => refuseIntermediateExists(path),
-      };
-    },
+    ...presence(path),
   };
+}
+
+function mapFilter(path: readonly string[]): MapTypeFilter<unknown> {
+  return {
+    attribute: (name: string) => attributeAt([...path, attributeName(name)]),
+    exists: () => refuseIntermediateExists(path),
+    notExists: () => refuseIntermediateExists(path),
+  };
+}
+
+function listFilter(path: readonly string[]): ListTypeFilter<unknown> {
+  return {
+    element: () => attributeAt(path),
+    exists: () => refuseIntermediateExists(path),
+    notExists: () => refuseIntermediateExists(path),
+  };
+}
+
+/** Each type key's filter, from the path that ends in the key; `M` and `L` lead to attributeAt again. */
+const TYPE_FILTERS = {
+  S: stringFilter,
+  B: stringFilter,
+  N: numberFilter,
+  BOOL: boolFilter,
+  NULL: presence,
+  SS: setFilter,
+  NS: setFilter,
+  BS: setFilter,
+  M: mapFilter,
+  L: listFilter,
+} satisfies Record<keyof AttributeFilter<unknown>, (path: readonly string[]) => unknown>;
+
+/** One getter per type key: a filter is built only when its key is read (M and L nest without end). */
+function attributeAt<V>(base: readonly string[]): AttributeFilter<V> {
+  const filter = {};
+  for (const [type, make] of Object.entries(TYPE_FILTERS)) {
+    Object.defineProperty(filter, type, {
+      get: () => make([...base, type]),
+      enumerable: true,
+      configurable: true,
+    });
+  }
+  return filter as AttributeFilter<V>;
 }
 
 function stringFilter(path: readonly string[]): StringTypeFilter {
