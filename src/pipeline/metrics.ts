@@ -123,7 +123,14 @@ export function publishMetrics(
   const settings = config.metrics!;
   if (settings.target !== undefined)
     addToTarget(settings.target, settings.publish, settings.routedNames, metrics, iteratorAgeMs, durationMs);
-  else settings.writer.write(emfLine(settings, metrics, iteratorAgeMs, durationMs, timestamp));
+  else {
+    const template = settings.template;
+    settings.writer.write(
+      template === undefined
+        ? genericEmfLine(settings, metrics, iteratorAgeMs, durationMs, timestamp)
+        : emfLine(template, metrics, iteratorAgeMs, durationMs, timestamp),
+    );
+  }
 }
 
 /**
@@ -182,15 +189,14 @@ function json(value: number): string {
   return Number.isFinite(value) ? String(value) : 'null';
 }
 
+/** The line from its template: only the numbers are written per invocation. */
 function emfLine(
-  settings: Extract<CompiledMetrics, { target: undefined }>,
+  template: EmfTemplate,
   metrics: InvocationMetrics,
   iteratorAgeMs: number,
   durationMs: number,
   timestamp: number,
 ): string {
-  const template = settings.template;
-  if (template === undefined) return genericEmfLine(settings, metrics, iteratorAgeMs, durationMs, timestamp);
   const { keys } = template;
   let line = template.start + JSON.stringify(timestamp) + template.afterTimestamp;
   let k = 0;
