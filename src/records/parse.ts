@@ -31,7 +31,9 @@ export interface ParseOptions {
    * Check keys and images structurally during parsing (what unmarshall checks: one type key,
    * S/N/B/BOOL/NULL/set/L/M shapes, number syntax, base64) without unmarshalling them: a bad
    * AttributeValue throws the same MalformedRecordError (reason, path) from the parse call that
-   * the getter would, while valid images stay lazy. Allocates nothing for a valid record.
+   * the getter would, while valid images stay lazy. Also checks DynamoDB's limits (38 digits,
+   * 1E-130 … 9.99…E+125, no empty set, no member twice, 32 levels). Allocates nothing for a
+   * valid record but to compare some set members (see isValidAttributeMap).
    * Default false. Implied by `eager`.
    */
   validate?: boolean;

@@ -22,7 +22,8 @@ import { convertImage } from './unmarshall.js';
  *
  * It answers only yes or no. The caller that gets "no" runs the real converter to obtain the
  * error, so reason, detail and path are the converter's by construction. It allocates nothing
- * but for sets of more than 16 members (and binary sets not given as base64).
+ * but to compare the members of a set of more than 16, of a number set written with exponents
+ * or trailing zeros, or of a binary set given as bytes.
  */
 export function isValidAttributeMap(map: unknown): boolean {
   return isValidMapAt(map, 1);

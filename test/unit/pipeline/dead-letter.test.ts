@@ -55,6 +55,31 @@ describe('poison records', () => {
     });
   });
 
+  it('dead-letters at once, never retried, a sequence number that is not digits and a creation time in milliseconds', async () => {
+    const sink = new RecordingSink('s');
+    const dlq = new RecordingDeadLetter();
+    const letters = {
+      ...streamRecord(1),
+      dynamodb: { ...streamRecord(1).dynamodb, SequenceNumber: 'not-a-number' },
+    };
+    const millis = streamRecord(2);
+    millis.dynamodb.ApproximateCreationDateTime = 1_800_000_000_000;
+    const response = await processBatch(
+      { Records: [streamRecord(0), letters, millis, streamRecord(3)] },
+      { ...quiet, deadLetter: dlq, routes: [{ when: 'insert', to: sink }] },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(sink.calls).toEqual([[seq(0), seq(3)]]);
+    expect(dlq.entries.map((e) => [e.sequenceNumber, e.reason, e.attempts])).toEqual([
+      ['not-a-number', 'malformed', 0],
+      [seq(2), 'malformed', 0],
+    ]);
+    expect(dlq.entries.map((e) => e.error.message)).toEqual([
+      expect.stringContaining('invalid-sequence-number'),
+      expect.stringContaining('(milliseconds?)'),
+    ]);
+  });
+
   it('with validate: true, dead-letters a record whose attribute values are invalid before any sink', async () => {
     const sink = new RecordingSink('s');
     const dlq = new RecordingDeadLetter();
