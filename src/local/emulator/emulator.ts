@@ -13,7 +13,7 @@ import type { LambdaStreamRecord } from '../../records/index.js';
 import { type Clock, systemClock } from './clock.js';
 import type { FailureCondition, FailureDestination } from './destinations.js';
 import type { EmulatorEvent, ShardResult } from './emulator-log.js';
-import { EmulatorStoppedError, ReplayStalledError } from './errors.js';
+import { EmulatorStoppedError, ReplayStalledError, UnstreamableRecordError } from './errors.js';
 import { callHandler } from './handler-call.js';
 import { invocationRecord } from './invocation-record.js';
 import { createLambdaContext } from './lambda-context.js';
@@ -227,7 +227,7 @@ export class EventSourceMappingEmulator {
       for (const record of page) {
         const entry: Entry = {
           record,
-          seq: BigInt(record.dynamodb.SequenceNumber),
+          seq: sequenceOf(record),
           done: false,
           deliveredAt: undefined,
           span: undefined,
@@ -778,6 +778,19 @@ function compileFilters(
 
 function markDone(batch: Entry[]): void {
   for (const entry of batch) entry.done = true;
+}
+
+/** The record's sequence number as the emulator orders by it; digits only, as DynamoDB writes them. */
+function sequenceOf(record: LambdaStreamRecord): bigint {
+  const text = record.dynamodb?.SequenceNumber;
+  if (typeof text !== 'string' || !/^\d{1,40}$/.test(text)) {
+    throw new UnstreamableRecordError(
+      record.eventID,
+      typeof text === 'string' ? text : undefined,
+      `SequenceNumber ${JSON.stringify(text)} is not a DynamoDB sequence number (1 to 40 digits); the emulator orders records by it`,
+    );
+  }
+  return BigInt(text);
 }
 
 function indexOfSequence(batch: Entry[], id: string): number {

@@ -24,6 +24,24 @@ export class ReplayFileError extends TidewaterError {
   }
 }
 
+/**
+ * A record no DynamoDB stream can carry reached the emulator (from a replay file or a hand-built
+ * event): a sequence number that is not digits, which the emulator orders by as Lambda does, or a
+ * record too deep to serialize into an invocation payload. Lambda never sees either; test such
+ * poison against the handler itself, where the pipeline dead-letters it.
+ */
+export class UnstreamableRecordError extends TidewaterError {
+  override name = 'UnstreamableRecordError';
+  constructor(
+    readonly eventID: string | undefined,
+    readonly sequenceNumber: string | undefined,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`record eventID=${eventID ?? '?'} sequenceNumber=${sequenceNumber ?? '?'}: ${detail}`, options);
+  }
+}
+
 /** The handler timed out (the emulator's view of Lambda's `Task timed out`). */
 export class HandlerTimeoutError extends TidewaterError {
   override name = 'HandlerTimeoutError';

@@ -33,6 +33,7 @@ export {
   HandlerTimeoutError,
   ReplayFileError,
   ReplayStalledError,
+  UnstreamableRecordError,
 } from './errors.js';
 export type { EventBuilderOptions } from './events.js';
 export { StreamEventBuilder, streamEvents } from './events.js';

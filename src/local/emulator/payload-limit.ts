@@ -1,4 +1,5 @@
 import type { LambdaStreamRecord } from '../../records/index.js';
+import { UnstreamableRecordError } from './errors.js';
 
 /**
  * The synchronous invocation payload limit, 6 MB, which an event source mapping's batch never
@@ -15,5 +16,17 @@ export const EVENT_ENVELOPE_BYTES = Buffer.byteLength('{"Records":[]}');
 
 /** What one record adds to an event's JSON: its own bytes and the comma before it. */
 export function recordPayloadBytes(record: LambdaStreamRecord): number {
-  return Buffer.byteLength(JSON.stringify(record), 'utf8') + 1;
+  let json: string;
+  try {
+    json = JSON.stringify(record);
+  } catch (error) {
+    // Only a record nested thousands of levels deep (DynamoDB stops at 32) overflows the stack here.
+    throw new UnstreamableRecordError(
+      record.eventID,
+      record.dynamodb?.SequenceNumber,
+      `cannot be serialized into an invocation payload (${error instanceof Error ? error.message : String(error)})`,
+      { cause: error },
+    );
+  }
+  return Buffer.byteLength(json, 'utf8') + 1;
 }
