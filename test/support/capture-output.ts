@@ -14,3 +14,18 @@ export function captureOutput(): { out: string[]; err: string[] } {
   });
   return { out, err };
 }
+
+/**
+ * JSON lines written to stdout and stderr, parsed, in call order across both streams (Powertools'
+ * Logger prints warn and error to stderr through a Console made with the Logger).
+ */
+export function captureJsonLines(): Record<string, unknown>[] {
+  const lines: Record<string, unknown>[] = [];
+  const take = (chunk: string | Uint8Array) => {
+    for (const text of String(chunk).split('\n')) if (text.trim() !== '') lines.push(JSON.parse(text));
+    return true;
+  };
+  vi.spyOn(process.stdout, 'write').mockImplementation(take);
+  vi.spyOn(process.stderr, 'write').mockImplementation(take);
+  return lines;
+}

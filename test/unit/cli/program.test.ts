@@ -13,6 +13,37 @@ afterEach(() => {
   process.exitCode = undefined;
 });
 
+/**
+ * A service directory holding a serverless.yml with one stream function `archive` (its stream
+ * event's extra settings given), a handler module and a one-record replay file.
+ */
+async function replayService(service: string, streamSettings: string[], handlerSource: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'tidewater-cli-'));
+  const config = join(dir, 'serverless.yml');
+  await writeFile(
+    config,
+    [
+      `service: ${service}`,
+      'provider:',
+      '  name: aws',
+      'functions:',
+      '  archive:',
+      '    handler: handler.handler',
+      '    events:',
+      '      - stream:',
+      '          arn: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
+      ...streamSettings.map((line) => `          ${line}`),
+      '',
+    ].join('\n'),
+  );
+  const handler = join(dir, 'handler.mjs');
+  await writeFile(handler, handlerSource);
+  const events = join(dir, 'events.jsonl');
+  const build = streamEvents({ tableName: 't' });
+  await writeFile(events, `${JSON.stringify({ Records: [build.insert({ pk: 'a' })] })}\n`);
+  return { config, handler: `${handler}#handler`, events };
+}
+
 describe('tidewater CLI', () => {
   it('every command has --help', async () => {
     for (const command of ['init', 'start', 'replay', 'capture', 'aggregate', 'archive', 'demo']) {
@@ -137,38 +168,21 @@ export async function handler(event) {
 
   it("replay warns when the stream event keeps Lambda's unbounded retries (a failing record would never end it)", async () => {
     // An age limit alone does not end it either: the replay's clock does not move while retrying.
-    const dir = await mkdtemp(join(tmpdir(), 'tidewater-cli-'));
-    await writeFile(
-      join(dir, 'serverless.yml'),
-      [
-        'service: unbounded',
-        'provider:',
-        '  name: aws',
-        'functions:',
-        '  archive:',
-        '    handler: handler.handler',
-        '    events:',
-        '      - stream:',
-        '          arn: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
-        '          maximumRecordAgeInSeconds: 3600',
-        '',
-      ].join('\n'),
+    const service = await replayService(
+      'unbounded',
+      ['maximumRecordAgeInSeconds: 3600'],
+      'export async function handler() { return { batchItemFailures: [] }; }',
     );
-    const handlerFile = join(dir, 'handler.mjs');
-    await writeFile(handlerFile, 'export async function handler() { return { batchItemFailures: [] }; }');
-    const file = join(dir, 'events.jsonl');
-    const build = streamEvents({ tableName: 't' });
-    await writeFile(file, `${JSON.stringify({ Records: [build.insert({ pk: 'a' })] })}\n`);
     const { out, err } = captureOutput();
     const code = await main([
       'replay',
-      file,
+      service.events,
       '-c',
-      join(dir, 'serverless.yml'),
+      service.config,
       '-f',
       'archive',
       '--handler',
-      `${handlerFile}#handler`,
+      service.handler,
       '--no-progress',
     ]);
     expect(code).toBe(EXIT.ok);
@@ -177,35 +191,19 @@ export async function handler(event) {
   });
 
   it('replay of a record that always fails ends with ReplayStalledError, its failures logged once with a count', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tidewater-cli-'));
-    await writeFile(
-      join(dir, 'serverless.yml'),
-      [
-        'service: stalls',
-        'provider:',
-        '  name: aws',
-        'functions:',
-        '  archive:',
-        '    handler: handler.handler',
-        '    events:',
-        '      - stream:',
-        '          arn: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
-        '',
-      ].join('\n'),
+    const service = await replayService(
+      'stalls',
+      [],
+      "export async function handler() { throw new Error('poison'); }",
     );
-    const handlerFile = join(dir, 'handler.mjs');
-    await writeFile(handlerFile, "export async function handler() { throw new Error('poison'); }");
-    const file = join(dir, 'events.jsonl');
-    const build = streamEvents({ tableName: 't' });
-    await writeFile(file, `${JSON.stringify({ Records: [build.insert({ pk: 'a' })] })}\n`);
     const { err } = captureOutput();
     const code = await main([
       'replay',
-      file,
+      service.events,
       '-c',
-      join(dir, 'serverless.yml'),
+      service.config,
       '--handler',
-      `${handlerFile}#handler`,
+      service.handler,
       '--stall-after',
       '4',
       '--no-progress',

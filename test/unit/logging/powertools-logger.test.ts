@@ -3,21 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { createJsonLogger, fromPowertoolsLogger } from '../../../src/logging/index.js';
 import { MalformedRecordError, NumberValue } from '../../../src/records/index.js';
-
-/**
- * Powertools' Logger prints through a `Console` on process.stdout / process.stderr (warn and
- * error go to stderr), made when the Logger is; both streams are captured here, in call order.
- */
-function capturePowertools() {
-  const lines: Record<string, unknown>[] = [];
-  const take = (chunk: string | Uint8Array) => {
-    for (const text of String(chunk).split('\n')) if (text.trim() !== '') lines.push(JSON.parse(text));
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(take);
-  vi.spyOn(process.stderr, 'write').mockImplementation(take);
-  return lines;
-}
+import { captureJsonLines } from '../../support/capture-output.js';
 
 function captureJson() {
   const lines: Record<string, unknown>[] = [];
@@ -73,7 +59,7 @@ describe('fromPowertoolsLogger', () => {
         requestId: 'r1',
         n: 1n,
       });
-      const lines = capturePowertools();
+      const lines = captureJsonLines();
       const powertools = fromPowertoolsLogger(
         new Logger({ serviceName: 'orders', logLevel: 'DEBUG' }),
         options,
@@ -92,7 +78,7 @@ describe('fromPowertoolsLogger', () => {
   }
 
   it('gives a child its bindings and leaves the parent and siblings without them', () => {
-    const lines = capturePowertools();
+    const lines = captureJsonLines();
     const root = fromPowertoolsLogger(new Logger({ serviceName: 'orders' }));
     const a = root.child({ requestId: 'a' });
     const b = root.child({ requestId: 'b' }).child({ sink: 'archive' });
@@ -108,7 +94,7 @@ describe('fromPowertoolsLogger', () => {
   });
 
   it("follows the Logger's state at log time: its level, appended keys and Lambda context", () => {
-    const lines = capturePowertools();
+    const lines = captureJsonLines();
     const logger = new Logger({ serviceName: 'orders' });
     const child = fromPowertoolsLogger(logger).child({ requestId: 'r1' });
     child.debug({}, 'hidden at INFO');
@@ -140,7 +126,7 @@ describe('fromPowertoolsLogger', () => {
       '_X_AMZN_TRACE_ID',
       'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',
     );
-    const lines = capturePowertools();
+    const lines = captureJsonLines();
     const logger = fromPowertoolsLogger(
       new Logger({ serviceName: 'orders', logBufferOptions: { enabled: true } }),
     ).child({ requestId: 'r1' });

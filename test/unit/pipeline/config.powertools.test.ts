@@ -12,6 +12,7 @@ import {
   type PipelineConfig,
   processBatch,
 } from '../../../src/pipeline/index.js';
+import { captureJsonLines } from '../../support/capture-output.js';
 import { batch, quiet, RecordingSink, seq } from './fixtures.js';
 
 const SECRET = 'card-4111-1111';
@@ -41,18 +42,6 @@ function lambdaContext(awsRequestId: string): Context {
     memoryLimitInMB: '256',
     getRemainingTimeInMillis: () => 60_000,
   } as unknown as Context;
-}
-
-/** Powertools writes through Consoles on process.stdout / process.stderr: both captured, in call order. */
-function captureStdio() {
-  const lines: Record<string, unknown>[] = [];
-  const take = (chunk: string | Uint8Array) => {
-    for (const text of String(chunk).split('\n')) if (text.trim() !== '') lines.push(JSON.parse(text));
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(take);
-  vi.spyOn(process.stderr, 'write').mockImplementation(take);
-  return lines;
 }
 
 afterEach(() => {
@@ -112,7 +101,7 @@ describe('a Powertools Logger as the pipeline logger', () => {
     });
     const expected = await own(secretBatch(4), lambdaContext('req-1'));
 
-    const lines = captureStdio();
+    const lines = captureJsonLines();
     const handler = createStreamHandler({
       ...scenario(),
       logger: new Logger({ serviceName: 'orders', logLevel: 'DEBUG' }),
@@ -139,7 +128,7 @@ describe('a Powertools Logger as the pipeline logger', () => {
   });
 
   it('logs item images when the pipeline is told to (logImages)', async () => {
-    const lines = captureStdio();
+    const lines = captureJsonLines();
     await processBatch(
       secretBatch(1),
       { ...scenario(), logImages: true, logger: new Logger({ serviceName: 'orders' }) },
@@ -153,7 +142,7 @@ describe('a Powertools Logger as the pipeline logger', () => {
   it("adds tidewater's invocation bindings to the Lambda context Powertools' own middleware injects", async () => {
     const logger = new Logger({ serviceName: 'orders' });
     const handler = createStreamHandler({ ...scenario(), logger }).use(injectLambdaContext(logger));
-    const lines = captureStdio();
+    const lines = captureJsonLines();
     await handler(secretBatch(3), lambdaContext('req-3'));
     vi.restoreAllMocks();
     expect(lines.length).toBeGreaterThan(0);
@@ -179,7 +168,7 @@ describe('a Powertools Logger as the pipeline logger', () => {
       context.logger?.warn({ sink: 'slow', first: records[0]?.sequenceNumber }, 'sink done');
     });
     const handler = createStreamHandler({ ...quiet, logger, routes: [{ when: 'insert', to: slow }] });
-    const lines = captureStdio();
+    const lines = captureJsonLines();
     const a = handler(secretBatch(2, 0), lambdaContext('req-a'));
     const b = handler(secretBatch(2, 10), lambdaContext('req-b'));
     await new Promise((resolve) => setImmediate(resolve));
@@ -235,7 +224,7 @@ describe('a Powertools Metrics instance as the metrics target', () => {
         writer: { write: (l) => ours.push(l) },
       },
     });
-    const lines = captureStdio();
+    const lines = captureJsonLines();
     const response = await processBatch(secretBatch(5), {
       ...base,
       routes: routes(),
@@ -262,7 +251,7 @@ describe('a Powertools Metrics instance as the metrics target', () => {
       metrics,
       handlers: { insert: () => void metrics.addMetric('OrdersSeen', 'Count', 1) },
     });
-    const lines = captureStdio();
+    const lines = captureJsonLines();
     await handler(secretBatch(3), lambdaContext('req-m'));
     await handler(secretBatch(2), lambdaContext('req-n'));
     vi.restoreAllMocks();
@@ -280,7 +269,7 @@ describe('a Powertools Metrics instance as the metrics target', () => {
       routes: routes(),
       metrics: { target: metrics, publish: false },
     }).use(logMetrics(metrics, { throwOnEmptyMetrics: true }));
-    const lines = captureStdio();
+    const lines = captureJsonLines();
     // With throwOnEmptyMetrics the middleware throws if tidewater had published (and so emptied) them.
     await expect(handler(secretBatch(2), lambdaContext('req-p'))).resolves.toEqual({ batchItemFailures: [] });
     vi.restoreAllMocks();
@@ -291,7 +280,7 @@ describe('a Powertools Metrics instance as the metrics target', () => {
 
   it('with publish: false adds the metrics and leaves them stored until the instance is published', async () => {
     const metrics = new Metrics({ namespace: 'Orders', serviceName: 'archiver' });
-    const lines = captureStdio();
+    const lines = captureJsonLines();
     await processBatch(secretBatch(2), {
       ...base,
       routes: routes(),
@@ -309,7 +298,7 @@ describe('a Powertools Metrics instance as the metrics target', () => {
     const metrics = new Metrics({ namespace: 'Orders', defaultDimensions: { Records: 'x' } });
     const errors: Record<string, unknown>[] = [];
     const logger = createJsonLogger({ destination: { write: (line) => errors.push(JSON.parse(line)) } });
-    const lines = captureStdio();
+    const lines = captureJsonLines();
     const response = await processBatch(secretBatch(2), {
       ...base,
       routes: routes(),
