@@ -294,9 +294,10 @@ export class EventSourceMappingEmulator {
     const bytes = recordPayloadBytes(entry.record);
     // The payload limit cuts the batch before the record that would pass it; a record over the
     // limit on its own (a DynamoDB item is at most 400 KB, so never on AWS) goes alone.
+    // recordPayloadBytes counts a comma per record; an event has one fewer than its records.
     if (
       lane.buffer.length > 0 &&
-      EVENT_ENVELOPE_BYTES + lane.bufferBytes + bytes > INVOCATION_PAYLOAD_LIMIT_BYTES
+      EVENT_ENVELOPE_BYTES + lane.bufferBytes + bytes - 1 > INVOCATION_PAYLOAD_LIMIT_BYTES
     )
       this.flush(shard, lane);
     if (lane.buffer.length === 0 && !lane.completedAny) lane.windowOpenedAt = now;

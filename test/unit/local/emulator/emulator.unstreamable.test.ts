@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { EventSourceMappingEmulator } from '../../../../src/local/emulator/emulator.js';
 import { UnstreamableRecordError } from '../../../../src/local/emulator/errors.js';
 import { StreamEventBuilder } from '../../../../src/local/emulator/events.js';
-import { recordPayloadBytes } from '../../../../src/local/emulator/payload-limit.js';
+import {
+  INVOCATION_PAYLOAD_LIMIT_BYTES,
+  recordPayloadBytes,
+} from '../../../../src/local/emulator/payload-limit.js';
 import type { LambdaStreamRecord } from '../../../../src/records/types.js';
 
 function insert(pk: string): LambdaStreamRecord {
@@ -33,24 +36,56 @@ describe('EventSourceMappingEmulator: records no DynamoDB stream can carry', () 
     expect(handled).toEqual([]);
   });
 
-  it('a record too deep to serialize is a typed error, not a raw RangeError', () => {
+  it('a record too deep to serialize stops the run with a typed error, not a raw RangeError', async () => {
     const record = insert('deep');
     let value: Record<string, unknown> = { S: 'leaf' };
     for (let i = 0; i < 200_000; i++) value = { M: { a: value } };
     (record.dynamodb as unknown as { NewImage: unknown }).NewImage = { deep: value };
-    let thrown: unknown;
-    try {
-      recordPayloadBytes(record);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(UnstreamableRecordError);
-    expect((thrown as UnstreamableRecordError).sequenceNumber).toBe(record.dynamodb.SequenceNumber);
-    expect((thrown as Error).cause).toBeInstanceOf(RangeError);
+    const handled: string[] = [];
+    const error = await run([insert('a'), record], handled).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnstreamableRecordError);
+    expect((error as UnstreamableRecordError).sequenceNumber).toBe(record.dynamodb.SequenceNumber);
+    expect((error as Error).cause).toBeInstanceOf(RangeError);
+  });
+});
+
+describe('EventSourceMappingEmulator: the 6 MB payload cut, at the byte', () => {
+  /** Two records whose event JSON is exactly `total` bytes. */
+  function pairOfSize(total: number): LambdaStreamRecord[] {
+    const a = insert('a');
+    const b = insert('b');
+    (b.dynamodb as unknown as { NewImage: unknown }).NewImage = { pk: { S: 'b' }, blob: { S: '' } };
+    const base = Buffer.byteLength(JSON.stringify({ Records: [a, b] }));
+    (b.dynamodb as unknown as { NewImage: { blob: { S: string } } }).NewImage.blob.S = 'x'.repeat(
+      total - base,
+    );
+    expect(Buffer.byteLength(JSON.stringify({ Records: [a, b] }))).toBe(total);
+    return [a, b];
+  }
+
+  async function invocationSizes(records: LambdaStreamRecord[]): Promise<number[]> {
+    const sizes: number[] = [];
+    await new EventSourceMappingEmulator({
+      batchSize: 100,
+      handler: async (event) => {
+        sizes.push(event.Records.length);
+      },
+    }).runRecords(records);
+    return sizes;
+  }
+
+  it('an event of exactly 6 MiB goes out whole; one byte more is cut before the record that passes it', async () => {
+    expect(await invocationSizes(pairOfSize(INVOCATION_PAYLOAD_LIMIT_BYTES))).toEqual([2]);
+    expect(await invocationSizes(pairOfSize(INVOCATION_PAYLOAD_LIMIT_BYTES + 1))).toEqual([1, 1]);
   });
 
-  it('an ordinary record weighs its JSON plus the comma before it', () => {
-    const record = insert('a');
-    expect(recordPayloadBytes(record)).toBe(Buffer.byteLength(JSON.stringify(record)) + 1);
+  it('a record over the limit on its own goes alone, and the records around it are still delivered', async () => {
+    const big = insert('big');
+    (big.dynamodb as unknown as { NewImage: unknown }).NewImage = {
+      pk: { S: 'big' },
+      blob: { S: 'x'.repeat(INVOCATION_PAYLOAD_LIMIT_BYTES) },
+    };
+    expect(recordPayloadBytes(big)).toBeGreaterThan(INVOCATION_PAYLOAD_LIMIT_BYTES);
+    expect(await invocationSizes([insert('a'), big, insert('c')])).toEqual([1, 1, 1]);
   });
 });
