@@ -128,15 +128,7 @@ export function parseStreamEvent(key: string, raw: unknown, file: string): Strea
       `${where}.startingPositionTimestamp goes with startingPosition AT_TIMESTAMP, which a DynamoDB stream does not take`,
     );
   }
-  const fields: Array<[keyof StreamEventSettings, string]> = [
-    ['batchSize', 'batchSize'],
-    ['maximumBatchingWindowInSeconds', 'batchWindow'],
-    ['maximumRetryAttempts', 'maximumRetryAttempts'],
-    ['maximumRecordAgeInSeconds', 'maximumRecordAgeInSeconds'],
-    ['parallelizationFactor', 'parallelizationFactor'],
-    ['tumblingWindowInSeconds', 'tumblingWindowInSeconds'],
-  ];
-  for (const [to, from] of fields) {
+  for (const [to, from] of NUMERIC_STREAM_SETTINGS) {
     const value = num(from);
     if (value !== undefined) (out as unknown as Record<string, unknown>)[to] = value;
   }
@@ -156,6 +148,21 @@ export function parseStreamEvent(key: string, raw: unknown, file: string): Strea
 }
 
 /**
+ * The numeric settings of a stream event: the emulator option (and StreamEventSettings key) and
+ * serverless.yml's name for it. Read from serverless.yml and handed to the emulator from this one list.
+ */
+const NUMERIC_STREAM_SETTINGS = [
+  ['batchSize', 'batchSize'],
+  ['maximumBatchingWindowInSeconds', 'batchWindow'],
+  ['maximumRetryAttempts', 'maximumRetryAttempts'],
+  ['maximumRecordAgeInSeconds', 'maximumRecordAgeInSeconds'],
+  ['parallelizationFactor', 'parallelizationFactor'],
+  ['tumblingWindowInSeconds', 'tumblingWindowInSeconds'],
+] as const satisfies ReadonlyArray<
+  readonly [keyof StreamEventSettings & keyof EventSourceMappingOptions, string]
+>;
+
+/**
  * The emulator options a function's stream event means. The on-failure destination is left to
  * the caller (it needs a client for the queue / bucket the ARN names).
  */
@@ -164,28 +171,21 @@ export function toEmulatorOptions(
   options: { region?: string; accountId?: string } = {},
 ): Omit<EventSourceMappingOptions, 'handler'> {
   const s = settings.stream;
-  return {
+  const out: Omit<EventSourceMappingOptions, 'handler'> = {
     functionName: settings.functionName,
     timeoutSeconds: settings.timeoutSeconds,
     memorySize: settings.memorySize,
     ...(options.region ? { region: options.region } : {}),
     ...(options.accountId ? { accountId: options.accountId } : {}),
-    ...(s.batchSize !== undefined ? { batchSize: s.batchSize } : {}),
-    ...(s.maximumBatchingWindowInSeconds !== undefined
-      ? { maximumBatchingWindowInSeconds: s.maximumBatchingWindowInSeconds }
-      : {}),
     ...(s.filterPatterns ? { filterPatterns: s.filterPatterns } : {}),
     reportBatchItemFailures: s.reportBatchItemFailures,
     bisectBatchOnFunctionError: s.bisectBatchOnFunctionError,
-    ...(s.maximumRetryAttempts !== undefined ? { maximumRetryAttempts: s.maximumRetryAttempts } : {}),
-    ...(s.maximumRecordAgeInSeconds !== undefined
-      ? { maximumRecordAgeInSeconds: s.maximumRecordAgeInSeconds }
-      : {}),
-    ...(s.parallelizationFactor !== undefined ? { parallelizationFactor: s.parallelizationFactor } : {}),
-    ...(s.tumblingWindowInSeconds !== undefined
-      ? { tumblingWindowInSeconds: s.tumblingWindowInSeconds }
-      : {}),
   };
+  for (const [key] of NUMERIC_STREAM_SETTINGS) {
+    const value = s[key];
+    if (value !== undefined) (out as Record<string, unknown>)[key] = value;
+  }
+  return out;
 }
 
 /**

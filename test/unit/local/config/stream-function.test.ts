@@ -46,6 +46,37 @@ describe('a stream event in serverless.yml', () => {
     expect(toEmulatorOptions(fn({})).tumblingWindowInSeconds).toBeUndefined();
   });
 
+  it('brings every numeric setting to the emulator under its emulator name, and leaves unset ones out', () => {
+    const options = toEmulatorOptions(
+      fn({
+        batchSize: 25,
+        batchWindow: 2,
+        maximumRetryAttempts: 3,
+        maximumRecordAgeInSeconds: 600,
+        parallelizationFactor: 4,
+        tumblingWindowInSeconds: 60,
+      }),
+    );
+    expect(options).toMatchObject({
+      batchSize: 25,
+      maximumBatchingWindowInSeconds: 2,
+      maximumRetryAttempts: 3,
+      maximumRecordAgeInSeconds: 600,
+      parallelizationFactor: 4,
+      tumblingWindowInSeconds: 60,
+    });
+    const bare = toEmulatorOptions(fn({}));
+    for (const key of [
+      'batchSize',
+      'maximumBatchingWindowInSeconds',
+      'maximumRetryAttempts',
+      'maximumRecordAgeInSeconds',
+      'parallelizationFactor',
+      'tumblingWindowInSeconds',
+    ])
+      expect(bare).not.toHaveProperty(key);
+  });
+
   // DynamoDB event source mapping parameters: "StartingPosition: TRIM_HORIZON or LATEST".
   it.each(['TRIM_HORIZON', 'LATEST'])('takes startingPosition %s', (position) => {
     expect(fn({ startingPosition: position }).stream.startingPosition).toBe(position);
