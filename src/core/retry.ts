@@ -1,8 +1,9 @@
 import pRetry from 'p-retry';
 import type { RetryPolicy } from './backoff.js';
 
-export type { RetryPolicy, RetryPolicyName } from './backoff.js';
-export { backoffDelay, RETRY_POLICIES, waitBeforeRetry, withAttempts } from './backoff.js';
+// What a caller of withRetry also needs to name its policy (sinks and votes import it from here).
+export type { RetryPolicy } from './backoff.js';
+export { RETRY_POLICIES, withAttempts } from './backoff.js';
 
 export interface RetryRun {
   /** A named policy from RETRY_POLICIES (maybe `withAttempts(…)` from a caller's option). */

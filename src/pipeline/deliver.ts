@@ -16,6 +16,7 @@ import {
   outOfTime,
 } from './ledger.js';
 import { type Failures, retryFailures } from './retry.js';
+import { isThenable } from './thenable.js';
 
 /** Handlers by kind, where KINDS lists them: record.kind → index into CompiledConfig.handlers. */
 const KIND_INDEX = Object.fromEntries(KINDS.map((kind, i) => [kind, i])) as Record<string, number>;
@@ -66,14 +67,6 @@ function laneKey(ledger: Ledger, i: number): string | undefined {
     );
     return undefined;
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as PromiseLike<unknown>).then === 'function'
-  );
 }
 
 /**

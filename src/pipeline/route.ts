@@ -29,11 +29,10 @@ export function readRecords(raws: readonly unknown[], parse: RecordParser): Read
   let errors: unknown[] | undefined;
   for (let i = 0; i < n; i++) {
     try {
-      const record = parse(raws[i]);
-      if (record.sequenceNumber === '') throw new UnreadableSequenceNumberError(i, record.eventID);
-      records[i] = record;
+      // The parser rejects an empty or missing sequence number (missing-sequence-number), so
+      // every record it returns has one; only a failed parse needs the raw record looked at.
+      records[i] = parse(raws[i]);
     } catch (error) {
-      if (error instanceof UnreadableSequenceNumberError) throw error;
       if (sequenceNumberOf(raws[i]) === undefined)
         throw new UnreadableSequenceNumberError(i, eventIdOf(raws[i]));
       errors ??= new Array<unknown>(n);

@@ -7,6 +7,7 @@ import type { CompiledConfig, CompiledSchema } from './config.js';
 import { type ImageName, ImageSchemaError, InvalidImageError } from './errors.js';
 import { giveUp, isPoison, type Ledger, malformed } from './ledger.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
+import { isThenable } from './thenable.js';
 
 /** A validate call that threw (or whose promise rejected): kept apart from any value it could return. */
 class Thrown {
@@ -23,12 +24,6 @@ interface Pending {
   readonly image: ImageName;
   readonly settled: Promise<readonly [Attempt, Attempt]>;
   done: boolean;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function'
-  );
 }
 
 function attempt(props: StandardSchemaV1.Props<unknown, Item>, image: Item | undefined) {
@@ -68,7 +63,7 @@ export function validateImages(ledger: Ledger, config: CompiledConfig): Promise<
   for (let j = 0; j < schemas.length; j++) views.push(new Array<ClassifiedRecord | undefined>(n));
   ledger.views = views;
   let pending: Pending[] | undefined;
-  for (let i = 0; i < n && i < ledger.cutoff; i++) {
+  for (let i = 0; i < ledger.cutoff; i++) {
     for (let j = 0; j < schemas.length; j++) {
       const schema = schemas[j]!;
       if ((masks[i]! & schema.mask) === 0) continue;

@@ -15,18 +15,25 @@ const MAX_DIGITS = 38;
 const MIN_MAGNITUDE = -130;
 const MAX_MAGNITUDE = 125;
 
-/**
- * The scale of a text already known to be number syntax (`[+-]digits[.digits][e[+-]digits]`):
- * how many significant digits it has (0 for zero), where they start and end in the text's digits,
- * and the power of ten of the first one. Reads the text once and allocates nothing unless it
- * has an exponent.
- */
+/** A number text's significant digits, as scaleOf reads them. */
 interface Scale {
+  /** How many significant digits (0 for zero). */
   significant: number;
+  /** The power of ten of the first significant digit (0 for zero). */
   magnitude: number;
+  /** Where the significant digits start and end among the text's digits (-1 for zero). */
+  firstSig: number;
+  lastSig: number;
+  /** Where the mantissa ends in the text: its length, or the exponent mark's index. */
+  end: number;
 }
 
-function scaleOf(text: string, out: { firstSig: number; lastSig: number; end: number }): Scale {
+/**
+ * The scale of a text already known to be number syntax (`[+-]digits[.digits][e[+-]digits]`),
+ * read in one pass. Off the hot path (a limit's message, a set's duplicate check): isValidNumber
+ * is the per-value scan.
+ */
+function scaleOf(text: string): Scale {
   const len = text.length;
   let i = 0;
   const first = text.charCodeAt(0);
@@ -48,15 +55,15 @@ function scaleOf(text: string, out: { firstSig: number; lastSig: number; end: nu
     }
     count++;
   }
-  out.firstSig = firstSig;
-  out.lastSig = lastSig;
-  out.end = i;
-  if (firstSig < 0) return { significant: 0, magnitude: 0 };
+  if (firstSig < 0) return { significant: 0, magnitude: 0, firstSig, lastSig, end: i };
   // An exponent of any length: Number() of its text is exact far past any limit that matters.
   const exponent = i < len ? Number(text.slice(i + 1)) : 0;
   return {
     significant: lastSig - firstSig + 1,
     magnitude: (point < 0 ? count : point) - firstSig - 1 + exponent,
+    firstSig,
+    lastSig,
+    end: i,
   };
 }
 
@@ -65,7 +72,7 @@ function scaleOf(text: string, out: { firstSig: number; lastSig: number; end: nu
  * digits, or a magnitude outside 1E-130 … 9.99…E+125. `text` is already known to be number syntax.
  */
 export function numberLimitProblem(text: string): string | undefined {
-  const { significant, magnitude } = scaleOf(text, { firstSig: 0, lastSig: 0, end: 0 });
+  const { significant, magnitude } = scaleOf(text);
   if (significant > MAX_DIGITS) {
     return `N has ${significant} significant digits, DynamoDB keeps at most ${MAX_DIGITS}`;
   }
@@ -128,15 +135,14 @@ export function isValidNumber(text: string): boolean {
 
 /** One text per value: `1`, `1.0`, `+1` and `10E-1` share it (DynamoDB compares set members by value). */
 function numberKey(text: string): string {
-  const at = { firstSig: 0, lastSig: 0, end: 0 };
-  const { significant, magnitude } = scaleOf(text, at);
+  const { significant, magnitude, firstSig, lastSig, end } = scaleOf(text);
   if (significant === 0) return '0';
   const sign = text.charCodeAt(0) === 45 ? '-' : '';
   const start = sign === '' && text.charCodeAt(0) !== 43 ? 0 : 1;
   const digits = text
-    .slice(start, at.end)
+    .slice(start, end)
     .replace('.', '')
-    .slice(at.firstSig, at.lastSig + 1);
+    .slice(firstSig, lastSig + 1);
   return `${sign}${digits}e${magnitude}`;
 }
 

@@ -113,8 +113,8 @@ function generalNumber(text: string): number | bigint | NumberValue {
 }
 
 /**
- * True for short canonical integers ("0", "-42", "12345"), the common case: a scan of a few
- * characters where the syntax check is a regular expression call.
+ * True for short canonical integers ("0", "-42", "12345"), the common case: checked in a few
+ * characters, without isValidNumber's general scan (fractions, exponents, DynamoDB's limits).
  */
 function isShortCanonicalInteger(text: string): boolean {
   const len = text.length;
@@ -140,8 +140,7 @@ export function isValidNumberText(text: unknown): boolean {
 }
 
 function checkedText(text: string): string {
-  if (typeof text !== 'string') throw invalidNumber(text);
-  if (!isShortCanonicalInteger(text) && !isValidNumber(text)) throw numberError(text);
+  if (!isValidNumberText(text)) throw typeof text === 'string' ? numberError(text) : invalidNumber(text);
   return text;
 }
 

@@ -51,7 +51,8 @@ function tooDeep(): never {
   return fail('too-deep', `nested deeper than DynamoDB's ${MAX_NESTING_LEVEL} levels`);
 }
 
-function isEmptyMap(map: object): boolean {
+/** Whether a map has no attribute to walk (enumerated as the walks enumerate it, with for-in). */
+export function isEmptyMap(map: object): boolean {
   for (const _ in map) return false;
   return true;
 }
@@ -262,8 +263,12 @@ function convertValue(av: AttributeValue, cx: Conversion): unknown {
         if (typeof member === 'object') bySize = false;
         out.add(member);
       }
-      if (bySize ? out.size !== list.length : list.length > 1 && duplicateNumberIndex(list) >= 0)
-        throw duplicateMember('NS', duplicateNumberIndex(list));
+      if (bySize) {
+        if (out.size !== list.length) throw duplicateMember('NS', duplicateNumberIndex(list));
+      } else if (list.length > 1) {
+        const at = duplicateNumberIndex(list);
+        if (at >= 0) throw duplicateMember('NS', at);
+      }
       return out;
     }
     case 'B':

@@ -9,7 +9,7 @@ import {
 import { exactNumber, isValidNumberText } from './numbers.js';
 import { type MapName, malformedImage } from './stream-record.js';
 import type { AttributeMap, ClassifiedRecord } from './types.js';
-import { convertImage } from './unmarshall.js';
+import { convertImage, isEmptyMap } from './unmarshall.js';
 
 /**
  * Structural validation of DynamoDB JSON without building anything: true exactly when
@@ -32,8 +32,9 @@ export function isValidAttributeMap(map: unknown): boolean {
 /** A map whose values are at nesting level `level`. */
 function isValidMapAt(map: unknown, level: number): boolean {
   if (map === null || typeof map !== 'object' || Array.isArray(map)) return false;
+  // Too deep for any attribute, but an empty map holds none: the converter accepts it there too.
+  if (level > MAX_NESTING_LEVEL) return isEmptyMap(map);
   for (const key in map) {
-    if (level > MAX_NESTING_LEVEL) return false;
     if (!isValidAttributeValue((map as Record<string, unknown>)[key], level)) return false;
   }
   return true;

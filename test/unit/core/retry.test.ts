@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { backoffDelay, type RetryPolicy } from '../../../src/core/backoff.js';
 import { PartialFailureError } from '../../../src/core/errors.js';
-import { backoffDelay, type RetryPolicy, withRetry } from '../../../src/core/retry.js';
+import { withRetry } from '../../../src/core/retry.js';
 
 afterEach(() => {
   vi.useRealTimers();

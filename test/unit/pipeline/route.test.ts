@@ -108,7 +108,7 @@ describe('records routed to a sink that takes checked images', () => {
     expect(archive.calls).toEqual([[seq(0)]]);
   });
 
-  it('parse.validate already checks every record: the routing check is left out, the verdict is the same', async () => {
+  it('parse.validate already checks every record: no sink is checked at routing (checkedSinks 0), the poison is still dead-lettered malformed', async () => {
     const archive = new ArchiveLike('archive');
     const dlq = new RecordingDeadLetter();
     const pipeline = createPipeline({
@@ -151,8 +151,10 @@ describe('records routed to a sink that takes checked images', () => {
     expect((new MemorySink() as { checkedImages?: boolean }).checkedImages).toBeUndefined();
   });
 
-  it('a sink finding poison the check let through (a custom sink reading images) still dead-letters it alone', async () => {
-    // The check and the getters agree; a sink that throws MalformedRecordError is handled as before.
+  it('poison routed only past the check (not to the archive) is found by a sink reading images and dead-lettered alone; the archive never sees it', async () => {
+    // The check is on (an archive is routed), but it looks only at records routed to the archive:
+    // the ttl-deletes go to a custom sink reading images, which throws MalformedRecordError.
+    const archive = new ArchiveLike('archive');
     const reads = new RecordingSink(
       'reads',
       () => false,
@@ -161,11 +163,28 @@ describe('records routed to a sink that takes checked images', () => {
       },
     );
     const dlq = new RecordingDeadLetter();
-    await processBatch(
-      { Records: [poisoned(0, 'duplicate-member'), streamRecord(1, { kind: 'ttl-delete' })] },
-      { ...quiet, deadLetter: dlq, routes: [{ when: 'ttl-delete', to: reads }] },
-    );
+    const pipeline = createPipeline({
+      ...quiet,
+      deadLetter: dlq,
+      routes: [
+        { when: 'ttl-delete', to: reads },
+        { when: 'insert', to: archive },
+      ],
+    });
+    expect(pipeline.config.checkedSinks).not.toBe(0);
+    const response = await pipeline.process({
+      Records: [poisoned(0, 'duplicate-member'), streamRecord(1, { kind: 'ttl-delete' }), streamRecord(2)],
+    });
+    expect(response.batchItemFailures).toEqual([]);
     expect(reads.written).toEqual([seq(1)]);
-    expect(dlq.entries.map((e) => e.error.name)).toEqual([MalformedRecordError.name]);
+    expect(archive.calls).toEqual([[seq(2)]]);
+    expect(archive.written).toEqual([seq(2)]);
+    expect(dlq.entries).toHaveLength(1);
+    expect(dlq.entries[0]).toMatchObject({
+      reason: 'malformed',
+      sequenceNumber: seq(0),
+      error: { name: MalformedRecordError.name },
+    });
+    expect(dlq.entries[0]?.error.message).toContain('dynamodb.OldImage.poison');
   });
 });

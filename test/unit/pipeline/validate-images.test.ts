@@ -115,7 +115,14 @@ describe.each([
       { ...quiet, deadLetter: dlq, routes: [route({ when: 'modify', item: schema, to: sink })] },
     );
     expect(sink.got).toEqual([]);
-    expect(dlq.entries[0]!.issues!.every((issue) => issue.image === 'OldImage')).toBe(true);
+    expect(dlq.entries).toHaveLength(1);
+    const entry = dlq.entries[0]!;
+    expect(entry).toMatchObject({ reason: 'invalid-image', error: { name: 'InvalidImageError' } });
+    expect(entry.issues!.length).toBeGreaterThan(0);
+    for (const issue of entry.issues!) expect(issue.image).toBe('OldImage');
+    expect(entry.issues!.map((issue) => issue.path.join('.'))).toEqual(
+      expect.arrayContaining(['status', 'total', 'lines.0.sku']),
+    );
   });
 
   it('validates only the image a delete carries (OldImage) and hands it on', async () => {

@@ -189,6 +189,16 @@ describe('nesting', () => {
     expect(found?.path.split(/\.|\[/).length).toBe(32);
   });
 
+  it.each([false, true])(
+    'an empty map or list at level 32 holds nothing at level 33: stored, by converter and validator alike (lists: %s)',
+    (list) => {
+      for (const empty of [{ M: {} }, { L: [] }]) {
+        expect(verdict({ top: nested(31, list, empty) })).toBeUndefined();
+        expect(verdict({ top: nested(31, list, { M: { n: empty } }) })?.reason).toBe('too-deep');
+      }
+    },
+  );
+
   it('a value thousands of levels deep is refused without a RangeError, through every door', () => {
     const deep = { top: nested(20_000, false) };
     const deepList = { top: nested(20_000, true) };
