@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import { defineOptions } from '../core/options.js';
+import { partitionTime } from '../sinks/archive-format.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from '../sinks/archive-objects.js';
 import type { TenantPartitioner } from '../sinks/archive-partition.js';
 import {
@@ -10,6 +11,7 @@ import {
   type ListedArchiveObject,
   type ListedHour,
   listArchiveHours,
+  needsRestore,
   RANGE_OPTIONS,
   resolveRange,
   toMillis,
@@ -123,9 +125,6 @@ interface Run extends Store {
   limit: ReturnType<typeof pLimit>;
 }
 
-/** Classes S3 serves only after a restore. */
-const NEEDS_RESTORE = new Set(['GLACIER', 'DEEP_ARCHIVE']);
-
 /**
  * Rewrites each closed hour partition overlapping [from, to) into as few objects as
  * `maxObjectBytes` allows — every (shard, sequenceNumber, eventID) once, in stream order, each
@@ -146,7 +145,7 @@ export async function compactArchive(options: CompactArchiveOptions): Promise<Co
   const lastHour = range.toMs - HOUR_MS;
   const closing = closesAt(lastHour, o.closedAfterSeconds);
   if (closing > nowMs) {
-    const { dt, hour } = hourOf(lastHour);
+    const { dt, hour } = partitionTime(lastHour / 1000);
     throw new OpenPartitionError(hourLabel(table, dt, hour), new Date(closing));
   }
   const run: Run = {
@@ -167,11 +166,6 @@ export async function compactArchive(options: CompactArchiveOptions): Promise<Co
     report.hours.push(await compactHour(run, listed));
   }
   return report;
-}
-
-function hourOf(ms: number): { dt: string; hour: string } {
-  const iso = new Date(ms).toISOString();
-  return { dt: iso.slice(0, 10), hour: iso.slice(11, 13) };
 }
 
 async function latestManifest(run: Run, listed: ListedHour): Promise<CompactionManifest | undefined> {
@@ -211,13 +205,10 @@ async function compactHour(run: Run, listed: ListedHour): Promise<HourCompaction
   const latest = await latestManifest(run, listed);
   if (latest !== undefined) {
     const outputs = new Set(latest.outputs.map((x) => x.key));
-    if (objects.every((object) => outputs.has(object.key))) {
-      result.manifest = undefined;
-      return result;
-    }
+    if (objects.every((object) => outputs.has(object.key))) return result;
   }
 
-  const archived = objects.filter((object) => NEEDS_RESTORE.has(object.storageClass)).map((x) => x.key);
+  const archived = objects.filter((object) => needsRestore(object.storageClass)).map((x) => x.key);
   if (archived.length > 0 && !run.restored) throw new ArchiveRestoreRequiredError(archived);
 
   // Read every object of the hour. One deleted meanwhile (a concurrent run compacted it) is not

@@ -8,6 +8,7 @@ import {
   fetchArchiveObject,
   type ListedArchiveObject,
   listArchiveHours,
+  needsRestore,
   RANGE_OPTIONS,
   resolveRange,
 } from '../sinks/archive-store.js';
@@ -24,7 +25,14 @@ import { type DeadLetterScan, scanDeadLetters } from './dead-letters.js';
 import { eraseAction, splitRows } from './erase-plan.js';
 import { ArchiveRestoreRequiredError, EraseIncompleteError } from './errors.js';
 import { type RewrittenObject, rewrittenObject } from './rewritten-object.js';
-import { deleteEveryVersion, keepsVersions, putArchiveObject, recordCount, type Store } from './store.js';
+import {
+  deleteEveryVersion,
+  keepsVersions,
+  putArchiveObject,
+  recordCount,
+  type Store,
+  type WriteSettings,
+} from './store.js';
 
 /** [from, to) is the range of the records' ApproximateCreationDateTime to erase. */
 export interface EraseTenantOptions extends ArchiveRangeOptions {
@@ -111,6 +119,9 @@ interface Rewrite {
  */
 export async function eraseTenant(options: EraseTenantOptions): Promise<EraseReport> {
   const o = readOptions(options);
+  // Resolved before any work, so a bad `sse` fails as InvalidOptionsError (dry run included),
+  // not as EraseIncompleteError once rewrites began.
+  const write: WriteSettings = { storageClass: o.storageClass, sse: sseParams(o.sse, readOptions.where) };
   const segment = tenantSegment(o.tenant);
   const range = resolveRange(o, readOptions);
   const { prefix, table, fromMs, toMs } = range;
@@ -157,7 +168,7 @@ export async function eraseTenant(options: EraseTenantOptions): Promise<EraseRep
     }
   }
   if (unpartitioned.length > 0) throw new UnpartitionedObjectsError(o.tenant, unpartitioned);
-  const archived = toRead.filter((x) => x.storageClass === 'GLACIER' || x.storageClass === 'DEEP_ARCHIVE');
+  const archived = toRead.filter((x) => needsRestore(x.storageClass));
   if (archived.length > 0 && !o.restored) throw new ArchiveRestoreRequiredError(archived.map((x) => x.key));
 
   // 2. Read what may hold some of the tenant's rows; decide per object.
@@ -247,11 +258,7 @@ export async function eraseTenant(options: EraseTenantOptions): Promise<EraseRep
     await Promise.all(
       rewrites.map((r) =>
         limit(async () => {
-          await putArchiveObject(
-            store,
-            { storageClass: o.storageClass, sse: sseParams(o.sse, readOptions.where) },
-            r.replacement,
-          );
+          await putArchiveObject(store, write, r.replacement);
           if (r.replacement.key !== r.object.key) await erase(store, r.object.key, versioned);
         }),
       ),

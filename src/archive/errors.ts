@@ -1,4 +1,5 @@
-import { TidewaterError } from '../core/errors.js';
+import { describeError, TidewaterError } from '../core/errors.js';
+import { someKeys } from '../sinks/archive-errors.js';
 
 /** `table/dt/hour`, how errors and reports name an hour partition. */
 export function hourLabel(table: string, dt: string, hour: string): string {
@@ -32,9 +33,8 @@ export class ArchiveRestoreRequiredError extends TidewaterError {
   override name = 'ArchiveRestoreRequiredError';
   readonly keys: readonly string[];
   constructor(keys: readonly string[], options?: { cause?: unknown }) {
-    const shown = keys.slice(0, 5).join(', ') + (keys.length > 5 ? `, … (${keys.length} in all)` : '');
     super(
-      `${keys.length} object(s) to read are in GLACIER / DEEP_ARCHIVE and need a restore first: ${shown}`,
+      `${keys.length} object(s) to read are in GLACIER / DEEP_ARCHIVE and need a restore first: ${someKeys(keys)}`,
       options,
     );
     this.keys = keys;
@@ -59,7 +59,7 @@ export class CompactionIncompleteError extends TidewaterError {
     detail: { manifestKey?: string | undefined; keys?: readonly string[]; cause?: unknown },
   ) {
     const cause = detail.cause;
-    const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+    const reason = describeError(cause);
     super(
       stage === 'write'
         ? `compacting ${partition} failed while writing (nothing was deleted; run it again): ${reason}`
@@ -85,8 +85,7 @@ export class CompactionFailedHoursError extends TidewaterError {
   readonly summary: unknown;
   constructor(failures: readonly { partition: string; error: unknown }[], summary?: unknown) {
     const first = failures[0];
-    const reason =
-      first?.error instanceof Error ? `${first.error.name}: ${first.error.message}` : String(first?.error);
+    const reason = describeError(first?.error);
     super(`${failures.length} hour partition(s) not compacted; first: ${first?.partition}: ${reason}`);
     this.failures = failures;
     this.summary = summary;
@@ -101,10 +100,8 @@ export class EraseIncompleteError extends TidewaterError {
   override name = 'EraseIncompleteError';
   readonly done: readonly string[];
   constructor(tenant: string, done: readonly string[], options: { cause: unknown }) {
-    const cause = options.cause;
-    const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
     super(
-      `erasing tenant ${JSON.stringify(tenant)} stopped after ${done.length} object(s) (run it again to finish): ${reason}`,
+      `erasing tenant ${JSON.stringify(tenant)} stopped after ${done.length} object(s) (run it again to finish): ${describeError(options.cause)}`,
       options,
     );
     this.done = done;

@@ -4,19 +4,18 @@ import { defineEnvironment, type Environment } from '../core/options.js';
 import { createStreamHandler, type RouteConfig, route } from '../pipeline/index.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, S3ArchiveSink, S3DeadLetterSink } from '../s3.js';
 import { SqsDeadLetterSink } from '../sqs.js';
+import { ARCHIVE_ROUTES, type ArchiveRoutes, CLIENT_RETRY, userDeletePrefix } from './archive-settings.js';
 import { HandlerConfigError } from './config-error.js';
 import { KEY_PREFIX_OPTION } from './key-prefix.js';
 
 export { HandlerConfigError };
-
-const ARCHIVE_ROUTES = ['ttl-deletes', 'all-deletes'] as const;
 
 export interface ArchiveHandlerConfig {
   bucket: string;
   prefix: string;
   storageClass: ArchiveStorageClass;
   ttlAttribute: string;
-  routes: (typeof ARCHIVE_ROUTES)[number];
+  routes: ArchiveRoutes;
   deadLetterQueueUrl: string;
   /** Key prefix in the archive bucket for dead-letter entries too large for an SQS message. */
   deadLetterOverflowPrefix: string;
@@ -29,7 +28,7 @@ const readEnvironment = /* @__PURE__ */ defineEnvironment<{
   ARCHIVE_PREFIX?: string;
   STORAGE_CLASS?: ArchiveStorageClass;
   TTL_ATTRIBUTE: string;
-  ARCHIVE_ROUTES?: (typeof ARCHIVE_ROUTES)[number];
+  ARCHIVE_ROUTES?: ArchiveRoutes;
   DEAD_LETTER_QUEUE_URL: string;
   DEAD_LETTER_OVERFLOW_PREFIX?: string;
   MAX_RECORD_AGE_SECONDS?: number;
@@ -87,9 +86,6 @@ export function createArchiveHandler(
       storageClass: config.storageClass,
       ttlAttribute: config.ttlAttribute,
     });
-  const userDeletePrefix = [config.prefix.replace(/^\/+|\/+$/g, ''), 'user-deletes']
-    .filter(Boolean)
-    .join('/');
   const routes: RouteConfig[] = [
     route({ name: 'ttl-delete', when: 'ttl-delete', to: archive('ttl-archive', config.prefix) }),
   ];
@@ -98,7 +94,7 @@ export function createArchiveHandler(
       route({
         name: 'user-delete',
         when: 'user-delete',
-        to: archive('user-delete-archive', userDeletePrefix),
+        to: archive('user-delete-archive', userDeletePrefix(config.prefix)),
       }),
     );
   }
@@ -122,13 +118,9 @@ export function createArchiveHandler(
   });
 }
 
-/**
- * The clients the deployed handler uses. The sinks rely on the SDK for retrying S3 and SQS
- * failures and document 8 attempts; the SDK default would give 3.
- */
+/** The clients the deployed handler uses, with CLIENT_RETRY's retries. */
 export function createArchiveClients(): { s3: S3Client; sqs: SQSClient } {
-  const retry = { maxAttempts: 8, retryMode: 'standard' } as const;
-  return { s3: new S3Client(retry), sqs: new SQSClient(retry) };
+  return { s3: new S3Client(CLIENT_RETRY), sqs: new SQSClient(CLIENT_RETRY) };
 }
 
 // Built once per container: config errors fail the init, and clients are reused by warm invocations.

@@ -7,6 +7,7 @@ import {
 } from '../archive/scheduled.js';
 import { defineEnvironment, type Environment } from '../core/options.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
+import { ARCHIVE_ROUTES, type ArchiveRoutes, CLIENT_RETRY, userDeletePrefix } from './archive-settings.js';
 import { HandlerConfigError } from './config-error.js';
 import { KEY_PREFIX_OPTION } from './key-prefix.js';
 
@@ -16,7 +17,7 @@ export type CompactionHandlerConfig = Omit<RecentHoursOptions, 'client' | 'now'>
 const readEnvironment = /* @__PURE__ */ defineEnvironment<{
   ARCHIVE_BUCKET: string;
   ARCHIVE_PREFIX?: string;
-  ARCHIVE_ROUTES?: 'ttl-deletes' | 'all-deletes';
+  ARCHIVE_ROUTES?: ArchiveRoutes;
   TABLE_NAME: string;
   STORAGE_CLASS?: ArchiveStorageClass;
   COMPACT_AFTER_SECONDS?: number;
@@ -24,7 +25,7 @@ const readEnvironment = /* @__PURE__ */ defineEnvironment<{
 }>({ error: (message, variable) => new HandlerConfigError(variable ?? '', message) })('compactArchive', {
   ARCHIVE_BUCKET: { kind: 'nonEmptyString', required: true },
   ARCHIVE_PREFIX: { ...KEY_PREFIX_OPTION, default: 'archive/' },
-  ARCHIVE_ROUTES: { kind: 'enum', values: ['ttl-deletes', 'all-deletes'], default: 'ttl-deletes' },
+  ARCHIVE_ROUTES: { kind: 'enum', values: ARCHIVE_ROUTES, default: 'ttl-deletes' },
   TABLE_NAME: { kind: 'nonEmptyString', required: true },
   STORAGE_CLASS: { kind: 'enum', values: ARCHIVE_STORAGE_CLASSES, default: 'STANDARD' },
   COMPACT_AFTER_SECONDS: { kind: 'integer', min: 3600, default: DEFAULT_CLOSED_AFTER_SECONDS },
@@ -38,8 +39,8 @@ export function readCompactionConfig(env: Environment): CompactionHandlerConfig 
   return {
     bucket: e.ARCHIVE_BUCKET,
     table: e.TABLE_NAME,
-    // The archive handler writes user deletes under <prefix>user-deletes/ with all-deletes.
-    prefixes: e.ARCHIVE_ROUTES === 'all-deletes' ? [prefix, `${prefix}user-deletes/`] : [prefix],
+    // The archive handler writes user deletes there with all-deletes.
+    prefixes: e.ARCHIVE_ROUTES === 'all-deletes' ? [prefix, userDeletePrefix(prefix)] : [prefix],
     storageClass: e.STORAGE_CLASS,
     closedAfterSeconds: e.COMPACT_AFTER_SECONDS,
     lookbackHours: e.COMPACT_LOOKBACK_HOURS,
@@ -73,7 +74,4 @@ export function createCompactionHandler(config: CompactionHandlerConfig, client:
 }
 
 // Built once per container: a bad setting fails the init; the client is reused by warm invocations.
-export const handler = createCompactionHandler(
-  readCompactionConfig(process.env),
-  new S3Client({ maxAttempts: 8, retryMode: 'standard' }),
-);
+export const handler = createCompactionHandler(readCompactionConfig(process.env), new S3Client(CLIENT_RETRY));

@@ -37,13 +37,17 @@ export class UnpartitionedObjectsError extends TidewaterError {
   override name = 'UnpartitionedObjectsError';
   readonly keys: readonly string[];
   constructor(tenant: string, keys: readonly string[]) {
-    const shown = keys.slice(0, 5).join(', ') + (keys.length > 5 ? `, … (${keys.length} in all)` : '');
     super(
-      `${keys.length} archive object(s) in range hold rows of every tenant (${shown}); ` +
+      `${keys.length} archive object(s) in range hold rows of every tenant (${someKeys(keys)}); ` +
         `pass partitionBy to pick tenant ${JSON.stringify(tenant)}'s rows out of them`,
     );
     this.keys = keys;
   }
+}
+
+/** The first 5 keys and, past 5, how many in all: how an error's message names many keys. */
+export function someKeys(keys: readonly string[]): string {
+  return keys.slice(0, 5).join(', ') + (keys.length > 5 ? `, … (${keys.length} in all)` : '');
 }
 
 /** True for S3's NoSuchBucket answer. */

@@ -151,26 +151,6 @@ export function objectKey(
   return `${partitionPrefix(prefix, p)}${tenant}${p.shard}/${name}.ndjson.gz`;
 }
 
-const OBJECT_KEY = new RegExp(`/([^/]+)/(\\d+)-(\\d+)(?:-([0-9a-f]{${TAG_LENGTH}}))?\\.ndjson\\.gz$`);
-
-/**
- * Parses `<...>/<shard>/<first>-<last>[-<tag>].ndjson.gz` (objects written before keys carried a
- * tag have none); undefined for keys tidewater did not write.
- */
-export function parseObjectKey(
-  key: string,
-): { shard: string; first: string; last: string; tag?: string } | undefined {
-  const match = OBJECT_KEY.exec(key);
-  if (!match) return undefined;
-  const parsed: { shard: string; first: string; last: string; tag?: string } = {
-    shard: match[1] as string,
-    first: match[2] as string,
-    last: match[3] as string,
-  };
-  if (match[4] !== undefined) parsed.tag = match[4];
-  return parsed;
-}
-
 /** Every part of an archive object's key. */
 export interface ArchiveKeyParts {
   key: string;

@@ -1,4 +1,4 @@
-import { InvalidOptionsError } from '../core/errors.js';
+import { describeError, InvalidOptionsError } from '../core/errors.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { InvalidTenantError } from './archive-errors.js';
 import { ArchiveKeyError } from './errors.js';
@@ -146,8 +146,7 @@ export function recordTenantSegment(partitionBy: TenantPartitioner, record: Clas
     tenant = partitionBy(record);
   } catch (error) {
     if (error instanceof ArchiveKeyError) throw error;
-    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    throw new ArchiveKeyError(`partitionBy threw (${reason})`, record);
+    throw new ArchiveKeyError(`partitionBy threw (${describeError(error)})`, record);
   }
   const problem = tenantProblem(tenant);
   if (problem !== undefined) {

@@ -114,6 +114,11 @@ export interface ListedArchiveObject extends ArchiveKeyParts {
   storageClass: string;
 }
 
+/** True for the storage classes S3 serves only after a restore (RestoreObject). */
+export function needsRestore(storageClass: string): boolean {
+  return storageClass === 'GLACIER' || storageClass === 'DEEP_ARCHIVE';
+}
+
 /** The objects of one hour partition, every tenant's and shard's, in key order. */
 export interface ListedHour {
   hourPrefix: string;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ArchiveBucketNotFoundError,
@@ -205,6 +206,29 @@ describe('compactArchive on the local S3 server', () => {
   });
 });
 
+/**
+ * A local S3 server that runs `work` once, as the compaction puts its first object: after the run
+ * read the hour, before it lists it again and deletes.
+ */
+async function serverWithMidRunWork() {
+  const midRun: { server: S3Server; work: (() => Promise<void>) | undefined } = {
+    server: await startS3Server({
+      middleware: [
+        async (ctx, next) => {
+          const work = midRun.work;
+          if (ctx.method === 'PUT' && ctx.headers['x-amz-meta-compaction-manifest'] !== undefined && work) {
+            midRun.work = undefined;
+            await work();
+          }
+          await next();
+        },
+      ],
+    }),
+    work: undefined,
+  };
+  return midRun;
+}
+
 describe('compactArchive while the archive is being written, and after a crash', () => {
   let server: S3Server | undefined;
   afterEach(async () => {
@@ -213,33 +237,18 @@ describe('compactArchive while the archive is being written, and after a crash',
   });
 
   it('keeps an object a late redelivery writes during the run, and compacts it on the next run', async () => {
-    let lateWrite: (() => Promise<void>) | undefined;
-    server = await startS3Server({
-      middleware: [
-        async (ctx, next) => {
-          // The first object the compaction puts: a redelivery lands after the run listed the hour.
-          if (
-            ctx.method === 'PUT' &&
-            ctx.headers['x-amz-meta-compaction-manifest'] !== undefined &&
-            lateWrite
-          ) {
-            const write = lateWrite;
-            lateWrite = undefined;
-            await write();
-          }
-          await next();
-        },
-      ],
-    });
+    // A redelivery lands after the run listed the hour.
+    const midRun = await serverWithMidRunWork();
+    server = midRun.server;
     const s3 = s3ClientFor(server.endpoint);
     const bucket = await createTestBucket(s3);
     await archiveWithRedeliveries(s3, bucket);
     const sink = new S3ArchiveSink({ client: s3, bucket, prefix: PREFIX });
     // Ten rows already archived, and twenty the archive has not seen yet.
-    lateWrite = async () => expect(await sink.write(records.slice(230, 260), {})).toEqual({});
+    midRun.work = async () => expect(await sink.write(records.slice(230, 260), {})).toEqual({});
 
     const first = await compactArchive({ client: s3, bucket, ...hour10 });
-    expect(lateWrite).toBeUndefined();
+    expect(midRun.work).toBeUndefined();
     const [hour] = first.hours;
     expect(hour?.status).toBe('compacted');
     expect(hour?.late).toHaveLength(1);
@@ -263,6 +272,35 @@ describe('compactArchive while the archive is being written, and after a crash',
     expect(duplicateRows(await snapshot(s3, bucket))).toBe(0);
     expect((await readBack(s3, bucket, { prefix: PREFIX })).map((r) => r.raw)).toEqual(
       records.map((r) => r.raw),
+    );
+  });
+
+  it('does not delete a replaced object that changed after it was read; its new content stays', async () => {
+    // A writer replaces one object the run read, before the run deletes it.
+    const midRun = await serverWithMidRunWork();
+    server = midRun.server;
+    const s3 = s3ClientFor(server.endpoint);
+    const bucket = await createTestBucket(s3);
+    await archiveWithRedeliveries(s3, bucket);
+    const original = await snapshot(s3, bucket);
+    const [changedKey, changed] = [...original][0] as [string, { body: Buffer }];
+    // The same rows, other bytes (another gzip level): a new ETag for the same key.
+    const newBody = gzipSync(gunzipSync(changed.body), { level: 1 });
+    expect(newBody.equals(changed.body)).toBe(false);
+    midRun.work = async () => {
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: changedKey, Body: newBody }));
+    };
+
+    const report = await compactArchive({ client: s3, bucket, ...hour10 });
+    expect(midRun.work).toBeUndefined();
+    const [hour] = report.hours;
+    expect(hour?.status).toBe('compacted');
+    expect(hour?.notDeleted).toEqual([changedKey]);
+    expect(hour?.deleted.sort()).toEqual([...original.keys()].filter((k) => k !== changedKey).sort());
+    const after = await snapshot(s3, bucket);
+    expect(after.get(changedKey)?.body.equals(newBody)).toBe(true);
+    expect((await readBack(s3, bucket, { prefix: PREFIX })).map((r) => r.raw)).toEqual(
+      records.slice(0, 240).map((r) => r.raw),
     );
   });
 

@@ -64,14 +64,16 @@ describe('eraseTenant on the local S3 server', () => {
     const bucket = await createTestBucket(s3);
     await archive(s3, bucket);
     const dl = new S3DeadLetterSink({ client: s3, bucket, prefix: 'dead-letter' });
+    const globexLetter = deadLetter(partitioned[1] as ClassifiedRecord, 'retries-exhausted');
     await dl.send(
       [
-        deadLetter(partitioned[1] as ClassifiedRecord, 'retries-exhausted'), // globex
+        globexLetter,
         deadLetter(partitioned[0] as ClassifiedRecord, 'retries-exhausted'), // acme
         deadLetter({ junk: true }, 'malformed'),
       ],
       {},
     );
+    const globexLetterKey = dl.keyFor(globexLetter);
     const before = await snapshot(s3, bucket);
     const othersBefore = await readBack(s3, bucket, { prefix: PREFIX });
 
@@ -110,7 +112,7 @@ describe('eraseTenant on the local S3 server', () => {
       [10, 20],
     ]);
     expect(report.rowsErased).toBe(60);
-    expect(report.deadLetters?.deleted).toHaveLength(1);
+    expect(report.deadLetters?.deleted).toEqual([globexLetterKey]);
     expect(report.deadLetters?.unattributed).toHaveLength(1);
 
     const after = await snapshot(s3, bucket);
@@ -137,6 +139,8 @@ describe('eraseTenant on the local S3 server', () => {
     expect(await readBack(s3, bucket, { prefix: PREFIX, tenant: 'globex', partitionBy })).toEqual([]);
     // The dead-letter store: globex's entry gone, acme's and the unreadable one kept.
     const letters = [...after.keys()].filter((k) => k.startsWith('dead-letter/'));
+    expect(before.has(globexLetterKey)).toBe(true);
+    expect(after.has(globexLetterKey)).toBe(false);
     expect(letters).toHaveLength(2);
     expect(letters).toContain(report.deadLetters?.unattributed[0]);
 
@@ -188,6 +192,13 @@ describe('eraseTenant on the local S3 server', () => {
     await expect(
       eraseTenant({ ...base, tenant: 'globex', deadLetter: { prefix: 'dead-letter' } }),
     ).rejects.toBeInstanceOf(InvalidOptionsError);
+    // A bad `sse` is an options error found before any work, in a dry run too: not an
+    // EraseIncompleteError once the rewrites began.
+    for (const dryRun of [false, true]) {
+      await expect(
+        eraseTenant({ ...base, tenant: 'globex', partitionBy, dryRun, sse: { kmsKeyId: '' } }),
+      ).rejects.toMatchObject({ name: 'InvalidOptionsError', option: 'sse.kmsKeyId' });
+    }
     await expect(
       eraseTenant({ ...base, bucket: `${bucket}-missing`, tenant: 'globex', partitionBy }),
     ).rejects.toBeInstanceOf(ArchiveBucketNotFoundError);

@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, vi } from 'vitest';
 import { readArchive } from '../../../src/archive.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
-import { parseObjectKey } from '../../../src/sinks/archive-format.js';
+import { parseArchiveKey } from '../../../src/sinks/archive-format.js';
 import { runSinkTestKit } from '../../../src/sinks/testkit.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { s3ClientFor, startRecordingS3 } from './s3-helpers.js';
@@ -49,7 +49,7 @@ const faulty = await startRecordingS3((req) => {
   if (req.method !== 'PUT') return undefined;
   const [, bucket] = req.path.split('/');
   const pending = injected.get(bucket ?? '');
-  const object = parseObjectKey(req.path);
+  const object = parseArchiveKey(req.path);
   if (pending === undefined || object === undefined) return undefined;
   const hit = [...pending].filter(
     (seq) => BigInt(object.first) <= BigInt(seq) && BigInt(seq) <= BigInt(object.last),

@@ -9,7 +9,7 @@ import {
   decodeObject,
   objectKey,
   objectTag,
-  parseObjectKey,
+  parseArchiveKey,
   rowToLambdaRecord,
   shardSegment,
 } from '../../../src/sinks/archive-format.js';
@@ -76,27 +76,36 @@ describe('archive rows', () => {
     expect(shardSegment(polled as never)).toBe('shardId-0001');
     const key = objectKey('a/b', { table: 't', dt: '2026-01-15', hour: '10', shard: 's' }, '1', '9');
     expect(key).toBe('a/b/table=t/dt=2026-01-15/hour=10/s/1-9.ndjson.gz');
-    expect(parseObjectKey(key)).toEqual({ shard: 's', first: '1', last: '9' });
+    expect(parseArchiveKey(key)).toEqual({
+      key,
+      hourPrefix: 'a/b/table=t/dt=2026-01-15/hour=10/',
+      table: 't',
+      dt: '2026-01-15',
+      hour: '10',
+      shard: 's',
+      first: '1',
+      last: '9',
+    });
   });
 
   it('keys with a tag parse back, and keys without one (written before tags) still do', () => {
     const partition = { table: 't', dt: '2026-01-15', hour: '10', shard: 'stream-label' };
     const tagged = objectKey('a', partition, '1', '9', '0123456789ab');
     expect(tagged).toBe('a/table=t/dt=2026-01-15/hour=10/stream-label/1-9-0123456789ab.ndjson.gz');
-    expect(parseObjectKey(tagged)).toEqual({
-      shard: 'stream-label',
+    const hourPrefix = 'a/table=t/dt=2026-01-15/hour=10/';
+    const parts = { hourPrefix, table: 't', dt: '2026-01-15', hour: '10', shard: 'stream-label' };
+    expect(parseArchiveKey(tagged)).toEqual({
+      key: tagged,
+      ...parts,
       first: '1',
       last: '9',
       tag: '0123456789ab',
     });
-    expect(parseObjectKey('a/table=t/dt=2026-01-15/hour=10/stream-label/1-9.ndjson.gz')).toEqual({
-      shard: 'stream-label',
-      first: '1',
-      last: '9',
-    });
+    const untagged = `${hourPrefix}stream-label/1-9.ndjson.gz`;
+    expect(parseArchiveKey(untagged)).toEqual({ key: untagged, ...parts, first: '1', last: '9' });
     // Not a tag tidewater writes: not an archive object.
-    expect(parseObjectKey('a/stream-label/1-9-XYZ.ndjson.gz')).toBeUndefined();
-    expect(parseObjectKey('a/stream-label/1-9-0123456789abc.ndjson.gz')).toBeUndefined();
+    expect(parseArchiveKey(`${hourPrefix}stream-label/1-9-XYZ.ndjson.gz`)).toBeUndefined();
+    expect(parseArchiveKey(`${hourPrefix}stream-label/1-9-0123456789abc.ndjson.gz`)).toBeUndefined();
   });
 
   it('a known shard id keeps the documented key exactly: no tag', () => {
@@ -127,7 +136,7 @@ describe('archive rows', () => {
           `p/table=archive-sample/dt=2026-01-15/hour=10/stream-2026-01-01T00_00_00.000/${sequences[0]}-${sequences[4]}-${tagOf(idsA[0] as string)}.ndjson.gz`,
         );
         expect(b?.key).not.toBe(a?.key);
-        expect(parseObjectKey(b?.key as string)).toMatchObject({ first: sequences[0], last: sequences[4] });
+        expect(parseArchiveKey(b?.key as string)).toMatchObject({ first: sequences[0], last: sequences[4] });
         expect(again?.key).toBe(a?.key);
         expect(again?.body.equals(a?.body as Buffer)).toBe(true);
       }),
@@ -140,9 +149,9 @@ describe('archive rows', () => {
     const { objects } = planArchiveObjects(batch, { ...layout, maxObjectBytes: 4_000 });
     expect(objects.length).toBeGreaterThan(2);
     for (const object of objects) {
-      expect(parseObjectKey(object.key)?.tag).toBe(tagOf(object.records[0]?.eventID as string));
+      expect(parseArchiveKey(object.key)?.tag).toBe(tagOf(object.records[0]?.eventID as string));
     }
-    expect(new Set(objects.map((o) => parseObjectKey(o.key)?.tag)).size).toBe(objects.length);
+    expect(new Set(objects.map((o) => parseArchiveKey(o.key)?.tag)).size).toBe(objects.length);
   });
 
   it('a record without table or creation time fails alone with ArchiveKeyError', () => {

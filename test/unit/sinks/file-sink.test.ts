@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeArchiveObject } from '../../../src/archive.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
-import { parseObjectKey } from '../../../src/sinks/archive-format.js';
+import { parseArchiveKey } from '../../../src/sinks/archive-format.js';
 import { ArchiveWriteError, FileSink } from '../../../src/sinks/index.js';
 import { sampleTtlDeleteRecords, sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { runSinkTestKit } from '../../../src/sinks/testkit.js';
@@ -21,7 +21,7 @@ async function files(dir: string): Promise<string[]> {
 async function readBack(dir: string): Promise<string[]> {
   const seen = new Set<string>();
   const out: string[] = [];
-  const first = (file: string) => BigInt(parseObjectKey(file)?.first ?? 0);
+  const first = (file: string) => BigInt(parseArchiveKey(file)?.first ?? 0);
   const all = (await files(dir)).sort((a, b) => (first(a) < first(b) ? -1 : 1));
   for (const file of all) {
     for (const row of decodeArchiveObject(await readFile(join(dir, file)), file)) {

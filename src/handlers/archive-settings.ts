@@ -1,0 +1,18 @@
+// What the archive handler (archiveTtl) and the compaction handler (compactArchive) must agree on:
+// the routes setting, where user deletes are archived, and how their S3 client retries.
+
+/** ARCHIVE_ROUTES: TTL deletes only, or user deletes too (under `userDeletePrefix`). */
+export const ARCHIVE_ROUTES = ['ttl-deletes', 'all-deletes'] as const;
+
+export type ArchiveRoutes = (typeof ARCHIVE_ROUTES)[number];
+
+/** Where `all-deletes` archives user deletes: `<prefix>user-deletes/` (`prefix` ends in `/`). */
+export function userDeletePrefix(prefix: string): string {
+  return `${prefix}user-deletes/`;
+}
+
+/**
+ * The deployed clients' retries: the sinks and compaction rely on the SDK for retrying S3 and SQS
+ * failures and document 8 attempts; the SDK default would give 3.
+ */
+export const CLIENT_RETRY = { maxAttempts: 8, retryMode: 'standard' } as const;
