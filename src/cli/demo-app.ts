@@ -15,6 +15,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { decodeArchiveObject } from '../archive.js';
 import { defineOptions } from '../core/index.js';
+import { lambdaFunctionArn } from '../local/emulator/lambda-context.js';
 import {
   createLambdaContext,
   createServiceResources,
@@ -262,7 +263,7 @@ export async function runDemo(input: DemoOptions = {}): Promise<DemoSummary> {
       {},
       createLambdaContext({
         functionName: aggregateFn.functionName,
-        functionArn: `arn:aws:lambda:${aws.region}:${LOCAL_ACCOUNT_ID}:function:${aggregateFn.functionName}`,
+        functionArn: lambdaFunctionArn(aws.region, LOCAL_ACCOUNT_ID, aggregateFn.functionName),
         timeoutMs: aggregateFn.timeoutSeconds * 1000,
         memoryLimitInMB: aggregateFn.memorySize,
       }),

@@ -1,6 +1,8 @@
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../core/write-file-atomic.js';
+import { aborted } from '../local/emulator/poller.js';
 import {
   createServiceResources,
   type EmulatorEvent,
@@ -121,15 +123,13 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
     log('environment for your own scripts and tools (the same servers):');
     for (const [name, value] of Object.entries(localEnv)) log(`  export ${name}=${value}`);
     if (options.envFile) {
-      // Written whole, then renamed into place: a script waiting for the file never reads half of it.
-      const partial = `${options.envFile}.${process.pid}.partial`;
-      await writeFile(
-        partial,
+      // Whole or not at all: a script waiting for the file never reads half of it.
+      await writeFileAtomic(
+        options.envFile,
         Object.entries(localEnv)
           .map(([name, value]) => `${name}=${value}\n`)
           .join(''),
       );
-      await rename(partial, options.envFile);
     }
     if (running.length === 0) log('no function with a DynamoDB stream event to run');
 
@@ -154,7 +154,7 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
     // The servers stay up for the user's own scripts until stopped, even with no function to run.
-    if (!options.once) await stopped(stop.signal);
+    if (!options.once) await aborted(stop.signal);
     log(
       `stopped: ${stats.invocations} invocation${stats.invocations === 1 ? '' : 's'}, ` +
         `${stats.discarded} record${stats.discarded === 1 ? '' : 's'} discarded`,
@@ -167,13 +167,6 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
     restoreEnv();
     await Promise.all([servers.stop(), rm(checkpoints, { recursive: true, force: true })]);
   }
-}
-
-function stopped(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }
 
 /** The stream functions to run: all, or the ones named (each must exist and have a stream). */

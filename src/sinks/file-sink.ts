@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { defineOptions } from '../core/options.js';
+import { writeFileAtomic } from '../core/write-file-atomic.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { type ArchiveLayout, planArchiveObjects } from './archive-objects.js';
 import { ArchiveWriteError } from './errors.js';
@@ -46,13 +45,9 @@ export class FileSink implements Sink {
     const out: SinkFailure[] = [...failed];
     for (const object of objects) {
       const path = join(this.directory, ...object.key.split('/'));
-      const temp = `${path}.${randomUUID()}.tmp`;
       try {
-        await mkdir(dirname(path), { recursive: true });
-        await writeFile(temp, object.body, { flush: true });
-        await rename(temp, path);
+        await writeFileAtomic(path, object.body, { flush: true });
       } catch (error) {
-        await rm(temp, { force: true }).catch(() => undefined);
         const failure = new ArchiveWriteError(path, object.first, object.last, { cause: error });
         context?.logger?.error({ sink: this.name, path, err: failure }, 'archive file failed');
         for (const r of object.records) out.push({ sequenceNumber: r.sequenceNumber, error: failure });

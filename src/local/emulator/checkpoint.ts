@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../../core/write-file-atomic.js';
 import { CheckpointError } from './errors.js';
 
 export interface ShardCheckpoint {
@@ -94,10 +93,7 @@ export class CheckpointStore {
     if (!file) return Promise.resolve();
     // Writes are chained so an older snapshot never overwrites a newer one.
     this.writing = this.writing.then(async () => {
-      const temp = `${file}.${randomUUID().slice(0, 8)}.tmp`;
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(temp, `${JSON.stringify(this.data, null, 2)}\n`);
-      await rename(temp, file);
+      await writeFileAtomic(file, `${JSON.stringify(this.data, null, 2)}\n`);
     });
     return this.writing;
   }

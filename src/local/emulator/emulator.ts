@@ -16,7 +16,7 @@ import type { EmulatorEvent, ShardResult } from './emulator-log.js';
 import { EmulatorStoppedError, ReplayStalledError, UnstreamableRecordError } from './errors.js';
 import { callHandler } from './handler-call.js';
 import { invocationRecord } from './invocation-record.js';
-import { createLambdaContext } from './lambda-context.js';
+import { createLambdaContext, lambdaFunctionArn } from './lambda-context.js';
 import { type EventSourceMappingOptions, readMappingOptions, type StreamHandler } from './mapping-options.js';
 import { EVENT_ENVELOPE_BYTES, INVOCATION_PAYLOAD_LIMIT_BYTES, recordPayloadBytes } from './payload-limit.js';
 import { createdAtMs, splitExpired, trimmedAtMs } from './record-age.js';
@@ -161,7 +161,7 @@ export class EventSourceMappingEmulator {
     const o = readMappingOptions(options);
     this.handler = o.handler;
     this.functionName = o.functionName;
-    this.functionArn = `arn:aws:lambda:${o.region}:${o.accountId}:function:${this.functionName}`;
+    this.functionArn = lambdaFunctionArn(o.region, o.accountId, this.functionName);
     this.timeoutMs = o.timeoutSeconds * 1000;
     this.memorySize = o.memorySize;
     this.batchSize = o.batchSize;

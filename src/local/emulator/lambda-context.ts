@@ -9,6 +9,11 @@ export interface FakeContextOptions {
   awsRequestId?: string;
 }
 
+/** The ARN Lambda gives a function (unqualified: no version or alias). */
+export function lambdaFunctionArn(region: string, accountId: string, functionName: string): string {
+  return `arn:aws:lambda:${region}:${accountId}:function:${functionName}`;
+}
+
 /** A Lambda Context whose remaining time counts down from the function's timeout, as in Lambda. */
 export function createLambdaContext(options: FakeContextOptions): Context {
   const deadline = performance.now() + options.timeoutMs;

@@ -427,7 +427,8 @@ export class StreamPoller {
   }
 }
 
-function aborted(signal: AbortSignal | undefined): Promise<void> {
+/** Settles when `signal` aborts (never without one). */
+export function aborted(signal: AbortSignal | undefined): Promise<void> {
   if (!signal) return new Promise(() => undefined);
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
