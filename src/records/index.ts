@@ -29,6 +29,7 @@ export type {
   ModifyRecord,
   RecordKind,
   RecordOfKind,
+  RecordOrigin,
   SdkAttributeMap,
   SdkAttributeValue,
   StreamEventName,

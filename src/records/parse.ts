@@ -9,7 +9,7 @@ import {
 import { MalformedRecordError, type MalformedRecordReason, NotAStreamEventError } from './errors.js';
 import { NUMBERS_OPTION, type NumberPolicy, numberConverter } from './numbers.js';
 import { type RecordContext, StreamRecord } from './stream-record.js';
-import type { ClassifiedRecord, Item } from './types.js';
+import { type ClassifiedRecord, type Item, type RecordOrigin, STREAM_ORIGIN } from './types.js';
 import { isValidAttributeMap } from './validate.js';
 
 export interface ParseOptions {
@@ -17,6 +17,11 @@ export interface ParseOptions {
   streamArn?: string;
   /** The shard the records were read from, when known (GetRecords). */
   shardId?: string;
+  /**
+   * Where the records come from, set on every record as `origin`. Default: a DynamoDB stream.
+   * Backfills set it; a stream consumer never needs to.
+   */
+  origin?: RecordOrigin;
   /** How `N` values unmarshal. Default `'exact'`. */
   numbers?: NumberPolicy;
   /** Opt-in TTL-delete inference for global-table replicas; off by default. See TtlHeuristicOptions. */
@@ -42,11 +47,28 @@ export interface ParseOptions {
 const readOptions = /* @__PURE__ */ defineOptions<ParseOptions>()('parse', {
   streamArn: { kind: 'nonEmptyString' },
   shardId: { kind: 'nonEmptyString' },
+  origin: {
+    kind: 'custom',
+    expected: "{ source: 'dynamodb-stream' } or { source: 'backfill', from, snapshotTime }",
+    check: isOrigin,
+  },
   numbers: NUMBERS_OPTION,
   ttlHeuristic: TTL_HEURISTIC_OPTION,
   eager: { kind: 'boolean', default: false },
   validate: { kind: 'boolean', default: false },
 });
+
+function isOrigin(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const o = value as Record<string, unknown>;
+  if (o.source === 'dynamodb-stream') return true;
+  return (
+    o.source === 'backfill' &&
+    (o.from === 'export' || o.from === 'incremental-export' || o.from === 'scan') &&
+    typeof o.snapshotTime === 'number' &&
+    Number.isFinite(o.snapshotTime)
+  );
+}
 
 /** What parsing does with keys and images beyond the record's own fields. */
 const LAZY = 0;
@@ -180,6 +202,7 @@ export function createRecordParser(options?: ParseOptions): RecordParser {
     num: numberConverter(o.numbers),
     streamArn: o.streamArn,
     shardId: o.shardId,
+    origin: o.origin === undefined ? STREAM_ORIGIN : Object.freeze({ ...o.origin }),
   };
   const ttlAttribute = heuristicAttribute(o.ttlHeuristic, 'parse');
   const images = o.eager ? EAGER : o.validate ? VALIDATE : LAZY;

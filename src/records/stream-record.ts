@@ -1,7 +1,15 @@
 import { lambdaShape } from './convert.js';
 import { InvalidAttributeValueError, MalformedRecordError } from './errors.js';
 import type { NumberConverter } from './numbers.js';
-import type { AttributeMap, Item, LambdaStreamRecord, RecordKind, StreamEventName } from './types.js';
+import {
+  type AttributeMap,
+  type Item,
+  type LambdaStreamRecord,
+  type RecordKind,
+  type RecordOrigin,
+  STREAM_ORIGIN,
+  type StreamEventName,
+} from './types.js';
 import { convertImage } from './unmarshall.js';
 
 /** Everything a record needs from the parse options, computed once per parser. */
@@ -9,6 +17,7 @@ export interface RecordContext {
   readonly num: NumberConverter;
   readonly streamArn: string | undefined;
   readonly shardId: string | undefined;
+  readonly origin: RecordOrigin;
 }
 
 /** Marks a lazily computed slot as not yet computed (undefined is a legitimate value). */
@@ -50,7 +59,7 @@ export class StreamRecord {
   static readonly #shapeAnchor = new StreamRecord(
     { eventID: '', eventName: 'INSERT', dynamodb: { Keys: {}, SequenceNumber: '' } },
     'insert',
-    { num: (text) => text, streamArn: undefined, shardId: undefined },
+    { num: (text) => text, streamArn: undefined, shardId: undefined, origin: STREAM_ORIGIN },
   );
 
   readonly kind: RecordKind;
@@ -62,6 +71,7 @@ export class StreamRecord {
   readonly eventSourceARN: string | undefined;
   readonly awsRegion: string | undefined;
   readonly shardId: string | undefined;
+  readonly origin: RecordOrigin;
 
   readonly #source: Source;
   // The images themselves, so the getters read no field of the event's objects: code that did
@@ -92,6 +102,7 @@ export class StreamRecord {
     this.eventSourceARN = arn;
     this.awsRegion = source.awsRegion ?? (arn === undefined ? undefined : arn.split(':')[3] || undefined);
     this.shardId = context.shardId;
+    this.origin = context.origin;
     this.#source = source;
     this.#keysMap = d.Keys;
     this.#newImageMap = d.NewImage;
@@ -176,6 +187,7 @@ export class StreamRecord {
       tableName: this.tableName,
       awsRegion: this.awsRegion,
       shardId: this.shardId,
+      origin: this.origin,
       raw: this.raw,
     };
   }

@@ -81,6 +81,25 @@ export interface LambdaStreamEvent {
 
 export type RecordKind = 'insert' | 'modify' | 'user-delete' | 'ttl-delete';
 
+/**
+ * Where a record came from. A sink that stores item state reads it to tell a live change from a
+ * copy of the table taken earlier (a backfill), whose images may be older than what it holds.
+ */
+export type RecordOrigin =
+  /** A DynamoDB stream: a Lambda event or GetRecords. */
+  | { readonly source: 'dynamodb-stream' }
+  /** A table's items read by a backfill: an export to S3 or a Scan, as of `snapshotTime`. */
+  | {
+      readonly source: 'backfill';
+      /** How the items were read. */
+      readonly from: 'export' | 'incremental-export' | 'scan';
+      /** Epoch milliseconds: the export time, or when the scan started; no image is newer than the table at that instant. */
+      readonly snapshotTime: number;
+    };
+
+/** The origin of every record parsed from a stream. */
+export const STREAM_ORIGIN: RecordOrigin = Object.freeze({ source: 'dynamodb-stream' });
+
 /** An unmarshalled item. Values: string, number, bigint, NumberValue, boolean, null, Uint8Array, Set, array, object. */
 export type Item = Record<string, unknown>;
 
@@ -102,6 +121,8 @@ interface ClassifiedRecordBase<T extends object> {
   readonly awsRegion: string | undefined;
   /** The shard the record came from, when the source knows it (GetRecords does, a Lambda event does not). */
   readonly shardId: string | undefined;
+  /** Where the record came from: a stream (the default) or a backfill of the table's items. */
+  readonly origin: RecordOrigin;
   readonly keys: Partial<T>;
   readonly newImage: T | undefined;
   readonly oldImage: T | undefined;
