@@ -82,7 +82,9 @@ export function route<const K extends RecordKind, E extends object = Item, T ext
   when: K | readonly K[];
   entity?: EntityDiscriminator<E>;
   item?: ItemSchema<T>;
-  to: RouteTargets<RecordOfKind<K, NoInfer<T>>>;
+  // `[K] extends [never]`: while `when` is still being inferred, K reads as never; without this
+  // a sink constructed inline (`to: new MemorySink()`) would infer its records from that never.
+  to: RouteTargets<[K] extends [never] ? ClassifiedRecord<NoInfer<T>> : RecordOfKind<K, NoInfer<T>>>;
 }): RouteConfig;
 /** A predicate route (`when: matching(pattern)`), its sinks typed by the item type alone. */
 export function route<E extends object = Item, T extends object = E>(config: {

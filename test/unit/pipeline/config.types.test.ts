@@ -18,6 +18,7 @@ import type {
   ModifyRecord,
   TtlDeleteRecord,
 } from '../../../src/records/types.js';
+import { MemorySink } from '../../../src/sinks/memory-sink.js';
 import type { Sink } from '../../../src/sinks/types.js';
 import { batch, quiet } from './fixtures.js';
 
@@ -100,6 +101,36 @@ describe('item types through route()', () => {
     const sink = keeping<ClassifiedRecord<ZodItem>>('all');
     const r = route({ when: (record) => record.kind !== 'ttl-delete', item: zodItem, to: sink });
     expect(typeof r.when).toBe('function');
+  });
+});
+
+describe('sinks constructed inline', () => {
+  it('infer their records from the route: `to: new MemorySink()` compiles and receives the records', async () => {
+    const ttl = route({ when: 'ttl-delete', to: new MemorySink() });
+    const both = route({
+      when: ['insert', 'modify'],
+      to: [new MemorySink({ name: 'a' }), new MemorySink({ name: 'b' })],
+    });
+    const sinks = [ttl.to, ...(both.to as readonly MemorySink[])] as MemorySink[];
+    await processBatch(
+      batch(3, (i) => ({ kind: i === 0 ? 'insert' : i === 1 ? 'modify' : 'ttl-delete' })),
+      {
+        routes: [ttl, both],
+        ...quiet,
+      },
+    );
+    expect(sinks.map((sink) => sink.records.map((record) => record.kind))).toEqual([
+      ['ttl-delete'],
+      ['insert', 'modify'],
+      ['insert', 'modify'],
+    ]);
+  });
+
+  it('still refuses a sink typed for other kinds than the route takes', () => {
+    const inserts = new MemorySink<InsertRecord>();
+    // @ts-expect-error an insert sink cannot take TTL deletes
+    const r = route({ when: 'ttl-delete', to: inserts });
+    expect(r.to).toBe(inserts);
   });
 });
 
