@@ -16,9 +16,12 @@
 //   expect(…);                                      TypeScript put after it (assertions)
 //   -->
 //
+// README.md takes no prelude: its blocks are what a new user pastes, so each must compile as
+// copied, with what it needs shown in it.
+//
 // Flags: `run` (the block is also executed, by vitest, once compiled), `test` (the block is itself
 // a vitest test file: it(…), runSinkTestKit(…)), `name: <id>` (its module is docs-check/<doc>-<id>.ts,
-// for other blocks' preludes to import), `paths` (a plain block whose path-like words must exist in
+// also reachable as ./<id>.js, the file a reader would save it as, for other blocks to import), `paths` (a plain block whose path-like words must exist in
 // the repository), `skip: <reason>` (not checked; the reason is printed).
 //
 // - ts / typescript: one module per block in <consumer>/docs-check/, named by file and line
@@ -706,6 +709,13 @@ export function collectDocs(options = {}) {
         continue;
       }
       bases.set(base, block.where);
+      if (file === 'README.md' && block.directive?.prelude) {
+        // The front door's blocks are pasted as they are: what a block needs must be in it.
+        problems.push(
+          `${block.where}: a README block must compile as copied: show what it needs in the block, not in a docs-check prelude`,
+        );
+        continue;
+      }
       const extension = kind === 'js' ? '.js' : '.ts';
       const moduleFile = `${base}${action === 'test' ? `.test${extension}` : extension}`;
       const text = renderModule(block, parsed);
@@ -713,6 +723,17 @@ export function collectDocs(options = {}) {
       for (const name of importedPackages(text)) if (!imports.has(name)) imports.set(name, block.where);
       if (kind === 'ts' || kind === 'js') summary.compiled.push(block.where);
       if (action === 'run') summary.modules.set(`${base}.run.test.ts`, renderRunner(block, moduleFile));
+      const alias = block.directive?.name;
+      if (alias !== undefined && action !== 'test' && (kind === 'ts' || kind === 'js')) {
+        // A named block is also `./<name>.js`, the file a reader would save it as, so another
+        // block imports it visibly, as the reader's own code would.
+        if (bases.has(alias)) {
+          problems.push(`${block.where}: module name ${alias} is taken by ${bases.get(alias)}`);
+          continue;
+        }
+        bases.set(alias, block.where);
+        summary.modules.set(`${alias}${extension}`, `export * from './${base}.js';\n`);
+      }
       if (action === 'run' || action === 'test') summary.ran.push(block.where);
     }
   }

@@ -480,6 +480,30 @@ describe('checkDocs', () => {
     );
   });
 
+  it('makes a named block importable as ./<name>.js, the file a reader saves it as', () => {
+    const doc = [
+      '<!-- docs-check: name: my-sink -->',
+      `${fence}ts`,
+      'export const mySink = 1;',
+      `${fence}`,
+      `${fence}ts`,
+      "import { mySink } from './my-sink.js';",
+      `${fence}`,
+    ].join('\n');
+    const summary = checkDocs({ root: repo({ 'docs/guide.md': doc }), cliHelp });
+    expect(summary.modules.get('my-sink.ts')).toBe("export * from './docs-guide-my-sink.js';\n");
+    expect([...summary.modules.keys()]).toEqual(['docs-guide-my-sink.ts', 'my-sink.ts', 'docs-guide-L5.ts']);
+  });
+
+  it('refuses a prelude in README.md: its blocks must compile as copied', () => {
+    const dir = repo({
+      'README.md': `<!-- docs-check:\ndeclare const tableName: string;\n-->\n${fence}ts\nconsole.log(tableName);\n${fence}\n`,
+    });
+    expect(() => checkDocs({ root: dir, cliHelp })).toThrow(
+      /README\.md:4: a README block must compile as copied: show what it needs in the block/,
+    );
+  });
+
   it('fails on an unmarked block of an unknown kind, and writes nothing', () => {
     const dir = repo({
       'docs/guide.md': `${guide}\n\n${fence}sql\nSELECT 1;\n${fence}\n${fence}json\n{ nope }\n${fence}\n`,
