@@ -204,7 +204,12 @@ export interface PipelineConfig<T extends object = Item> {
    * createJsonLogger().
    */
   logger?: PipelineLogger | PowertoolsLoggerLike;
-  /** tidewater's EMF line settings, a Powertools Metrics instance (as `{ target }`), or false. */
+  /**
+   * tidewater's EMF line settings, a Powertools Metrics instance (as `{ target }`), or false.
+   * Left out: one EMF line per invocation in Lambda (where `AWS_LAMBDA_FUNCTION_NAME` is set),
+   * none elsewhere (tests, the local emulator, scripts); `TIDEWATER_METRICS=on` or `off` decides
+   * instead. Given: always as given.
+   */
   metrics?: MetricsConfig | MetricsTarget | false;
   /** Records no route or handler takes. Default `'count'`. */
   onUnrouted?: UnroutedPolicy;
@@ -617,11 +622,26 @@ function compileRetry(retry: RetryConfig | undefined): Pick<CompiledConfig, 'ret
   return { retry: { attempts, baseDelayMs, maxDelayMs }, retryable };
 }
 
+/**
+ * Whether a pipeline whose config leaves `metrics` out writes its EMF line: in Lambda, where
+ * CloudWatch reads it from the log, yes; in tests and local runs it is only noise on stdout.
+ */
+export function metricsByDefault(env: Readonly<Record<string, string | undefined>>): boolean {
+  const setting = env.TIDEWATER_METRICS;
+  if (setting === 'on') return true;
+  if (setting === 'off') return false;
+  if (setting !== undefined && setting !== '')
+    fail(
+      `the environment variable TIDEWATER_METRICS must be on or off (got a value of ${setting.length} characters)`,
+    );
+  return env.AWS_LAMBDA_FUNCTION_NAME !== undefined && env.AWS_LAMBDA_FUNCTION_NAME !== '';
+}
+
 function compileMetrics(
   metrics: PipelineConfig['metrics'],
   sinks: readonly Sink[],
 ): CompiledMetrics | undefined {
-  if (metrics === false) return undefined;
+  if (metrics === false || (metrics === undefined && !metricsByDefault(process.env))) return undefined;
   const routedNames = sinks.map((sink) => `Routed.${sink.name}`);
   // A Metrics instance given as is: the same as `{ target: instance }`.
   const given: MetricsConfig | undefined = isMetricsTarget(metrics) ? { target: metrics } : metrics;
