@@ -17,7 +17,12 @@ import { EmulatorStoppedError, ReplayStalledError, UnstreamableRecordError } fro
 import { callHandler } from './handler-call.js';
 import { invocationRecord } from './invocation-record.js';
 import { createLambdaContext, lambdaFunctionArn } from './lambda-context.js';
-import { type EventSourceMappingOptions, readMappingOptions, type StreamHandler } from './mapping-options.js';
+import {
+  type EventSourceMappingOptions,
+  readMappingOptions,
+  reportsBatchItemFailures,
+  type StreamHandler,
+} from './mapping-options.js';
 import { EVENT_ENVELOPE_BYTES, INVOCATION_PAYLOAD_LIMIT_BYTES, recordPayloadBytes } from './payload-limit.js';
 import { createdAtMs, splitExpired, trimmedAtMs } from './record-age.js';
 import { judgeResponse, type Verdict } from './response.js';
@@ -167,7 +172,7 @@ export class EventSourceMappingEmulator {
     this.batchSize = o.batchSize;
     this.windowMs = o.maximumBatchingWindowInSeconds * 1000;
     this.filter = compileFilters(o.filterPatterns ?? [], o.maxFilters);
-    this.reportFailures = o.reportBatchItemFailures;
+    this.reportFailures = reportsBatchItemFailures(o);
     this.bisect = o.bisectBatchOnFunctionError;
     this.maxRetries = o.maximumRetryAttempts;
     this.maxAgeMs = o.maximumRecordAgeInSeconds < 0 ? -1 : o.maximumRecordAgeInSeconds * 1000;

@@ -1,5 +1,5 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { defineOptions } from '../../core/index.js';
+import { defineOptions, InvalidOptionsError } from '../../core/index.js';
 import { DEFAULT_MAX_FILTERS, type FilterPattern, MAX_FILTERS_QUOTA } from '../../filters/index.js';
 import type { TimeWindowEvent, TimeWindowResponse } from '../../pipeline/window-event.js';
 import type { LambdaStreamEvent } from '../../records/index.js';
@@ -75,8 +75,12 @@ export interface EventSourceMappingOptions {
    * many seconds, the state carried from one invocation of a window to the next (see docs/local.md).
    */
   tumblingWindowInSeconds?: number;
-  /** FunctionResponseTypes: ['ReportBatchItemFailures']. */
+  /** FunctionResponseTypes: ['ReportBatchItemFailures']. Default false. */
   reportBatchItemFailures?: boolean;
+  /** The same setting as Lambda's API names it: `['ReportBatchItemFailures']` or `[]`. */
+  functionResponseTypes?: readonly 'ReportBatchItemFailures'[];
+  /** The same setting as serverless.yml's `stream.functionResponseType` names it. */
+  functionResponseType?: 'ReportBatchItemFailures';
   bisectBatchOnFunctionError?: boolean;
   /** -1 (infinite, Lambda's default) or 0–10000. */
   maximumRetryAttempts?: number;
@@ -140,7 +144,13 @@ export const readMappingOptions = defineOptions<EventSourceMappingOptions>()('Ev
   filterPatterns: { kind: 'custom', expected: 'a list of filter patterns', check: Array.isArray },
   maxFilters: { kind: 'integer', min: 1, max: MAX_FILTERS_QUOTA, default: DEFAULT_MAX_FILTERS },
   tumblingWindowInSeconds: { kind: 'integer', min: 0, max: MAX_TUMBLING_WINDOW_SECONDS, default: 0 },
-  reportBatchItemFailures: { kind: 'boolean', default: false },
+  reportBatchItemFailures: { kind: 'boolean' },
+  functionResponseTypes: {
+    kind: 'custom',
+    expected: "['ReportBatchItemFailures'] or []",
+    check: (value) => Array.isArray(value) && value.every((type) => type === 'ReportBatchItemFailures'),
+  },
+  functionResponseType: { kind: 'enum', values: ['ReportBatchItemFailures'] },
   bisectBatchOnFunctionError: { kind: 'boolean', default: false },
   maximumRetryAttempts: { ...rangeOrUnbounded(0, 10_000), default: -1 },
   maximumRecordAgeInSeconds: { ...rangeOrUnbounded(60, 604_800), default: -1 },
@@ -158,3 +168,27 @@ export const readMappingOptions = defineOptions<EventSourceMappingOptions>()('Ev
   onEvent: { kind: 'function' },
   keepLog: { kind: 'boolean', default: true },
 });
+
+/**
+ * Whether the mapping reports batch item failures, from whichever spelling the options use
+ * (tidewater's, Lambda's API's or serverless.yml's); spellings that disagree are refused.
+ */
+export function reportsBatchItemFailures(
+  o: Pick<
+    EventSourceMappingOptions,
+    'reportBatchItemFailures' | 'functionResponseTypes' | 'functionResponseType'
+  >,
+): boolean {
+  const said = [
+    o.reportBatchItemFailures,
+    o.functionResponseTypes === undefined ? undefined : o.functionResponseTypes.length > 0,
+    o.functionResponseType === undefined ? undefined : true,
+  ].filter((value) => value !== undefined);
+  if (said.some((value) => value !== said[0])) {
+    throw new InvalidOptionsError(
+      'EventSourceMappingEmulator: reportBatchItemFailures, functionResponseTypes and functionResponseType disagree: give one',
+      { option: 'reportBatchItemFailures' },
+    );
+  }
+  return said[0] ?? false;
+}
