@@ -87,7 +87,12 @@ describe('tidewater init', () => {
     const archive = await config.streamFunction('archive');
     expect(archive).toMatchObject({
       handler: 'src/handlers/archive.handler',
-      environment: { ARCHIVE_BUCKET: { Ref: 'ArchiveBucket' }, ARCHIVE_PREFIX: 'archive/' },
+      environment: {
+        ARCHIVE_BUCKET: { Ref: 'ArchiveBucket' },
+        ARCHIVE_PREFIX: 'archive/',
+        // The bundle's source map is built, so Node must be told to use it.
+        NODE_OPTIONS: '--enable-source-maps',
+      },
       stream: { reportBatchItemFailures: true, bisectBatchOnFunctionError: true, maximumRetryAttempts: 5 },
     });
     expect(archive?.stream.filterPatterns).toEqual([
@@ -96,6 +101,12 @@ describe('tidewater init', () => {
         userIdentity: { type: ['Service'], principalId: ['dynamodb.amazonaws.com'] },
       },
     ]);
+    const esbuild = (
+      parseServerlessYaml(await readFile(join(dir, 'serverless.yml'), 'utf8')) as {
+        custom: { esbuild: Record<string, unknown> };
+      }
+    ).custom.esbuild;
+    expect(esbuild).toMatchObject({ sourcemap: true, sourcesContent: false });
     const plan = await planServiceResources(config);
     expect(plan.tables.map((t) => [t.logicalId, t.createTable.TableName, t.ttlAttribute])).toEqual([
       ['RecordsTable', 'orders-test-records', 'expiresAt'],
