@@ -349,9 +349,7 @@ async function writeWorkload(
 ) {
   const now = Math.floor(Date.now() / 1000);
   const put = (item: Record<string, unknown>) =>
-    dynamodb.send(
-      new PutItemCommand({ TableName: tableName, Item: marshall(item) as AttributeMap as never }),
-    );
+    dynamodb.send(new PutItemCommand({ TableName: tableName, Item: marshall(item) }));
   const body = (i: number) => ({
     note: `item ${i}`,
     // A 38-digit number and binary: the archive must keep both exactly.
@@ -367,7 +365,7 @@ async function writeWorkload(
     await dynamodb.send(
       new UpdateItemCommand({
         TableName: tableName,
-        Key: marshall({ pk: `SESSION#live-${i}`, sk: 'LIVE' }) as never,
+        Key: marshall({ pk: `SESSION#live-${i}`, sk: 'LIVE' }),
         UpdateExpression: 'SET note = :n',
         ExpressionAttributeValues: { ':n': { S: 'touched' } },
       }),
@@ -379,7 +377,7 @@ async function writeWorkload(
   for (let i = 0; i < counts.userDeletes; i++) {
     const key = { pk: `ORDER#${i}`, sk: 'CANCELLED' };
     await put({ ...key, [ttlAttribute]: now + 86_400, ...body(i) });
-    await dynamodb.send(new DeleteItemCommand({ TableName: tableName, Key: marshall(key) as never }));
+    await dynamodb.send(new DeleteItemCommand({ TableName: tableName, Key: marshall(key) }));
   }
   return {
     expired: counts.expired,

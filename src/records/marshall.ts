@@ -8,15 +8,16 @@ export interface MarshallOptions {
   /** Drop `undefined` members of objects, arrays and sets instead of throwing. Default false. */
   removeUndefined?: boolean;
   /**
-   * `'base64'` (default) writes `B` / `BS` as base64 strings, the Lambda event shape;
-   * `'bytes'` keeps Uint8Array, the shape the AWS SDK clients send and receive.
+   * `'bytes'` (default) keeps `B` / `BS` as Uint8Array, the shape the AWS SDK clients send and
+   * receive and `@aws-sdk/util-dynamodb`'s marshall gives; `'base64'` writes base64 strings, the
+   * shape of a Lambda event (and of `record.raw`).
    */
   binary?: 'base64' | 'bytes';
 }
 
 const readOptions = /* @__PURE__ */ defineOptions<MarshallOptions>()('marshall', {
   removeUndefined: { kind: 'boolean', default: false },
-  binary: { kind: 'enum', values: ['base64', 'bytes'], default: 'base64' },
+  binary: { kind: 'enum', values: ['base64', 'bytes'], default: 'bytes' },
 });
 
 interface Settings {
@@ -181,9 +182,13 @@ function withPath(error: unknown): unknown {
  */
 export function marshall(
   item: Record<string, unknown>,
-  options: MarshallOptions & { binary: 'bytes' },
+  options: MarshallOptions & { binary: 'base64' },
+): AttributeMap;
+export function marshall(
+  item: Record<string, unknown>,
+  options?: MarshallOptions & { binary?: 'bytes' },
 ): SdkAttributeMap;
-export function marshall(item: Record<string, unknown>, options?: MarshallOptions): AttributeMap;
+export function marshall(item: Record<string, unknown>, options?: MarshallOptions): AttributeMap | SdkAttributeMap;
 export function marshall(
   item: Record<string, unknown>,
   options?: MarshallOptions,
@@ -202,11 +207,12 @@ export function marshall(
 }
 
 /** One JS value to one AttributeValue. */
+export function marshallValue(value: unknown, options: MarshallOptions & { binary: 'base64' }): AttributeValue;
 export function marshallValue(
   value: unknown,
-  options: MarshallOptions & { binary: 'bytes' },
+  options?: MarshallOptions & { binary?: 'bytes' },
 ): SdkAttributeValue;
-export function marshallValue(value: unknown, options?: MarshallOptions): AttributeValue;
+export function marshallValue(value: unknown, options?: MarshallOptions): AttributeValue | SdkAttributeValue;
 export function marshallValue(value: unknown, options?: MarshallOptions): AttributeValue | SdkAttributeValue {
   const s = settings(options, 'marshallValue');
   try {

@@ -8,6 +8,9 @@ import type {
 } from '../../records/index.js';
 import { marshall } from '../../records/index.js';
 
+/** A Lambda event carries binary as base64. */
+const LAMBDA_SHAPE = { binary: 'base64' } as const;
+
 export interface EventBuilderOptions {
   /** Table the records come from; default `test-table`. */
   tableName?: string;
@@ -107,18 +110,18 @@ export class StreamEventBuilder {
     const sequenceNumber = (this.nextSequence++).toString().padStart(21, '0');
     const dynamodb: LambdaStreamRecord['dynamodb'] = {
       ApproximateCreationDateTime: this.clock(),
-      Keys: marshall(keys),
+      Keys: marshall(keys, LAMBDA_SHAPE),
       SequenceNumber: sequenceNumber,
       SizeBytes: 0,
       StreamViewType: this.viewType,
     };
     let size = jsonSize(dynamodb.Keys);
     if (newItem && (this.viewType === 'NEW_IMAGE' || this.viewType === 'NEW_AND_OLD_IMAGES')) {
-      dynamodb.NewImage = marshall(newItem);
+      dynamodb.NewImage = marshall(newItem, LAMBDA_SHAPE);
       size += jsonSize(dynamodb.NewImage);
     }
     if (oldItem && (this.viewType === 'OLD_IMAGE' || this.viewType === 'NEW_AND_OLD_IMAGES')) {
-      dynamodb.OldImage = marshall(oldItem);
+      dynamodb.OldImage = marshall(oldItem, LAMBDA_SHAPE);
       size += jsonSize(dynamodb.OldImage);
     }
     dynamodb.SizeBytes = size;

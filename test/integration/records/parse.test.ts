@@ -142,7 +142,7 @@ describe('stream records from DynamoDB Local', () => {
     expect(tiny.toNumber()).toBe(1e-130);
     expect(huge).toBe(10n ** 126n - 10n ** 88n);
     expect(insert.oldImage).toBeUndefined();
-    expect(marshall(insert.newImage!)).toStrictEqual(insert.raw.dynamodb.NewImage);
+    expect(marshall(insert.newImage!, { binary: 'base64' })).toStrictEqual(insert.raw.dynamodb.NewImage);
     const modify = records[1]!;
     expect(modify.oldImage?.status).toBeUndefined();
     expect(modify.newImage?.status).toBe('paid');

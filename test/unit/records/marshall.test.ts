@@ -1,3 +1,5 @@
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall as sdkMarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { marshall, marshallValue, NumberValue, UnsupportedValueError } from '../../../src/records/index.js';
@@ -8,7 +10,10 @@ describe('marshall', () => {
   it('writes bigint and NumberValue exactly, Map as M, and binaries as base64 or bytes', () => {
     const bytes = new Uint8Array([255, 0]);
     expect(
-      marshall({ big: 10n ** 30n, exact: new NumberValue('1.10'), map: new Map([['k', 1]]), b: bytes }),
+      marshall(
+        { big: 10n ** 30n, exact: new NumberValue('1.10'), map: new Map([['k', 1]]), b: bytes },
+        { binary: 'base64' },
+      ),
     ).toStrictEqual({
       big: { N: '1000000000000000000000000000000' },
       exact: { N: '1.10' },
@@ -19,6 +24,16 @@ describe('marshall', () => {
       b: { B: bytes },
       s: { BS: [bytes] },
     });
+  });
+
+  it("gives bytes by default, as @aws-sdk/util-dynamodb does: what a PutItemCommand's Item takes", () => {
+    const item = { pk: 'a', b: new Uint8Array([1, 2]), s: new Set([new Uint8Array([3])]) };
+    const ours = marshall(item);
+    expect(ours).toStrictEqual(sdkMarshall(item));
+    expect(ours.b).toStrictEqual({ B: new Uint8Array([1, 2]) });
+    expect(ours.s).toStrictEqual({ BS: [new Uint8Array([3])] });
+    const put = new PutItemCommand({ TableName: 't', Item: marshall(item) }); // compiles: the SDK's shape
+    expect(put.input.Item?.b?.B).toBeInstanceOf(Uint8Array);
   });
 
   it.each([
