@@ -16,6 +16,7 @@ import type { ClassifiedRecord, Item, RecordKind, RecordOfKind } from '../record
 import type { DeadLetterSink, Sink, SinkContext, SinkLogger, SinkResult } from '../sinks/types.js';
 import { type EmfTemplate, emfTemplate } from './metrics.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
+import { isTracerLike, type TracerLike, tracedSink } from './tracing.js';
 
 /** A logger the pipeline can make a per-invocation child of (a pino Logger is one). */
 export interface PipelineLogger extends SinkLogger {
@@ -211,6 +212,12 @@ export interface PipelineConfig<T extends object = Item> {
    * instead. Given: always as given.
    */
   metrics?: MetricsConfig | MetricsTarget | false;
+  /**
+   * A Powertools Tracer (or anything with its getSegment()): each sink write gets its own
+   * subsegment, annotated with the sink, its record count and its failures. Default: none, and
+   * then sinks are called as they are.
+   */
+  tracer?: TracerLike;
   /** Records no route or handler takes. Default `'count'`. */
   onUnrouted?: UnroutedPolicy;
   /**
@@ -356,6 +363,7 @@ const readConfig = /* @__PURE__ */ defineOptions<PipelineConfig>()('pipeline', {
     expected: 'an object, a Powertools Metrics instance or false',
     check: (v) => v === false || isPlainObject(v) || isMetricsTarget(v),
   },
+  tracer: { kind: 'custom', expected: 'a Powertools Tracer (with getSegment())', check: isTracerLike },
   onUnrouted: { kind: 'enum', values: UNROUTED, default: 'count' },
   parse: AN_OBJECT,
   clock: { kind: 'function', default: Date.now },
@@ -677,7 +685,13 @@ function compileLogger(logger: PipelineConfig['logger'], logImages: boolean): Pi
 export function compileConfig<T extends object>(config: PipelineConfig<T>): CompiledConfig {
   if (config === undefined) fail('config must be an object, got undefined');
   const c = readConfig(config);
-  const { routes, sinks, sinkSchemas } = compileRoutes(c.routes);
+  const compiledRoutes = compileRoutes(c.routes);
+  const { routes, sinkSchemas } = compiledRoutes;
+  const tracer = c.tracer;
+  const sinks =
+    tracer === undefined
+      ? compiledRoutes.sinks
+      : compiledRoutes.sinks.map((sink) => tracedSink(sink, tracer));
   const handlers = compileHandlers(c.handlers as KindHandlers | undefined);
   if (routes.length === 0 && handlers.mask === 0) fail('give at least one route or handler');
   const kindMasks = { insert: 0, modify: 0, 'user-delete': 0, 'ttl-delete': 0 };

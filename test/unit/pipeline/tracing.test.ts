@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { compileConfig } from '../../../src/pipeline/config.js';
+import { processBatch } from '../../../src/pipeline/index.js';
+import type { TracerLike } from '../../../src/pipeline/tracing.js';
+import { MemorySink } from '../../../src/sinks/memory-sink.js';
+import { batch, quiet } from './fixtures.js';
+
+/** A tracer that keeps what was opened on it (the X-Ray round trip is in test/integration). */
+function recordingTracer(enabled = true) {
+  const opened: { name: string; annotations: Record<string, unknown>; errors: string[]; closed: boolean }[] =
+    [];
+  const tracer: TracerLike = {
+    isTracingEnabled: () => enabled,
+    getSegment: () => ({
+      addNewSubsegment(name: string) {
+        const entry = {
+          name,
+          annotations: {} as Record<string, unknown>,
+          errors: [] as string[],
+          closed: false,
+        };
+        opened.push(entry);
+        return {
+          addAnnotation: (key: string, value: unknown) => void (entry.annotations[key] = value),
+          addError: (error: Error) => void entry.errors.push(error.message),
+          close: () => void (entry.closed = true),
+        };
+      },
+    }),
+  };
+  return { tracer, opened };
+}
+
+describe('tracing sink writes', () => {
+  it('costs nothing without a tracer: the sinks are called as they are', () => {
+    const sink = new MemorySink();
+    expect(compileConfig({ routes: [{ when: 'insert', to: sink }] }).sinks[0]).toBe(sink);
+  });
+
+  it('records a throwing write on its subsegment, and closes it', async () => {
+    const { tracer, opened } = recordingTracer();
+    const broken = { name: 'broken', write: () => Promise.reject(new Error('down')) };
+    const response = await processBatch(batch(2), {
+      ...quiet,
+      retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
+      tracer,
+      routes: [{ when: 'insert', to: broken }],
+    });
+    expect(response.batchItemFailures).toHaveLength(1);
+    expect(opened).toEqual([
+      {
+        name: '## sink broken',
+        annotations: { sink: 'broken', records: 2, failed: 2 },
+        errors: ['down'],
+        closed: true,
+      },
+    ]);
+  });
+
+  it('opens nothing when the tracer is disabled (outside Lambda, POWERTOOLS_TRACE_ENABLED=false)', async () => {
+    const { tracer, opened } = recordingTracer(false);
+    const sink = new MemorySink();
+    await processBatch(batch(2), { ...quiet, tracer, routes: [{ when: 'insert', to: sink }] });
+    expect(sink.records).toHaveLength(2);
+    expect(opened).toEqual([]);
+  });
+
+  it('refuses a tracer that is not one', () => {
+    expect(() =>
+      compileConfig({ tracer: {} as never, routes: [{ when: 'insert', to: new MemorySink() }] }),
+    ).toThrow(/tracer/);
+  });
+});
