@@ -32,6 +32,19 @@ export type RecordPredicate = (record: ClassifiedRecord) => boolean;
 export type RouteCondition = RecordKind | readonly RecordKind[] | RecordPredicate;
 
 /**
+ * Which images of a record an item schema must accept for the record to be delivered:
+ * - `'new'` (default): the item as the change left it — NewImage of an insert or a modify, the
+ *   OldImage of a delete (its only image). A modify's OldImage is validated too, and given to the
+ *   sinks as the schema's output when it fits; when it does not (written before the schema was
+ *   tightened) the record is still delivered, with `oldImage: undefined` — `raw` keeps it. What a
+ *   team upgrading a schema expects: a change of an old item is not lost because its old state
+ *   predates the schema.
+ * - `'all'`: every image must fit; a modify whose OldImage does not is dead-lettered whole
+ *   (`invalid-image`, issues under `OldImage`).
+ */
+export type ImagesChecked = 'new' | 'all';
+
+/**
  * An item schema: any Standard Schema (zod, valibot, arktype…) whose output is an item. Its output
  * is what the route's sinks (or the kind handlers) receive as `newImage` / `oldImage`.
  */
@@ -52,6 +65,8 @@ export interface RouteConfig {
    */
   // biome-ignore lint/suspicious/noExplicitAny: any item type
   item?: ItemSchema<any>;
+  /** Which images `item` must accept: see ImagesChecked. Default `'new'`. */
+  images?: ImagesChecked;
   // Sink methods are bivariant, so a Sink<TtlDeleteRecord> fits here; `route()` checks the pairing.
   // biome-ignore lint/suspicious/noExplicitAny: any record subtype
   to: Sink<any> | readonly Sink<any>[];
@@ -83,6 +98,7 @@ export function route<const K extends RecordKind, E extends object = Item, T ext
   when: K | readonly K[];
   entity?: EntityDiscriminator<E>;
   item?: ItemSchema<T>;
+  images?: ImagesChecked;
   // `[K] extends [never]`: while `when` is still being inferred, K reads as never; without this
   // a sink constructed inline (`to: new MemorySink()`) would infer its records from that never.
   to: RouteTargets<[K] extends [never] ? ClassifiedRecord<NoInfer<T>> : RecordOfKind<K, NoInfer<T>>>;
@@ -93,6 +109,7 @@ export function route<E extends object = Item, T extends object = E>(config: {
   when: RecordPredicate;
   entity?: EntityDiscriminator<E>;
   item?: ItemSchema<T>;
+  images?: ImagesChecked;
   to: RouteTargets<ClassifiedRecord<NoInfer<T>>>;
 }): RouteConfig;
 export function route(config: RouteConfig): RouteConfig {
@@ -112,6 +129,8 @@ export interface HandlerContext extends SinkContext {
  */
 export type KindHandlers<T extends object = Item> = {
   item?: ItemSchema<T>;
+  /** Which images `item` must accept (see ImagesChecked). Default `'new'`. */
+  images?: ImagesChecked;
 } & {
   [K in RecordKind]?: (record: RecordOfKind<K, T>, context: HandlerContext) => unknown;
 };
@@ -311,6 +330,8 @@ export interface CompiledSchema {
   readonly mask: number;
   /** What a dead-letter entry names as the sink: the sinks' names, `handlers` for the kind handlers. */
   readonly label: string;
+  /** 'new': a modify's OldImage that fails is left out (undefined), not a reason to give up. */
+  readonly images: ImagesChecked;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -388,6 +409,8 @@ const ITEM_SCHEMA = {
   check: isItemSchema,
 } as const;
 
+const IMAGES_CHECKED = { kind: 'enum', values: ['new', 'all'] } as const;
+
 const readRoute = /* @__PURE__ */ defineOptions<RouteConfig>()('pipeline', {
   name: { kind: 'nonEmptyString' },
   when: {
@@ -405,6 +428,7 @@ const readRoute = /* @__PURE__ */ defineOptions<RouteConfig>()('pipeline', {
       typeof (v as EntityDiscriminator).description === 'string',
   },
   item: ITEM_SCHEMA,
+  images: IMAGES_CHECKED,
   to: {
     kind: 'custom',
     expected: 'a sink or a list of sinks (objects with write())',
@@ -424,6 +448,7 @@ const readOrdering = /* @__PURE__ */ defineOptions<{ mode: 'ordered' | 'per-key'
 const HANDLER = { kind: 'function' } as const;
 const readHandlers = /* @__PURE__ */ defineOptions<KindHandlers>()('pipeline', {
   item: ITEM_SCHEMA,
+  images: IMAGES_CHECKED,
   insert: HANDLER,
   modify: HANDLER,
   'user-delete': HANDLER,
@@ -519,17 +544,34 @@ function withEntity(
   return { kindMask: 0, test: (record) => (kindMask & KIND_BIT[record.kind]) !== 0 && isEntity(record) };
 }
 
+/** An item schema and which images it must accept. */
+interface SchemaUse {
+  readonly schema: ItemSchema;
+  readonly images: ImagesChecked;
+}
+
+function schemaUse(schema: ItemSchema | undefined, images: ImagesChecked | undefined): SchemaUse | null {
+  if (schema === undefined) {
+    if (images !== undefined) fail("'images' says which images 'item' checks: give 'item' with it");
+    return null;
+  }
+  return { schema, images: images ?? 'new' };
+}
+
+const sameUse = (a: SchemaUse | null, b: SchemaUse | null): boolean =>
+  a === b || (a !== null && b !== null && a.schema === b.schema && a.images === b.images);
+
 interface CompiledRoutes {
   routes: CompiledRoute[];
   sinks: Sink[];
   /** Per sink, the item schema of the routes that reach it (null: none). */
-  sinkSchemas: (ItemSchema | null)[];
+  sinkSchemas: (SchemaUse | null)[];
 }
 
 function compileRoutes(routes: readonly unknown[] | undefined): CompiledRoutes {
   if (routes === undefined) return { routes: [], sinks: [], sinkSchemas: [] };
   const sinks: Sink[] = [];
-  const sinkSchemas: (ItemSchema | null)[] = [];
+  const sinkSchemas: (SchemaUse | null)[] = [];
   const compiled: CompiledRoute[] = [];
   routes.forEach((r: unknown, n) => {
     const where = `routes[${n}]`;
@@ -537,7 +579,7 @@ function compileRoutes(routes: readonly unknown[] | undefined): CompiledRoutes {
     const { kindMask, test } = withEntity(compileWhen(route.when, where), route.entity);
     const targets = Array.isArray(route.to) ? route.to : [route.to];
     if (targets.length === 0) fail(`${where}.to is empty`);
-    const schema = route.item ?? null;
+    const schema = schemaUse(route.item, route.images);
     let sinkMask = 0;
     for (const sink of targets as Sink[]) {
       let index = sinks.indexOf(sink);
@@ -545,12 +587,12 @@ function compileRoutes(routes: readonly unknown[] | undefined): CompiledRoutes {
         if (sinks.length === MAX_SINKS) fail(`at most ${MAX_SINKS} distinct sinks are supported`);
         index = sinks.push(sink) - 1;
         sinkSchemas[index] = schema;
-      } else if (sinkSchemas[index] !== schema) {
+      } else if (!sameUse(sinkSchemas[index]!, schema)) {
         // A sink gets one batch per invocation; records validated by one schema and records
         // validated by another (or not at all) would be indistinguishable in it.
         fail(
           `${where}: sink ${sinkName(sink)} is reached by routes with different item schemas ` +
-            '(or with and without one); a sink takes one: give its routes the same schema (a union for several entities)',
+            "(or with and without one, or other 'images'); a sink takes one: give its routes the same schema (a union for several entities)",
         );
       }
       sinkMask |= 1 << index;
@@ -563,14 +605,14 @@ function compileRoutes(routes: readonly unknown[] | undefined): CompiledRoutes {
 /** The distinct schemas, each with the mask bits it validates for; -1 where none applies. */
 function compileSchemas(
   sinks: readonly Sink[],
-  perSink: readonly (ItemSchema | null)[],
-  handlerSchema: ItemSchema | undefined,
+  perSink: readonly (SchemaUse | null)[],
+  handlerSchema: SchemaUse | null,
 ): Pick<CompiledConfig, 'schemas' | 'sinkSchemas' | 'handlerSchema'> {
-  const found: ItemSchema[] = [];
+  const found: SchemaUse[] = [];
   const masks: number[] = [];
   const labels: string[][] = [];
-  const indexOf = (schema: ItemSchema, bit: number, label: string): number => {
-    let j = found.indexOf(schema);
+  const indexOf = (schema: SchemaUse, bit: number, label: string): number => {
+    let j = found.findIndex((use) => sameUse(use, schema));
     if (j === -1) {
       j = found.push(schema) - 1;
       masks[j] = 0;
@@ -583,13 +625,14 @@ function compileSchemas(
   const sinkSchemas = perSink.map((schema, s) =>
     schema === null ? -1 : indexOf(schema, 1 << s, sinkName(sinks[s]!)),
   );
-  const handler = handlerSchema === undefined ? -1 : indexOf(handlerSchema, HANDLER_BIT, 'handlers');
-  const schemas = found.map((schema, j) => ({
+  const handler = handlerSchema === null ? -1 : indexOf(handlerSchema, HANDLER_BIT, 'handlers');
+  const schemas = found.map(({ schema, images }, j) => ({
     schema,
     props: schema['~standard'],
     vendor: String(schema['~standard'].vendor),
     mask: masks[j]!,
     label: labels[j]!.join(', '),
+    images,
   }));
   return { schemas, sinkSchemas, handlerSchema: handler };
 }
@@ -608,11 +651,11 @@ function compileOrdering(ordering: PipelineConfig['ordering']): { perKey: boolea
 function compileHandlers(handlers: KindHandlers | undefined): {
   list: CompiledConfig['handlers'];
   mask: number;
-  schema: ItemSchema | undefined;
+  schema: SchemaUse | null;
 } {
   const list: ((record: ClassifiedRecord, context: HandlerContext) => unknown)[] | undefined[] = [];
   let mask = 0;
-  if (handlers === undefined) return { list, mask, schema: undefined };
+  if (handlers === undefined) return { list, mask, schema: null };
   const read = readHandlers(handlers, 'pipeline', 'handlers.');
   KINDS.forEach((kind, i) => {
     const h = read[kind] as ((record: ClassifiedRecord, context: HandlerContext) => unknown) | undefined;
@@ -621,7 +664,7 @@ function compileHandlers(handlers: KindHandlers | undefined): {
   });
   if (read.item !== undefined && mask === 0)
     fail('handlers.item: give the kind handlers it validates for (insert, modify, …)');
-  return { list, mask, schema: read.item };
+  return { list, mask, schema: schemaUse(read.item, read.images) };
 }
 
 function compileRetry(retry: RetryConfig | undefined): Pick<CompiledConfig, 'retry' | 'retryable'> {

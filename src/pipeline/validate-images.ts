@@ -142,8 +142,11 @@ function settle(ledger: Ledger, schema: CompiledSchema, j: number, i: number, a:
     reject(ledger, schema, i, newImage);
     return;
   }
-  const oldImage = judge(record, 'OldImage', schema.vendor, b);
-  if (oldImage instanceof Error) {
+  let oldImage = judge(record, 'OldImage', schema.vendor, b);
+  if (oldImage instanceof InvalidImageError && schema.images === 'new' && record.kind === 'modify') {
+    // The state before this change may predate the schema: the change itself is what counts.
+    oldImage = undefined;
+  } else if (oldImage instanceof Error) {
     reject(ledger, schema, i, oldImage);
     return;
   }

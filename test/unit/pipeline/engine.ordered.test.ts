@@ -191,7 +191,7 @@ describe('ordered mode', () => {
         ...quiet,
         routes: [{ when: 'insert', to: new RecordingSink('s'), sink: 1 } as never],
       }),
-    ).toThrow(/unknown option 'routes\[0\]\.sink' \(known: name, when, entity, item, to\)/);
+    ).toThrow(/unknown option 'routes\[0\]\.sink' \(known: name, when, entity, item, images, to\)/);
     expect(() => createPipeline({ ...quiet, retry: { attemps: 2 } as never, routes: [] })).toThrow(
       InvalidOptionsError,
     );

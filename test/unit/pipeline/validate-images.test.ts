@@ -105,14 +105,18 @@ describe.each([
     }
   });
 
-  it('validates both images of a modify and names the one that failed', async () => {
+  it("with images: 'all', validates both images of a modify and names the one that failed", async () => {
     const sink = new Keep('orders');
     const dlq = new RecordingDeadLetter();
     const record = order(0, good(0), 'modify');
     record.dynamodb.OldImage = bad(0);
     await processBatch(
       { Records: [record] },
-      { ...quiet, deadLetter: dlq, routes: [route({ when: 'modify', item: schema, to: sink })] },
+      {
+        ...quiet,
+        deadLetter: dlq,
+        routes: [route({ when: 'modify', item: schema, images: 'all', to: sink })],
+      },
     );
     expect(sink.got).toEqual([]);
     expect(dlq.entries).toHaveLength(1);
@@ -123,6 +127,45 @@ describe.each([
     expect(entry.issues!.map((issue) => issue.path.join('.'))).toEqual(
       expect.arrayContaining(['status', 'total', 'lines.0.sku']),
     );
+  });
+
+  it('by default delivers a modify whose OldImage predates the schema, its oldImage left out', async () => {
+    const sink = new Keep('orders');
+    const dlq = new RecordingDeadLetter();
+    const upgraded = order(0, good(0), 'modify');
+    upgraded.dynamodb.OldImage = bad(0); // written before the schema was tightened
+    const both = order(1, good(1), 'modify'); // both images fit: both are the schema's output
+    const broken = order(2, bad(2), 'modify'); // the new image does not fit: dead-lettered
+    await processBatch(
+      { Records: [upgraded, both, broken] },
+      { ...quiet, deadLetter: dlq, routes: [route({ when: 'modify', item: schema, to: sink })] },
+    );
+    expect(sink.got.map((r) => r.sequenceNumber)).toEqual(
+      [upgraded, both].map((r) => r.dynamodb.SequenceNumber),
+    );
+    expect(sink.got[0]!.newImage).toMatchObject({ status: 'paid', total: 12.5 });
+    expect(sink.got[0]!.oldImage).toBeUndefined();
+    expect(sink.got[0]!.raw.dynamodb.OldImage).toEqual(bad(0)); // still in the raw record
+    expect(sink.got[1]!.oldImage).toMatchObject({ status: 'paid', total: 12.5 });
+    expect(dlq.entries.map((e) => [e.sequenceNumber, e.reason, e.issues?.[0]?.image])).toEqual([
+      [broken.dynamodb.SequenceNumber, 'invalid-image', 'NewImage'],
+    ]);
+  });
+
+  it("refuses 'images' without 'item', and a sink reached with two settings", () => {
+    const sink = new Keep('orders');
+    expect(() => createPipeline({ ...quiet, routes: [{ when: 'modify', images: 'all', to: sink }] })).toThrow(
+      /'images' says which images 'item' checks/,
+    );
+    expect(() =>
+      createPipeline({
+        ...quiet,
+        routes: [
+          route({ when: 'modify', item: schema, to: sink }),
+          route({ when: 'insert', item: schema, images: 'all', to: sink }),
+        ],
+      }),
+    ).toThrow(/other 'images'/);
   });
 
   it('validates only the image a delete carries (OldImage) and hands it on', async () => {
