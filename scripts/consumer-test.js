@@ -12,7 +12,16 @@
 // so the service's `npm test` compiles them against the installed tarball and runs those marked to
 // run; blocks of other kinds are checked before anything is installed.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +41,41 @@ function run(command, args, cwd) {
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal} in ${cwd}`);
   }
+}
+
+/**
+ * A new user's first hour, as the README tells it: an empty ESM service installs the tarball,
+ * runs `npx tidewater init`, pastes the README's "Replay a stream in a test" block unchanged into
+ * its tests, and `npm run typecheck` and `npm test` pass.
+ */
+function firstHour(work) {
+  const fresh = path.join(work, 'fresh-service');
+  mkdirSync(fresh);
+  writeFileSync(
+    path.join(fresh, 'package.json'),
+    `${JSON.stringify({ name: 'fresh-service', version: '0.0.0', private: true, type: 'module', dependencies: { tidewater: 'file:../tidewater.tgz' } }, null, 2)}\n`,
+  );
+  const install = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
+  run('npm', install, fresh);
+  run('npx', ['tidewater', 'init'], fresh);
+  run('npm', install, fresh);
+  writeFileSync(
+    path.join(fresh, 'test', 'readme-replay.test.ts'),
+    readmeBlock('### Replay a stream in a test'),
+  );
+  run('npm', ['run', 'typecheck'], fresh);
+  run('npm', ['test'], fresh);
+  process.stdout.write('\nthe first hour (init, then the README replay test pasted unchanged) passed\n');
+}
+
+/** The first TypeScript block under a README heading, as a reader copies it. */
+function readmeBlock(heading) {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const at = readme.indexOf(`\n${heading}\n`);
+  if (at < 0) throw new Error(`README.md has no heading "${heading}"`);
+  const block = /\n```ts\n([\s\S]*?)\n```\n/.exec(readme.slice(at));
+  if (!block) throw new Error(`README.md has no ts block under "${heading}"`);
+  return `${block[1]}\n`;
 }
 
 const work = mkdtempSync(path.join(tmpdir(), 'tidewater-consumer-'));
@@ -68,6 +112,7 @@ try {
 
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], service);
   run('npm', ['test'], service);
+  firstHour(work);
   process.stdout.write(
     `\nconsumer project (${path.relative(root, example)}) passed against the packed tarball\n` +
       `${formatSummary(docs)}\n`,
