@@ -14,7 +14,13 @@ import { NUMBERS_OPTION } from '../records/numbers.js';
 import { createRecordParser, type ParseOptions, type RecordParser } from '../records/parse.js';
 import type { ClassifiedRecord, Item, RecordKind, RecordOfKind } from '../records/types.js';
 import type { DeadLetterSink, Sink, SinkContext, SinkLogger, SinkResult } from '../sinks/types.js';
-import { type EmfTemplate, emfTemplate } from './metrics.js';
+import {
+  type CompiledMetrics,
+  compileMetrics,
+  isMetricsTarget,
+  type MetricsConfig,
+  type MetricsTarget,
+} from './metrics.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import { isTracerLike, type TracerLike, tracedSink } from './tracing.js';
 
@@ -148,55 +154,7 @@ export interface RetryConfig {
   retryable?: (error: unknown) => boolean;
 }
 
-export interface MetricsWriter {
-  write(line: string): unknown;
-}
-
-/**
- * What tidewater uses of a Powertools Metrics instance (`@aws-lambda-powertools/metrics` 2.x),
- * typed structurally so tidewater needs no Powertools at run time.
- */
-export interface MetricsTarget {
-  addMetric(name: string, unit: 'Count' | 'Milliseconds', value: number): unknown;
-  publishStoredMetrics(): unknown;
-}
-
-export interface MetricsConfig {
-  /** CloudWatch namespace. Default `Tidewater`. */
-  namespace?: string;
-  /** Dimension name → value, on every metric. Default none. */
-  dimensions?: Record<string, string>;
-  /** Where EMF lines go. Default process.stdout (Lambda ships it to CloudWatch Logs). */
-  writer?: MetricsWriter;
-  /**
-   * A Powertools Metrics instance: each invocation's metrics are added to it (addMetric) instead
-   * of written as tidewater's own EMF line, so they carry its namespace, service and default
-   * dimensions. Not with `namespace`, `dimensions` or `writer`: the instance has its own.
-   */
-  target?: MetricsTarget;
-  /**
-   * With `target`: call its publishStoredMetrics() once the invocation's metrics are added.
-   * Default true; false when Powertools' logMetrics middleware (or your code) publishes them.
-   */
-  publish?: boolean;
-}
-
-interface CompiledMetricsBase {
-  /** `Routed.<sink name>` per sink, in the order of CompiledConfig.sinks. */
-  readonly routedNames: readonly string[];
-}
-
-/** The metrics settings the engine uses, checked and precomputed: an EMF line, or a target's calls. */
-export type CompiledMetrics =
-  | (CompiledMetricsBase & {
-      readonly target: undefined;
-      readonly writer: MetricsWriter;
-      readonly namespace: string;
-      readonly dimensions: Readonly<Record<string, string>>;
-      /** The line's fixed parts, built once; undefined when names collide (the line is then built generically). */
-      readonly template: EmfTemplate | undefined;
-    })
-  | (CompiledMetricsBase & { readonly target: MetricsTarget; readonly publish: boolean });
+export type { MetricsConfig, MetricsTarget, MetricsWriter } from './metrics.js';
 
 export type UnroutedPolicy = 'count' | 'dead-letter' | 'fail';
 
@@ -342,14 +300,6 @@ function isPlainObjectOrInstance(value: unknown): value is object {
   return value !== null && typeof value === 'object';
 }
 
-function isMetricsTarget(value: unknown): value is MetricsTarget {
-  return (
-    isPlainObjectOrInstance(value) &&
-    typeof (value as MetricsTarget).addMetric === 'function' &&
-    typeof (value as MetricsTarget).publishStoredMetrics === 'function'
-  );
-}
-
 const UNROUTED = ['count', 'dead-letter', 'fail'] as const;
 const AN_OBJECT = { kind: 'custom', expected: 'an object', check: isPlainObject } as const;
 
@@ -461,22 +411,6 @@ const readRetry = /* @__PURE__ */ defineOptions<RetryConfig>()('pipeline', {
   baseDelayMs: { kind: 'number', min: 0, default: DEFAULT_RETRY.baseDelayMs },
   maxDelayMs: { kind: 'number', min: 0, default: DEFAULT_RETRY.maxDelayMs },
   retryable: { kind: 'function' },
-});
-
-const readMetrics = /* @__PURE__ */ defineOptions<MetricsConfig>()('pipeline', {
-  namespace: { kind: 'nonEmptyString', default: 'Tidewater' },
-  dimensions: {
-    kind: 'custom',
-    expected: 'a map of dimension names to string values',
-    check: (v) => isPlainObject(v) && Object.values(v).every((d) => typeof d === 'string'),
-  },
-  writer: { kind: 'object', methods: ['write'], expected: 'an object with a write(line) method' },
-  target: {
-    kind: 'object',
-    methods: ['addMetric', 'publishStoredMetrics'],
-    expected: 'a Powertools Metrics instance (addMetric, publishStoredMetrics)',
-  },
-  publish: { kind: 'boolean' },
 });
 
 const readParse = /* @__PURE__ */ defineOptions<NonNullable<PipelineConfig['parse']>>()('pipeline', {
@@ -671,50 +605,6 @@ function compileRetry(retry: RetryConfig | undefined): Pick<CompiledConfig, 'ret
   const { attempts, baseDelayMs, maxDelayMs, retryable } = readRetry(retry, 'pipeline', 'retry.');
   if (maxDelayMs < baseDelayMs) fail("'retry.maxDelayMs' must not be below 'retry.baseDelayMs'");
   return { retry: { attempts, baseDelayMs, maxDelayMs }, retryable };
-}
-
-/**
- * Whether a pipeline whose config leaves `metrics` out writes its EMF line: in Lambda, where
- * CloudWatch reads it from the log, yes; in tests and local runs it is only noise on stdout.
- */
-export function metricsByDefault(env: Readonly<Record<string, string | undefined>>): boolean {
-  const setting = env.TIDEWATER_METRICS;
-  if (setting === 'on') return true;
-  if (setting === 'off') return false;
-  if (setting !== undefined && setting !== '')
-    fail(
-      `the environment variable TIDEWATER_METRICS must be on or off (got a value of ${setting.length} characters)`,
-    );
-  return env.AWS_LAMBDA_FUNCTION_NAME !== undefined && env.AWS_LAMBDA_FUNCTION_NAME !== '';
-}
-
-function compileMetrics(
-  metrics: PipelineConfig['metrics'],
-  sinks: readonly Sink[],
-): CompiledMetrics | undefined {
-  if (metrics === false || (metrics === undefined && !metricsByDefault(process.env))) return undefined;
-  const routedNames = sinks.map((sink) => `Routed.${sink.name}`);
-  // A Metrics instance given as is: the same as `{ target: instance }`.
-  const given: MetricsConfig | undefined = isMetricsTarget(metrics) ? { target: metrics } : metrics;
-  const m = readMetrics(given, 'pipeline', 'metrics.');
-  if (m.target !== undefined) {
-    for (const key of ['namespace', 'dimensions', 'writer'] as const)
-      if (given?.[key] !== undefined)
-        fail(`metrics.${key} does not apply with metrics.target: set it on the Metrics instance`);
-    return { routedNames, target: m.target, publish: m.publish ?? true };
-  }
-  if (m.publish !== undefined) fail('metrics.publish applies to metrics.target only');
-  const dimensions = m.dimensions ?? {};
-  if (Object.keys(dimensions).length > 30)
-    fail('metrics.dimensions: CloudWatch allows at most 30 dimensions');
-  return {
-    namespace: m.namespace,
-    dimensions,
-    writer: m.writer ?? process.stdout,
-    routedNames,
-    target: undefined,
-    template: emfTemplate(m.namespace, dimensions, routedNames),
-  };
 }
 
 /** Recognized once here, so the per-line path never asks which kind of logger it has. */

@@ -1,8 +1,17 @@
+import { eventIdOf } from '../records/raw-identity.js';
 import { DeadLetterSendError } from '../sinks/errors.js';
-import type { DeadLetterEntry, DeadLetterReason } from '../sinks/types.js';
+import type { DeadLetterEntry } from '../sinks/types.js';
 import { InvalidImageError } from './errors.js';
-import { contextOf, dueDeadLetters, fail, indexOf, type Ledger, loggerOf, seq } from './ledger.js';
-import { eventIdOf } from './route.js';
+import {
+  contextOf,
+  dueDeadLetters,
+  fail,
+  type GivenUp,
+  indexOf,
+  type Ledger,
+  loggerOf,
+  seq,
+} from './ledger.js';
 
 /**
  * The last stage: send the dead letters of records before the cut-off, in stream order, in one
@@ -14,12 +23,14 @@ import { eventIdOf } from './route.js';
 export async function sendDeadLetters(ledger: Ledger): Promise<void> {
   const due = dueDeadLetters(ledger);
   if (due === undefined) return;
-  let sent = due.entries.length;
+  const entries = due.map((given) => deadLetterEntry(ledger, given));
+  const indices = due.map((given) => given.index);
+  let sent = entries.length;
   try {
-    await ledger.config.deadLetter!.send(due.entries, contextOf(ledger));
+    await ledger.config.deadLetter!.send(entries, contextOf(ledger));
   } catch (error) {
-    const from = firstUnsent(ledger, due.indices, error);
-    sent = due.indices.findIndex((i) => i >= from);
+    const from = firstUnsent(ledger, indices, error);
+    sent = indices.findIndex((i) => i >= from);
     loggerOf(ledger).error(
       { err: error, sequenceNumber: seq(ledger, from), sent },
       'dead-letter send failed: records from this one on are reported failed',
@@ -28,7 +39,7 @@ export async function sendDeadLetters(ledger: Ledger): Promise<void> {
   }
   ledger.metrics.deadLettered += sent;
   for (let k = 0; k < sent; k++) {
-    const entry = due.entries[k]!;
+    const entry = entries[k]!;
     loggerOf(ledger).warn(
       {
         sequenceNumber: entry.sequenceNumber,
@@ -59,14 +70,8 @@ function firstUnsent(ledger: Ledger, indices: readonly number[], error: unknown)
 }
 
 /** What the dead-letter sink receives for record `index`, stamped when it is given up. */
-export function deadLetterEntry(
-  ledger: Ledger,
-  index: number,
-  reason: DeadLetterReason,
-  error: unknown,
-  attempts: number,
-  sinkName: string | undefined,
-): DeadLetterEntry {
+export function deadLetterEntry(ledger: Ledger, given: GivenUp): DeadLetterEntry {
+  const { index, reason, error, attempts, sinkName } = given;
   const raw = ledger.raws[index];
   const parsed = ledger.records[index];
   const arn = parsed?.eventSourceARN ?? (raw as { eventSourceARN?: unknown } | null)?.eventSourceARN;
@@ -80,7 +85,7 @@ export function deadLetterEntry(
     attempts,
     ...(sinkName === undefined ? {} : { sinkName }),
     ...(error instanceof InvalidImageError ? { issues: error.issues } : {}),
-    at: new Date(ledger.config.clock()).toISOString(),
+    at: new Date(given.at).toISOString(),
   };
 }
 

@@ -91,7 +91,13 @@ async function run(
   const finished = config.clock();
   if (config.metrics !== undefined) {
     try {
-      publishMetrics(config, metrics, tallyRecords(ledger, routedAt), finished - started, finished);
+      publishMetrics(
+        config.metrics,
+        metrics,
+        tallyRecords(ledger.records, metrics, routedAt),
+        finished - started,
+        finished,
+      );
     } catch (error) {
       loggerOf(ledger).error({ err: error }, 'writing the metrics line failed');
     }

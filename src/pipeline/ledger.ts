@@ -1,11 +1,10 @@
 import { MalformedRecordError } from '../records/errors.js';
+import { sequenceNumberOf } from '../records/raw-identity.js';
 import type { ClassifiedRecord } from '../records/types.js';
-import type { DeadLetterEntry, DeadLetterReason } from '../sinks/types.js';
+import type { DeadLetterReason } from '../sinks/types.js';
 import type { CompiledConfig, HandlerContext, PipelineLogger } from './config.js';
-import { deadLetterEntry } from './dead-letter.js';
 import { DeadlineReachedError } from './errors.js';
-import { type InvocationMetrics, newInvocationMetrics } from './metrics.js';
-import { sequenceNumberOf } from './route.js';
+import { type InvocationMetrics, newInvocationMetrics } from './invocation-metrics.js';
 
 /** The parts of a Lambda context the pipeline reads. A real `Context` fits. */
 export interface InvocationContext {
@@ -22,10 +21,17 @@ export interface BatchResponse {
   batchItemFailures: BatchItemFailure[];
 }
 
-/** A record given up on: its dead-letter entry, sent at the end if the record is still before the cut-off. */
-interface GivenUp {
+/**
+ * A record given up on, as facts: the dead-letter stage makes its entry from them at the end, if
+ * the record is still before the cut-off. `at` is when it was given up (the entry's time).
+ */
+export interface GivenUp {
   readonly index: number;
-  readonly entry: DeadLetterEntry;
+  readonly reason: DeadLetterReason;
+  readonly error: unknown;
+  readonly attempts: number;
+  readonly sinkName: string | undefined;
+  readonly at: number;
 }
 
 /**
@@ -317,23 +323,20 @@ export function giveUp(
     fail(ledger, index, error);
     return;
   }
-  const given = { index, entry: deadLetterEntry(ledger, index, reason, error, attempts, sinkName) };
+  const given: GivenUp = { index, reason, error, attempts, sinkName, at: ledger.config.clock() };
   if (ledger.givenUp === undefined) ledger.givenUp = [given];
   else ledger.givenUp.push(given);
 }
 
 /**
- * The dead letters of records before the cut-off in stream order (a record's in the order it was
- * given up), each with its record's batch index; undefined when there are none.
+ * The records given up on before the cut-off, in stream order (a record's in the order it was
+ * given up); undefined when there are none.
  */
-export function dueDeadLetters(
-  ledger: Ledger,
-): { entries: DeadLetterEntry[]; indices: number[]; lowest: number } | undefined {
+export function dueDeadLetters(ledger: Ledger): GivenUp[] | undefined {
   if (ledger.givenUp === undefined) return undefined;
   // Per-key lanes give records up out of stream order; the sort is stable.
   const due = ledger.givenUp.filter((d) => d.index < ledger.cutoff).sort((a, b) => a.index - b.index);
-  if (due.length === 0) return undefined;
-  return { entries: due.map((d) => d.entry), indices: due.map((d) => d.index), lowest: due[0]!.index };
+  return due.length === 0 ? undefined : due;
 }
 
 /** Lambda's partial batch response: nothing, or the first record not done. */

@@ -1,43 +1,10 @@
-import type { CompiledConfig, CompiledMetrics, MetricsTarget } from './config.js';
-import type { Ledger } from './ledger.js';
+import { defineOptions } from '../core/options.js';
+import type { ClassifiedRecord } from '../records/types.js';
+import type { Sink } from '../sinks/types.js';
+import type { InvocationMetrics } from './invocation-metrics.js';
 
-/**
- * What one invocation counted, as small integers only: a field first holding 0 that later took a
- * fractional number would change its representation, and with it the object's hidden class (see
- * Ledger). Kinds are tallied from the records when the metrics are published, not per record.
- */
-export interface InvocationMetrics {
-  records: number;
-  inserts: number;
-  modifies: number;
-  userDeletes: number;
-  ttlDeletes: number;
-  malformed: number;
-  unrouted: number;
-  /** Records reported in batchItemFailures' range: the first failed one and every one after it. */
-  failed: number;
-  deadLettered: number;
-  ttlNeverExpires: number;
-  retries: number;
-  readonly routed: number[];
-}
-
-/** An object literal, not a class instance, for the reason given at Ledger. */
-export function newInvocationMetrics(sinkCount: number): InvocationMetrics {
-  return {
-    records: 0,
-    inserts: 0,
-    modifies: 0,
-    userDeletes: 0,
-    ttlDeletes: 0,
-    malformed: 0,
-    unrouted: 0,
-    failed: 0,
-    deadLettered: 0,
-    ttlNeverExpires: 0,
-    retries: 0,
-    routed: new Array<number>(sinkCount).fill(0),
-  };
+function isObject(value: unknown): value is object {
+  return value !== null && typeof value === 'object';
 }
 
 const COUNT_METRICS = [
@@ -58,8 +25,12 @@ const COUNT_METRICS = [
  * Counts the parsed records by kind into `metrics` and returns the iteratorAgeMs metric: the age,
  * at `now` (when the batch was routed), of its oldest record by ApproximateCreationDateTime.
  */
-export function tallyRecords(ledger: Ledger, now: number): number {
-  const { metrics, records, n } = ledger;
+export function tallyRecords(
+  records: readonly (ClassifiedRecord | undefined)[],
+  metrics: InvocationMetrics,
+  now: number,
+): number {
+  const n = records.length;
   let inserts = 0;
   let modifies = 0;
   let userDeletes = 0;
@@ -114,13 +85,12 @@ function addToTarget(
  * its logMetrics middleware) and no line is written.
  */
 export function publishMetrics(
-  config: CompiledConfig,
+  settings: CompiledMetrics,
   metrics: InvocationMetrics,
   iteratorAgeMs: number,
   durationMs: number,
   timestamp: number,
 ): void {
-  const settings = config.metrics!;
   if (settings.target !== undefined)
     addToTarget(settings.target, settings.publish, settings.routedNames, metrics, iteratorAgeMs, durationMs);
   else {
@@ -236,4 +206,129 @@ function genericEmfLine(
     ...values,
   };
   return `${JSON.stringify(document)}\n`;
+}
+
+export interface MetricsWriter {
+  write(line: string): unknown;
+}
+
+/**
+ * What tidewater uses of a Powertools Metrics instance (`@aws-lambda-powertools/metrics` 2.x),
+ * typed structurally so tidewater needs no Powertools at run time.
+ */
+export interface MetricsTarget {
+  addMetric(name: string, unit: 'Count' | 'Milliseconds', value: number): unknown;
+  publishStoredMetrics(): unknown;
+}
+
+export interface MetricsConfig {
+  /** CloudWatch namespace. Default `Tidewater`. */
+  namespace?: string;
+  /** Dimension name → value, on every metric. Default none. */
+  dimensions?: Record<string, string>;
+  /** Where EMF lines go. Default process.stdout (Lambda ships it to CloudWatch Logs). */
+  writer?: MetricsWriter;
+  /**
+   * A Powertools Metrics instance: each invocation's metrics are added to it (addMetric) instead
+   * of written as tidewater's own EMF line, so they carry its namespace, service and default
+   * dimensions. Not with `namespace`, `dimensions` or `writer`: the instance has its own.
+   */
+  target?: MetricsTarget;
+  /**
+   * With `target`: call its publishStoredMetrics() once the invocation's metrics are added.
+   * Default true; false when Powertools' logMetrics middleware (or your code) publishes them.
+   */
+  publish?: boolean;
+}
+
+interface CompiledMetricsBase {
+  /** `Routed.<sink name>` per sink, in the order of CompiledConfig.sinks. */
+  readonly routedNames: readonly string[];
+}
+
+/** The metrics settings the engine uses, checked and precomputed: an EMF line, or a target's calls. */
+export type CompiledMetrics =
+  | (CompiledMetricsBase & {
+      readonly target: undefined;
+      readonly writer: MetricsWriter;
+      readonly namespace: string;
+      readonly dimensions: Readonly<Record<string, string>>;
+      /** The line's fixed parts, built once; undefined when names collide (the line is then built generically). */
+      readonly template: EmfTemplate | undefined;
+    })
+  | (CompiledMetricsBase & { readonly target: MetricsTarget; readonly publish: boolean });
+
+export function isMetricsTarget(value: unknown): value is MetricsTarget {
+  return (
+    isObject(value) &&
+    typeof (value as MetricsTarget).addMetric === 'function' &&
+    typeof (value as MetricsTarget).publishStoredMetrics === 'function'
+  );
+}
+
+const readMetrics = /* @__PURE__ */ defineOptions<MetricsConfig>()('pipeline', {
+  namespace: { kind: 'nonEmptyString', default: 'Tidewater' },
+  dimensions: {
+    kind: 'custom',
+    expected: 'a map of dimension names to string values',
+    check: (v) =>
+      isObject(v) &&
+      !Array.isArray(v) &&
+      Object.values(v as Record<string, unknown>).every((d) => typeof d === 'string'),
+  },
+  writer: { kind: 'object', methods: ['write'], expected: 'an object with a write(line) method' },
+  target: {
+    kind: 'object',
+    methods: ['addMetric', 'publishStoredMetrics'],
+    expected: 'a Powertools Metrics instance (addMetric, publishStoredMetrics)',
+  },
+  publish: { kind: 'boolean' },
+});
+
+function fail(detail: string): never {
+  throw readMetrics.fail(detail);
+}
+
+/**
+ * Whether a pipeline whose config leaves `metrics` out writes its EMF line: in Lambda, where
+ * CloudWatch reads it from the log, yes; in tests and local runs it is only noise on stdout.
+ */
+export function metricsByDefault(env: Readonly<Record<string, string | undefined>>): boolean {
+  const setting = env.TIDEWATER_METRICS;
+  if (setting === 'on') return true;
+  if (setting === 'off') return false;
+  if (setting !== undefined && setting !== '')
+    fail(
+      `the environment variable TIDEWATER_METRICS must be on or off (got a value of ${setting.length} characters)`,
+    );
+  return env.AWS_LAMBDA_FUNCTION_NAME !== undefined && env.AWS_LAMBDA_FUNCTION_NAME !== '';
+}
+
+export function compileMetrics(
+  metrics: MetricsConfig | MetricsTarget | false | undefined,
+  sinks: readonly Sink[],
+): CompiledMetrics | undefined {
+  if (metrics === false || (metrics === undefined && !metricsByDefault(process.env))) return undefined;
+  const routedNames = sinks.map((sink) => `Routed.${sink.name}`);
+  // A Metrics instance given as is: the same as `{ target: instance }`.
+  const given: MetricsConfig | undefined = isMetricsTarget(metrics) ? { target: metrics } : metrics;
+  const m = readMetrics(given, 'pipeline', 'metrics.');
+  if (m.target !== undefined) {
+    for (const key of ['namespace', 'dimensions', 'writer'] as const)
+      if (given?.[key] !== undefined)
+        fail(`metrics.${key} does not apply with metrics.target: set it on the Metrics instance`);
+    return { routedNames, target: m.target, publish: m.publish ?? true };
+  }
+  if (m.publish !== undefined) fail('metrics.publish applies to metrics.target only');
+  const dimensions = m.dimensions ?? {};
+  if (Object.keys(dimensions).length > 30)
+    fail('metrics.dimensions: CloudWatch allows at most 30 dimensions');
+  return {
+    namespace: m.namespace,
+    dimensions,
+    writer: m.writer ?? process.stdout,
+    routedNames,
+    target: undefined,
+    template: emfTemplate(m.namespace, dimensions, routedNames),
+  };
 }

@@ -1,5 +1,6 @@
 import { MalformedRecordError } from '../records/errors.js';
 import type { RecordParser } from '../records/parse.js';
+import { eventIdOf, sequenceNumberOf } from '../records/raw-identity.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { recordImageError } from '../records/validate.js';
 import type { CompiledConfig } from './config.js';
@@ -119,16 +120,4 @@ function routeByPredicates(
     }
     return undefined;
   }
-}
-
-/** A raw record's sequence number, or undefined when it has no usable one. */
-export function sequenceNumberOf(raw: unknown): string | undefined {
-  const d = (raw as { dynamodb?: { SequenceNumber?: unknown } } | null | undefined)?.dynamodb;
-  const s = d !== null && typeof d === 'object' ? d.SequenceNumber : undefined;
-  return typeof s === 'string' && s !== '' ? s : undefined;
-}
-
-export function eventIdOf(raw: unknown): string | undefined {
-  const id = (raw as { eventID?: unknown } | null | undefined)?.eventID;
-  return typeof id === 'string' ? id : undefined;
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
-import { metricsByDefault } from '../../../src/pipeline/config.js';
 import { processBatch } from '../../../src/pipeline/index.js';
+import { metricsByDefault } from '../../../src/pipeline/metrics.js';
 import { batch, silentLogger } from './fixtures.js';
 
 describe('metrics left out of the config', () => {
