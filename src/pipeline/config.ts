@@ -274,6 +274,8 @@ export interface CompiledConfig {
   readonly metrics: CompiledMetrics | undefined;
   readonly onUnrouted: UnroutedPolicy;
   readonly parse: RecordParser;
+  /** The `parse` options the parser was made with: a backfill makes its own parser from them. */
+  readonly parseOptions: PipelineConfig['parse'];
   readonly clock: () => number;
 }
 
@@ -663,6 +665,7 @@ export function compileConfig<T extends object>(config: PipelineConfig<T>): Comp
     metrics: compileMetrics(c.metrics, sinks),
     onUnrouted: c.onUnrouted,
     parse: createRecordParser(c.parse),
+    parseOptions: c.parse,
     clock: c.clock,
   };
 }

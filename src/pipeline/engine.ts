@@ -27,7 +27,14 @@ export interface Pipeline {
 const PIPELINE = Symbol('tidewater.pipeline');
 
 export function createPipeline<T extends object = Item>(config: PipelineConfig<T>): Pipeline {
-  const compiled = compileConfig(config);
+  return pipelineOf(compileConfig(config));
+}
+
+/**
+ * @internal A pipeline over an already compiled config: how a backfill runs a user's pipeline with
+ * its own record parser (records that carry the backfill's origin) without a public option for it.
+ */
+export function pipelineOf(compiled: CompiledConfig): Pipeline {
   return {
     // Marks a pipeline; its value keeps the per-invocation context's hidden class alive.
     [PIPELINE]: contextShapeKeeper(compiled),
@@ -36,7 +43,8 @@ export function createPipeline<T extends object = Item>(config: PipelineConfig<T
   } as Pipeline;
 }
 
-function isPipeline(value: unknown): value is Pipeline {
+/** @internal */
+export function isPipeline(value: unknown): value is Pipeline {
   return value !== null && typeof value === 'object' && PIPELINE in value;
 }
 

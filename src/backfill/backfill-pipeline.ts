@@ -1,0 +1,46 @@
+import type { PipelineConfig } from '../pipeline/config.js';
+import { createPipeline, isPipeline, type Pipeline, pipelineOf } from '../pipeline/engine.js';
+import { createRecordParser } from '../records/parse.js';
+import type { Item, RecordOrigin } from '../records/types.js';
+import type { DeadLetterSink } from '../sinks/types.js';
+
+/** A backfill's own view of the user's pipeline, and what it counts that the engine does not return. */
+export interface BackfillPipeline {
+  readonly pipeline: Pipeline;
+  /** Entries the dead-letter sink stored during this run. */
+  deadLettered(): number;
+}
+
+function counting(sink: DeadLetterSink, count: { n: number }): DeadLetterSink {
+  return {
+    name: sink.name,
+    async send(entries, context) {
+      await sink.send(entries, context);
+      count.n += entries.length;
+    },
+  };
+}
+
+/**
+ * The user's pipeline — the same config object its stream handler takes, nothing in it rewritten —
+ * with a parser of the backfill's own: every record carries `origin`, and keys and images are
+ * checked as they are parsed (`validate`), so an item a data file holds malformed is dead-lettered
+ * with the eventID that names its file and line even when no sink reads its image.
+ */
+export function backfillPipeline<T extends object = Item>(
+  given: Pipeline | PipelineConfig<T>,
+  origin: RecordOrigin,
+): BackfillPipeline {
+  const base = isPipeline(given) ? given : createPipeline(given as PipelineConfig<T>);
+  const config = base.config;
+  const count = { n: 0 };
+  const parse = createRecordParser({ ...config.parseOptions, validate: true, origin });
+  const pipeline = pipelineOf({
+    ...config,
+    parse,
+    // The parser checks every record already.
+    checkedSinks: 0,
+    deadLetter: config.deadLetter === undefined ? undefined : counting(config.deadLetter, count),
+  });
+  return { pipeline, deadLettered: () => count.n };
+}
