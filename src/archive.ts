@@ -2,15 +2,9 @@
 // archive (compaction, erasing a tenant), for scripts, jobs and the scheduled compaction rather
 // than stream handlers (loads the S3 and DynamoDB clients).
 export * from './archive/index.js';
-export {
-  ArchiveBucketNotFoundError,
-  InvalidTenantError,
-  UnpartitionedObjectsError,
-} from './sinks/archive-errors.js';
+export { ArchiveBucketNotFoundError, UnpartitionedObjectsError } from './sinks/archive-errors.js';
 export type { ArchiveRow } from './sinks/archive-format.js';
 export { ARCHIVE_FORMAT, decodeObject as decodeArchiveObject } from './sinks/archive-format.js';
-export type { TenantFromPartitionKeyOptions, TenantPartitioner } from './sinks/archive-partition.js';
-export { tenantFromPartitionKey } from './sinks/archive-partition.js';
 export type { ArchiveRangeOptions } from './sinks/archive-store.js';
 export type { CorruptArchiveObject, ReadArchiveOptions } from './sinks/read-archive.js';
 export { readArchive, readArchiveRows } from './sinks/read-archive.js';

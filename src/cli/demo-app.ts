@@ -15,9 +15,8 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { decodeArchiveObject } from '../archive.js';
 import { defineOptions } from '../core/index.js';
-import { lambdaFunctionArn } from '../local/emulator/lambda-context.js';
+import { createLambdaContext, lambdaFunctionArn } from '../local/emulator/lambda-context.js';
 import {
-  createLambdaContext,
   createServiceResources,
   type EmulatorEvent,
   EventSourceMappingEmulator,

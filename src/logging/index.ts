@@ -1,12 +1,3 @@
+// `tidewater/logging`: the pino logger (loads pino). The logging pieces that need no pino —
+// createJsonLogger, fromPowertoolsLogger, toLogSafe, their option types — are on the package root.
 export { createLogger } from './create-logger.js';
-export type { JsonLogger } from './json-logger.js';
-export { createJsonLogger } from './json-logger.js';
-export type { LogDestination, LoggerOptions } from './logger-options.js';
-export type {
-  PowertoolsAdapterOptions,
-  PowertoolsLoggerAdapter,
-  PowertoolsLoggerLike,
-} from './powertools-logger.js';
-export { fromPowertoolsLogger } from './powertools-logger.js';
-export type { SafeValueSettings } from './safe-value.js';
-export { REDACTED, toLogSafe } from './safe-value.js';

@@ -188,7 +188,10 @@ export function marshall(
   item: Record<string, unknown>,
   options?: MarshallOptions & { binary?: 'bytes' },
 ): SdkAttributeMap;
-export function marshall(item: Record<string, unknown>, options?: MarshallOptions): AttributeMap | SdkAttributeMap;
+export function marshall(
+  item: Record<string, unknown>,
+  options?: MarshallOptions,
+): AttributeMap | SdkAttributeMap;
 export function marshall(
   item: Record<string, unknown>,
   options?: MarshallOptions,
@@ -207,7 +210,10 @@ export function marshall(
 }
 
 /** One JS value to one AttributeValue. */
-export function marshallValue(value: unknown, options: MarshallOptions & { binary: 'base64' }): AttributeValue;
+export function marshallValue(
+  value: unknown,
+  options: MarshallOptions & { binary: 'base64' },
+): AttributeValue;
 export function marshallValue(
   value: unknown,
   options?: MarshallOptions & { binary?: 'bytes' },

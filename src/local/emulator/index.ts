@@ -35,16 +35,12 @@ export {
   ReplayStalledError,
   UnstreamableRecordError,
 } from './errors.js';
-export type { EventBuilderOptions } from './events.js';
-export { StreamEventBuilder, streamEvents } from './events.js';
 export type { LoadHandlerOptions } from './handler-loader.js';
 export { loadHandler, resolveHandlerModule } from './handler-loader.js';
-export type { FakeContextOptions } from './lambda-context.js';
-export { createLambdaContext } from './lambda-context.js';
 export { INVOCATION_PAYLOAD_LIMIT_BYTES } from './payload-limit.js';
 export type {
   PollerEvent,
-  PollOptions,
+  PollRunOptions,
   ShardStream,
   StartingPosition,
   StreamPollerOptions,

@@ -76,7 +76,7 @@ const readOptions = defineOptions<StreamPollerOptions>()('StreamPoller', {
   onEvent: { kind: 'function' },
 });
 
-const readPollOptions = defineOptions<PollOptions>()('StreamPoller.run', {
+const readPollRunOptions = defineOptions<PollRunOptions>()('StreamPoller.run', {
   signal: { kind: 'object', methods: ['addEventListener'], expected: 'an AbortSignal' },
   stopWhenCaughtUp: { kind: 'boolean' },
   emptyPagesToStop: { kind: 'integer', min: 1, max: 10_000 },
@@ -108,7 +108,7 @@ export interface ShardStream {
   closed(): boolean;
 }
 
-export interface PollOptions {
+export interface PollRunOptions {
   signal?: AbortSignal;
   /**
    * Stop once every readable shard is caught up (an empty page) or closed, instead of polling
@@ -156,7 +156,10 @@ export class StreamPoller {
    * still failing then stays after the checkpoint, for the next run, instead of holding the
    * poller forever (Lambda's default is to retry until the record expires).
    */
-  async runEmulator(emulator: EventSourceMappingEmulator, options: PollOptions = {}): Promise<ShardResult[]> {
+  async runEmulator(
+    emulator: EventSourceMappingEmulator,
+    options: PollRunOptions = {},
+  ): Promise<ShardResult[]> {
     const results: ShardResult[] = [];
     await this.run(async (shard) => {
       const stop = () => emulator.stop();
@@ -190,8 +193,8 @@ export class StreamPoller {
    * A closed shard is checkpointed finished (its children may start) only when `consume` returned
    * normally after reading its last page and the poller was not stopped meanwhile.
    */
-  async run(consume: (shard: ShardStream) => Promise<void>, options: PollOptions = {}): Promise<void> {
-    readPollOptions(options);
+  async run(consume: (shard: ShardStream) => Promise<void>, options: PollRunOptions = {}): Promise<void> {
+    readPollRunOptions(options);
     const store = await CheckpointStore.open(this.streamArn, this.settings.checkpointFile);
     this.store = store;
     // The caller's signal, or the first shard failure: either way every shard stops reading, so
@@ -202,7 +205,7 @@ export class StreamPoller {
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const signal = stopping.signal;
     const stop = aborted(signal);
-    const shardOptions: PollOptions = { ...options, signal };
+    const shardOptions: PollRunOptions = { ...options, signal };
     const running = new Map<string, Promise<void>>();
     const ended = new Set<string>();
     let failure: unknown;
@@ -296,7 +299,7 @@ export class StreamPoller {
     afterReadParent: boolean,
     store: CheckpointStore,
     consume: (shard: ShardStream) => Promise<void>,
-    options: PollOptions,
+    options: PollRunOptions,
     stop: Promise<void>,
     stopped: AbortSignal,
   ): Promise<void> {
@@ -338,7 +341,7 @@ export class StreamPoller {
     shardId: string,
     initial: IteratorSpec,
     state: { closed: boolean },
-    options: PollOptions,
+    options: PollRunOptions,
     stop: Promise<void>,
   ): AsyncGenerator<LambdaStreamRecord[]> {
     const streamArn = this.streamArn;

@@ -13,7 +13,7 @@ import {
   type ShardResult,
 } from './emulator.js';
 import { ReplayFileError } from './errors.js';
-import { type PollOptions, type StartingPosition, StreamPoller, type StreamsApi } from './poller.js';
+import { type PollRunOptions, type StartingPosition, StreamPoller, type StreamsApi } from './poller.js';
 
 export interface ReplayOptions {
   /** JSONL files: each line a Lambda event (`{Records: [...]}`) or one captured GetRecords record. */
@@ -324,7 +324,7 @@ export async function capture(options: CaptureOptions): Promise<{ records: numbe
       ...(options.startingPosition ? { startingPosition: options.startingPosition } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
-    const pollOptions: PollOptions = {
+    const pollOptions: PollRunOptions = {
       stopWhenCaughtUp: options.stopWhenCaughtUp ?? true,
       emptyPagesToStop:
         options.emptyPagesToStop ?? ((await isLocalEndpoint(options.streams)) ? 1 : AWS_EMPTY_PAGES_TO_STOP),

@@ -10,11 +10,11 @@ import {
   compactArchive,
   OpenPartitionError,
   rowSetSha256,
-  tenantFromPartitionKey,
 } from '../../../src/archive.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { type S3Server, startS3Server } from '../../../src/local/servers/s3-server.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
+import { tenantFromPartitionKey } from '../../../src/sinks/archive-partition.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { tenantRecords } from '../../support/tenant-records.js';

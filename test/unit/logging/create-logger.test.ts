@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
-import { createLogger, toLogSafe } from '../../../src/logging/index.js';
+import { createLogger } from '../../../src/logging/index.js';
+import { toLogSafe } from '../../../src/logging/safe-value.js';
 import { MalformedRecordError, NumberValue, parseStreamRecord } from '../../../src/records/index.js';
 import { lambdaRecord } from '../records/fixtures.js';
 

@@ -1,7 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
-import { createJsonLogger, fromPowertoolsLogger } from '../../../src/logging/index.js';
+import { createJsonLogger } from '../../../src/logging/json-logger.js';
+import { fromPowertoolsLogger } from '../../../src/logging/powertools-logger.js';
 import { MalformedRecordError, NumberValue } from '../../../src/records/index.js';
 import { captureJsonLines } from '../../support/capture-output.js';
 
