@@ -16,8 +16,8 @@
 //   expect(…);                                      TypeScript put after it (assertions)
 //   -->
 //
-// README.md takes no prelude: its blocks are what a new user pastes, so each must compile as
-// copied, with what it needs shown in it.
+// A ts/js block takes no prelude: blocks are what readers paste, so each must compile as copied,
+// with what it needs shown in it (a json/yaml block run on its parsed value may have one).
 //
 // Flags: `run` (the block is also executed, by vitest, once compiled), `test` (the block is itself
 // a vitest test file: it(…), runSinkTestKit(…)), `name: <id>` (its module is docs-check/<doc>-<id>.ts,
@@ -709,10 +709,10 @@ export function collectDocs(options = {}) {
         continue;
       }
       bases.set(base, block.where);
-      if (file === 'README.md' && block.directive?.prelude) {
-        // The front door's blocks are pasted as they are: what a block needs must be in it.
+      if (block.directive?.prelude && (kind === 'ts' || kind === 'js')) {
+        // Readers paste blocks as they are: what a block needs must be in it, not hidden.
         problems.push(
-          `${block.where}: a README block must compile as copied: show what it needs in the block, not in a docs-check prelude`,
+          `${block.where}: a code block must compile as copied: show what it needs in the block, not in a docs-check prelude`,
         );
         continue;
       }

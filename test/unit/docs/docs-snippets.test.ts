@@ -495,12 +495,12 @@ describe('checkDocs', () => {
     expect([...summary.modules.keys()]).toEqual(['docs-guide-my-sink.ts', 'my-sink.ts', 'docs-guide-L5.ts']);
   });
 
-  it('refuses a prelude in README.md: its blocks must compile as copied', () => {
+  it('refuses a prelude before a TypeScript block: blocks must compile as copied', () => {
     const dir = repo({
       'README.md': `<!-- docs-check:\ndeclare const tableName: string;\n-->\n${fence}ts\nconsole.log(tableName);\n${fence}\n`,
     });
     expect(() => checkDocs({ root: dir, cliHelp })).toThrow(
-      /README\.md:4: a README block must compile as copied: show what it needs in the block/,
+      /README\.md:4: a code block must compile as copied: show what it needs in the block/,
     );
   });
 
