@@ -1,5 +1,6 @@
 import type { Pipeline } from '../pipeline/engine.js';
 import type { LambdaStreamRecord } from '../records/types.js';
+import type { BackfillPipeline } from './backfill-pipeline.js';
 
 /** How a batch went: how many of its records are done (from the first), and why the rest are not. */
 export interface BatchOutcome {
@@ -39,4 +40,22 @@ export async function deliverBatch(
     from = failedAt;
   }
   return { done: from, error: from < records.length ? error : undefined };
+}
+
+/** A batch's outcome with the counts a report keeps: `done` split into delivered and dead-lettered. */
+export interface CountedOutcome extends BatchOutcome {
+  readonly delivered: number;
+  readonly deadLettered: number;
+}
+
+/** deliverBatch through a backfill's pipeline, counting what its dead-letter sink stored. */
+export async function deliverCounted(
+  run: BackfillPipeline,
+  records: readonly LambdaStreamRecord[],
+  attempts: number,
+): Promise<CountedOutcome> {
+  const before = run.deadLettered();
+  const outcome = await deliverBatch(run.pipeline, records, attempts);
+  const deadLettered = run.deadLettered() - before;
+  return { ...outcome, delivered: outcome.done - deadLettered, deadLettered };
 }

@@ -14,7 +14,7 @@ import {
   incrementalRecord,
   parseLine,
 } from './backfill-record.js';
-import { deliverBatch } from './deliver-batch.js';
+import { deliverCounted } from './deliver-batch.js';
 import { BackfillError, KeySchemaUnknownError } from './errors.js';
 import { exportLines } from './export-lines.js';
 import { describeTableKeys } from './key-schema.js';
@@ -135,7 +135,7 @@ export async function backfillExportFile<T extends object = Item>(
   const client = o.client ?? new S3Client({});
   const table = await tableOf(f, client, o.dynamodb, o.tableArn);
   const incremental = f.exportType === 'INCREMENTAL_EXPORT';
-  const { pipeline: run, deadLettered } = backfillPipeline(pipeline, {
+  const run = backfillPipeline(pipeline, {
     source: 'backfill',
     from: incremental ? 'incremental-export' : 'export',
     snapshotTime: f.exportTime,
@@ -153,11 +153,9 @@ export async function backfillExportFile<T extends object = Item>(
       progress.line = lastLine;
       return true;
     }
-    const before = deadLettered();
-    const outcome = await deliverBatch(run, batch, o.attempts);
-    const dead = deadLettered() - before;
-    progress.deadLettered += dead;
-    progress.delivered += outcome.done - dead;
+    const outcome = await deliverCounted(run, batch, o.attempts);
+    progress.deadLettered += outcome.deadLettered;
+    progress.delivered += outcome.delivered;
     if (outcome.error !== undefined) {
       progress.line = outcome.done === 0 ? lines[0]! - 1 : lines[outcome.done - 1]!;
       stopped = { failed: batch.length - outcome.done, error: outcome.error };

@@ -2,6 +2,7 @@
 // DynamoDB export to S3 (full or incremental) or a parallel Scan — as records whose `origin` says
 // so. Reached through `tidewater/backfill` (src/backfill.ts).
 export type { IncrementalView } from './backfill-record.js';
+export type { BackfillCheckpoint, FileCheckpoint, SegmentCheckpoint } from './checkpoint.js';
 export {
   BackfillError,
   CheckpointMismatchError,
@@ -23,3 +24,5 @@ export { backfillExportFile } from './export-file.js';
 export type { ExportDataFile, ExportManifest, ExportSummary, ExportType } from './manifest.js';
 export { readExportManifest } from './manifest.js';
 export type { DeliveryOptions } from './options.js';
+export type { BackfillProgress, BackfillReport, BackfillSource, RunBackfillOptions } from './run-backfill.js';
+export { runBackfill } from './run-backfill.js';

@@ -107,7 +107,12 @@ export async function readExportSummary(
   return {
     key,
     exportArn: text(s, 'exportArn', key),
-    exportTime: epochMs(s.exportTime, key, 'exportTime'),
+    // An incremental export's state is as of the end of its range.
+    exportTime: epochMs(
+      exportType === 'INCREMENTAL_EXPORT' ? (s.exportToTime ?? s.exportTime) : s.exportTime,
+      key,
+      'exportTime',
+    ),
     tableArn: typeof s.tableArn === 'string' ? s.tableArn : undefined,
     itemCount: typeof s.itemCount === 'number' ? s.itemCount : undefined,
     exportType,

@@ -10,3 +10,14 @@ export class InitError extends TidewaterError {
     super(`${path}: ${detail}`);
   }
 }
+
+/** `tidewater backfill` was pointed at a handler it cannot take the pipeline of. */
+export class NotAStreamHandlerError extends TidewaterError {
+  override name = 'NotAStreamHandlerError';
+  constructor(readonly handler: string) {
+    super(
+      `${handler} is not a handler made by createStreamHandler: a backfill runs its pipeline (routes, handlers, ` +
+        "sinks), so point --handler at one, or call runBackfill(config, …) from 'tidewater/backfill' in a script",
+    );
+  }
+}

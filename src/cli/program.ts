@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { aggregateCommand } from './aggregate.js';
 import { archiveCommand } from './archive.js';
+import { backfillCommand } from './backfill.js';
 import { captureCommand } from './capture.js';
 import { demoCommand } from './demo.js';
 import { EXIT } from './exit-codes.js';
@@ -20,7 +21,7 @@ export function createProgram(): Command {
   const program = new Command('tidewater')
     .description(
       'DynamoDB Streams on Lambda, in your serverless service: scaffold (init), run locally (start), capture and ' +
-        "replay streams, aggregate votes, maintain an archive; `demo` runs tidewater's own demo service.",
+        "replay streams, backfill a table's items, aggregate votes, maintain an archive; `demo` runs tidewater's own demo service.",
     )
     .version(version())
     .showHelpAfterError()
@@ -32,6 +33,7 @@ export function createProgram(): Command {
     captureCommand(),
     aggregateCommand(),
     archiveCommand(),
+    backfillCommand(),
     demoCommand(),
   ]) {
     program.addCommand(command.exitOverride().showHelpAfterError());

@@ -3,4 +3,5 @@
 // serverless.yml / infra/ readers. Each room's index is its narrow surface.
 export * from './config/index.js';
 export * from './emulator/index.js';
+export * from './export/index.js';
 export * from './servers/index.js';

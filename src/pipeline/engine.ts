@@ -24,7 +24,8 @@ export interface Pipeline {
   process(event: unknown, context?: InvocationContext): Promise<BatchResponse>;
 }
 
-const PIPELINE = Symbol('tidewater.pipeline');
+// Symbol.for: a pipeline made by another copy of tidewater (a bundled handler) is still recognized.
+const PIPELINE = Symbol.for('tidewater.pipeline');
 
 export function createPipeline<T extends object = Item>(config: PipelineConfig<T>): Pipeline {
   return pipelineOf(compileConfig(config));

@@ -26,7 +26,19 @@ export function streamProcessor<T extends object = Item>(
  */
 export function createStreamHandler<T extends object = Item>(config: PipelineConfig<T>) {
   const pipeline = createPipeline(config);
-  return middy<DynamoDBStreamEvent, BatchResponse, Error, Context>().handler((event, context) =>
+  const handler = middy<DynamoDBStreamEvent, BatchResponse, Error, Context>().handler((event, context) =>
     pipeline.process(event, context),
   );
+  // `tidewater backfill -f <function>` runs this pipeline over a table's items, with its own parser.
+  Object.defineProperty(handler, HANDLER_PIPELINE, { value: pipeline });
+  return handler;
+}
+
+// Symbol.for: the CLI finds the pipeline of a handler bundled with its own copy of tidewater.
+const HANDLER_PIPELINE = Symbol.for('tidewater.handler-pipeline');
+
+/** @internal The pipeline a createStreamHandler handler runs; undefined for any other function. */
+export function pipelineOfHandler(handler: unknown): Pipeline | undefined {
+  if (typeof handler !== 'function') return undefined;
+  return (handler as unknown as { [HANDLER_PIPELINE]?: Pipeline })[HANDLER_PIPELINE];
 }

@@ -4,7 +4,7 @@ import { toBase64, toBytes } from './binary.js';
 import { identityOf } from './classify.js';
 import { MalformedRecordError } from './errors.js';
 import { MAX_NESTING_LEVEL } from './limits.js';
-import type { LambdaStreamRecord, LambdaUserIdentity } from './types.js';
+import type { AttributeMap, LambdaStreamRecord, LambdaUserIdentity } from './types.js';
 
 type AnyValue = Record<string, unknown>;
 
@@ -48,6 +48,16 @@ function valueBinaries(av: AnyValue, convert: (b: unknown) => unknown, level: nu
 
 const asBase64 = (b: unknown) => (b instanceof Uint8Array ? toBase64(b) : b);
 const asBytes = (b: unknown) => (typeof b === 'string' ? toBytes(b) : b);
+
+/** Internal: an SDK attribute map (Scan, GetItem: binary as bytes) in the JSON shape (binary as base64). */
+export function toJsonAttributeMap(map: Record<string, unknown>): AttributeMap {
+  return mapBinaries(map as AnyMap, asBase64) as unknown as AttributeMap;
+}
+
+/** Internal: the inverse, for a key read back from JSON (a checkpoint) into an SDK call. */
+export function toSdkAttributeMap(map: AttributeMap): Record<string, unknown> {
+  return mapBinaries(map as unknown as AnyMap, asBytes);
+}
 
 function convertMaps(dynamodb: AnyValue, convert: (b: unknown) => unknown): void {
   for (const key of ['Keys', 'NewImage', 'OldImage'] as const) {

@@ -46,7 +46,16 @@ async function replayService(service: string, streamSettings: string[], handlerS
 
 describe('tidewater CLI', () => {
   it('every command has --help', async () => {
-    for (const command of ['init', 'start', 'replay', 'capture', 'aggregate', 'archive', 'demo']) {
+    for (const command of [
+      'init',
+      'start',
+      'replay',
+      'capture',
+      'aggregate',
+      'archive',
+      'backfill',
+      'demo',
+    ]) {
       const { out } = captureOutput();
       expect(await main([command, '--help'])).toBe(EXIT.ok);
       expect(out.join('')).toContain(`Usage: tidewater ${command}`);

@@ -1,0 +1,189 @@
+import { Presets, SingleBar } from 'cli-progress';
+import { Command, InvalidArgumentError } from 'commander';
+import { readExportManifest } from '../backfill/manifest.js';
+import { type BackfillReport, type BackfillSource, runBackfill } from '../backfill/run-backfill.js';
+import { handlerFile, loadHandler, loadServerlessConfig, resolveHandlerModule } from '../local/index.js';
+import { overlayEnv } from '../local/servers/process-env.js';
+import type { Pipeline } from '../pipeline/engine.js';
+import { pipelineOfHandler } from '../pipeline/middleware.js';
+import { NotAStreamHandlerError } from './errors.js';
+import { EXIT } from './exit-codes.js';
+import { functionEnvironment, streamFunctionOf } from './function-env.js';
+import { integer, splitHandler } from './parse.js';
+
+interface BackfillFlags {
+  fromExport?: { bucket: string; prefix: string };
+  scan?: string;
+  segments: number;
+  config: string;
+  function?: string;
+  stage: string;
+  handler?: string;
+  checkpoint?: string;
+  batchSize: number;
+  concurrency: number;
+  key?: string[];
+  dryRun?: boolean;
+  progress: boolean;
+}
+
+/** `s3://bucket/prefix` → bucket and prefix. */
+function s3Url(text: string): { bucket: string; prefix: string } {
+  const match = /^s3:\/\/([^/]+)\/(.+)$/.exec(text);
+  if (!match) throw new InvalidArgumentError(`expected s3://<bucket>/<export folder>, got ${text}`);
+  return { bucket: match[1]!, prefix: match[2]! };
+}
+
+function positive(text: string): number {
+  const n = integer(text);
+  if (n < 1) throw new InvalidArgumentError(`expected a whole number from 1, got ${text}`);
+  return n;
+}
+
+export function backfillCommand(): Command {
+  return new Command('backfill')
+    .description(
+      "Run a stream function's routes, handlers and sinks over a table's existing items: from a DynamoDB export " +
+        'to S3 (DYNAMODB_JSON, full or incremental) or a parallel Scan. Each record says it came from a backfill ' +
+        '(record.origin). With --checkpoint, a rerun continues where the last one stopped.',
+    )
+    .option(
+      '--from-export <s3url>',
+      'the export folder, s3://<bucket>/<prefix>/AWSDynamoDB/<exportId>',
+      s3Url,
+    )
+    .option('--scan <table>', 'scan this table instead (for tables without point-in-time recovery)')
+    .option('--segments <n>', 'parallel Scan segments', positive, 4)
+    .option(
+      '-c, --config <file>',
+      "serverless.yml to find the function's handler and environment in",
+      'serverless.yml',
+    )
+    .option(
+      '-f, --function <key>',
+      'function under functions: (default: the only one with a DynamoDB stream event)',
+    )
+    .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
+    .option('--handler <module#export>', "a createStreamHandler handler to run instead of the function's own")
+    .option(
+      '--checkpoint <file>',
+      'resume from and record progress in this file (written after each batch, mode 0600)',
+    )
+    .option('--batch-size <n>', 'records per pipeline batch', positive, 100)
+    .option('--concurrency <n>', 'data files or segments at once', positive, 4)
+    .option('--key <attributes...>', "the table's key attributes (default: DescribeTable)")
+    .option('--dry-run', 'read the manifest (or describe the scan) and the handler, run nothing')
+    .option('--no-progress', 'no progress bar')
+    .action(async (flags: BackfillFlags) => {
+      if ((flags.fromExport === undefined) === (flags.scan === undefined))
+        throw new InvalidArgumentError('give exactly one of --from-export and --scan');
+      const source: BackfillSource =
+        flags.fromExport !== undefined
+          ? { export: flags.fromExport }
+          : { scan: { table: flags.scan!, segments: flags.segments } };
+      const { pipeline, restoreEnv } = await functionPipeline(flags);
+      try {
+        if (flags.dryRun) {
+          await describePlan(source, flags);
+          process.exitCode = EXIT.ok;
+          return;
+        }
+        const report = await runWithProgress(pipeline, source, flags);
+        printReport(report, flags.checkpoint !== undefined);
+        process.exitCode = report.complete ? EXIT.ok : EXIT.incomplete;
+      } finally {
+        restoreEnv();
+      }
+    });
+}
+
+/** The function's pipeline, its handler imported with the function's environment (kept while it runs). */
+async function functionPipeline(
+  flags: BackfillFlags,
+): Promise<{ pipeline: Pipeline; restoreEnv: () => void }> {
+  const config = await loadServerlessConfig({ file: flags.config, stage: flags.stage });
+  const fn = await streamFunctionOf(config, flags.function);
+  const environment = await functionEnvironment(config, fn, {
+    warn: (line) => process.stderr.write(`warning: ${line}\n`),
+  });
+  const restoreEnv = overlayEnv(environment);
+  try {
+    const root = config.root;
+    let name = `${fn.handler}`;
+    let handler: unknown;
+    if (flags.handler) {
+      const { module, exportName } = splitHandler(flags.handler);
+      name = flags.handler;
+      handler = await loadHandler(resolveHandlerModule(module, process.cwd()), exportName, { root });
+    } else handler = await loadHandler(handlerFile(fn, { root }), fn.handlerExport, { root });
+    const pipeline = pipelineOfHandler(handler);
+    if (pipeline === undefined) throw new NotAStreamHandlerError(name);
+    return { pipeline, restoreEnv };
+  } catch (error) {
+    restoreEnv();
+    throw error;
+  }
+}
+
+async function describePlan(source: BackfillSource, flags: BackfillFlags): Promise<void> {
+  if ('export' in source) {
+    const { S3Client } = await import('@aws-sdk/client-s3');
+    const m = await readExportManifest(new S3Client({}), source.export.bucket, source.export.prefix);
+    process.stdout.write(
+      `dry run: ${m.summary.exportType} ${m.summary.exportArn} at ${new Date(m.summary.exportTime).toISOString()}: ` +
+        `${m.files.length} data files, ${m.summary.itemCount ?? '?'} items; batches of ${flags.batchSize}\n`,
+    );
+  } else {
+    process.stdout.write(
+      `dry run: scan ${source.scan.table} in ${flags.segments} segments, ${flags.concurrency} at once; batches of ${flags.batchSize}\n`,
+    );
+  }
+}
+
+async function runWithProgress(
+  pipeline: Pipeline,
+  source: BackfillSource,
+  flags: BackfillFlags,
+): Promise<BackfillReport> {
+  const bar =
+    flags.progress && process.stderr.isTTY
+      ? new SingleBar(
+          { format: '{bar} {value}/{total} items | {parts} | {eta_formatted}' },
+          Presets.shades_classic,
+        )
+      : undefined;
+  let started = false;
+  try {
+    return await runBackfill(pipeline, {
+      source,
+      batchSize: flags.batchSize,
+      concurrency: flags.concurrency,
+      ...(flags.checkpoint ? { checkpoint: flags.checkpoint } : {}),
+      ...(flags.key ? { keyAttributes: flags.key } : {}),
+      onProgress: (p) => {
+        if (!bar) return;
+        const parts = `${p.partsDone}/${p.partsTotal} ${'export' in source ? 'files' : 'segments'}`;
+        if (!started) bar.start(p.itemsTotal ?? 0, 0, { parts });
+        started = true;
+        if (p.itemsTotal === undefined) bar.setTotal(Math.max(p.itemsRead, 1));
+        bar.update(p.itemsRead, { parts });
+      },
+    });
+  } finally {
+    bar?.stop();
+  }
+}
+
+function printReport(report: BackfillReport, checkpointed: boolean): void {
+  process.stdout.write(
+    `${report.source}: ${report.itemsRead} items read, ${report.delivered} delivered, ${report.deadLettered} dead-lettered, ` +
+      `${report.failed} failed; ${report.partsDone}/${report.partsTotal} ${report.unit} done in ${(report.durationMs / 1000).toFixed(1)} s\n`,
+  );
+  for (const { part, error } of report.errors) process.stdout.write(`  ${part}: ${error}\n`);
+  if (!report.complete)
+    process.stdout.write(
+      checkpointed
+        ? 'incomplete: run the same command again to continue from the checkpoint\n'
+        : 'incomplete: give --checkpoint <file> to rerun from where a run stops\n',
+    );
+}
