@@ -24,6 +24,18 @@ export class InfraDefinitionError extends ConfigError {
   override name = 'InfraDefinitionError';
 }
 
+/** CloudFormation Conditions that refer to each other in a circle (A = Not B, B = Not A). */
+export class ConditionCycleError extends InfraDefinitionError {
+  override name = 'ConditionCycleError';
+  constructor(
+    where: string,
+    /** The conditions around the circle, the first repeated at the end. */
+    readonly cycle: readonly string[],
+  ) {
+    super(where, `Conditions form a cycle: ${cycle.join(' → ')}`);
+  }
+}
+
 /** A resource already exists on the local server with a definition that differs from infra/. */
 export class LocalResourceConflictError extends ConfigError {
   override name = 'LocalResourceConflictError';

@@ -1,7 +1,12 @@
 // What a service's serverless.yml and tidewater's infra/ say, read as serverless v3 and
 // CloudFormation would read them (one variable resolver, one intrinsic evaluator, one template
 // planner), and the tables, buckets and queues they declare made real on the local servers.
-export { InfraDefinitionError, LocalResourceConflictError, ServerlessConfigError } from './errors.js';
+export {
+  ConditionCycleError,
+  InfraDefinitionError,
+  LocalResourceConflictError,
+  ServerlessConfigError,
+} from './errors.js';
 export type { InfraOptions, InfraPlan, InfraSettings } from './infra.js';
 export { planLocalResources } from './infra.js';
 export type { LocalResourceRef } from './intrinsics.js';

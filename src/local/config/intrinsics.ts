@@ -1,5 +1,5 @@
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../servers/dynamodb-local.js';
-import { InfraDefinitionError } from './errors.js';
+import { ConditionCycleError, InfraDefinitionError } from './errors.js';
 
 /**
  * CloudFormation's intrinsic functions and pseudo parameters, evaluated as CloudFormation would
@@ -19,6 +19,8 @@ export interface IntrinsicContext {
   stackName: string;
   conditions: Record<string, unknown>;
   evaluatedConditions: Map<string, boolean>;
+  /** The conditions being evaluated, outermost first: how a cycle among them is found. */
+  evaluatingConditions?: readonly string[];
   where: string;
   /** The local resources `Ref` and `Fn::GetAtt` may name; without it they are errors. */
   refs?: Readonly<Record<string, LocalResourceRef>>;
@@ -75,7 +77,15 @@ function condition(name: string, context: IntrinsicContext): boolean {
   if (known !== undefined) return known;
   if (!(name in context.conditions))
     throw new InfraDefinitionError(context.where, `unknown condition "${name}"`);
-  const value = evaluate(context.conditions[name], context);
+  // CloudFormation refuses a template whose conditions refer to each other in a circle; without
+  // this the evaluation would recurse until the stack overflows, naming nothing.
+  const evaluating = context.evaluatingConditions ?? [];
+  if (evaluating.includes(name))
+    throw new ConditionCycleError(context.where, [...evaluating.slice(evaluating.indexOf(name)), name]);
+  const value = evaluate(context.conditions[name], {
+    ...context,
+    evaluatingConditions: [...evaluating, name],
+  });
   if (typeof value !== 'boolean')
     throw new InfraDefinitionError(context.where, `condition "${name}" is not a boolean`);
   context.evaluatedConditions.set(name, value);

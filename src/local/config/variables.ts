@@ -50,7 +50,12 @@ export class VariableResolver {
    */
   *get(path: string, seen: ReadonlySet<string> = new Set()): Resolving<unknown> {
     if (this.found.has(path)) return this.found.get(path);
-    if (seen.has(path)) throw this.settings.fail(`\${self:${path}} refers to itself`);
+    if (seen.has(path)) {
+      const chain = [...seen].slice([...seen].indexOf(path));
+      throw this.settings.fail(
+        `\${self:${path}} refers to itself: ${[...chain, path].map((p) => `\${self:${p}}`).join(' → ')}`,
+      );
+    }
     const within = new Set(seen).add(path);
     let current: unknown = this.settings.document;
     for (const part of path === '' ? [] : path.split('.')) {
@@ -86,20 +91,30 @@ export class VariableResolver {
    */
   *value(value: unknown, seen: ReadonlySet<string>): Resolving<unknown> {
     let current = value;
+    // Messages quote the value as written, never with resolved values spliced in: those may come
+    // from the environment (a secret), and the file's text is what the user can find and fix.
+    const written = typeof value === 'string' ? value : '';
+    const texts = new Set<string>();
+    const chain: string[] = [];
     for (let depth = 0; typeof current === 'string'; depth++) {
       const text: string = current;
       const match = firstVariable(text);
       if (!match) break;
-      if (depth > MAX_DEPTH)
-        throw this.settings.fail(`variables nest too deeply (a cycle?) in ${JSON.stringify(value)}`);
       const expression = match[1] as string;
-      const resolved = yield* this.expression(expression, text, seen);
+      const step = written.includes(match[0]) ? match[0] : 'a nested variable';
+      if (texts.has(text) || depth > MAX_DEPTH)
+        throw this.settings.fail(
+          `variables in ${JSON.stringify(written)} ${texts.has(text) ? 'form a cycle' : 'nest too deeply'}: ${untilRepeat([...chain, step]).join(' → ')}`,
+        );
+      texts.add(text);
+      chain.push(step);
+      const resolved = yield* this.expression(expression, written, seen);
       if (match[0] === text) {
         current = resolved;
       } else {
         if (resolved !== null && typeof resolved === 'object') {
           throw this.settings.fail(
-            `\${${expression}} resolves to an object but is embedded in the string ${JSON.stringify(text)}`,
+            `${step} resolves to an object but is embedded in the string ${JSON.stringify(written)}`,
           );
         }
         current = text.slice(0, match.index) + String(resolved) + text.slice(match.index + match[0].length);
@@ -118,8 +133,9 @@ export class VariableResolver {
       const value = yield* this.source(part.trim(), context, seen);
       if (value !== undefined && value !== null) return value;
     }
+    const named = context.includes(`\${${expression}}`) ? `\${${expression}}` : 'a nested variable';
     throw this.settings.fail(
-      `cannot resolve \${${expression}} (in ${JSON.stringify(context)}): no value and no fallback`,
+      `cannot resolve ${named} (in ${JSON.stringify(context)}): no value and no fallback`,
     );
   }
 
@@ -160,7 +176,7 @@ export class VariableResolver {
         const value = strToBool(argument);
         if (value === undefined)
           throw this.settings.fail(
-            `strToBool(${argument.trim()}): expected true, false, 1 or 0 (in ${JSON.stringify(context)})`,
+            `strToBool() in ${JSON.stringify(context)}: expected true, false, 1 or 0, got a value of ${argument.trim().length} characters`,
           );
         return value;
       }
@@ -231,6 +247,12 @@ export class VariableResolver {
       resolveConfigurationProperty: (path: string[]) => resolveAsync(this.get(path.join('.'))),
     };
   }
+}
+
+/** The steps up to the first that repeats an earlier one (the whole list when none does). */
+function untilRepeat(steps: readonly string[]): string[] {
+  const end = steps.findIndex((step, i) => steps.indexOf(step) < i);
+  return steps.slice(0, end === -1 ? steps.length : end + 1);
 }
 
 /** Runs a resolution that may wait on JS files. */

