@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // Fails a test during which an unhandled rejection or uncaught exception surfaced.
+    setupFiles: ['test/support/process-guard.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

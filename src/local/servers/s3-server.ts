@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { defineOptions } from '../../core/index.js';
 import { LocalServerStartError } from './errors.js';
 import { freePort } from './free-port.js';
+import { type PatchableStore, patchStore } from './s3-store.js';
 
 export interface S3ServerOptions {
   port?: number;
@@ -83,11 +84,9 @@ interface S3rverContext extends S3ServerRequestContext {
 
 type S3rverMiddleware = (ctx: S3rverContext, next: () => Promise<void>) => Promise<void> | void;
 
-/** The methods of s3rver's FilesystemStore used here (its storage layout stays s3rver's). */
-interface S3rverStore {
-  getResourcePath(bucket: string, key: string | undefined, resource: string): string;
+/** The methods of s3rver's FilesystemStore used here (its key layout is s3-store.ts's). */
+interface S3rverStore extends PatchableStore {
   existsObject(bucket: string, key: string): Promise<boolean>;
-  getMetadata(bucket: string, key: string): Promise<Record<string, string | number>>;
 }
 
 interface S3rverInstance {
@@ -152,6 +151,7 @@ export async function startS3Server(input: S3ServerOptions = {}): Promise<S3Serv
         'this s3rver has no router middleware (tidewater needs 3.7)',
       );
     }
+    patchStore(server.store);
     server.middleware.splice(router, 0, s3Semantics(server.store, spoolDirectory));
     // Run the caller's middleware first: s3rver's router would otherwise answer before it.
     for (const mw of options.middleware ?? []) server.middleware.unshift(mw);
@@ -243,7 +243,11 @@ function s3Semantics(store: S3rverStore, spoolDirectory: string): S3rverMiddlewa
     const spool = join(spoolDirectory, randomUUID());
     try {
       if (!(await spoolBody(ctx, spool))) return;
-      ctx.req = createReadStream(spool);
+      const body = createReadStream(spool);
+      // s3rver listens for errors only once it reads the body; a request it answers without
+      // reading (or a spool removed by stop()) must not leave an error event nobody hears.
+      body.on('error', () => undefined);
+      ctx.req = body;
       await writes.run(`${bucket}/${key}`, async () => {
         if (createOnly(ctx) && (await store.existsObject(bucket, key))) return preconditionFailed(ctx);
         await next();
@@ -317,7 +321,10 @@ function s3Semantics(store: S3rverStore, spoolDirectory: string): S3rverMiddlewa
   }
 
   async function listObjects(ctx: S3rverContext, next: () => Promise<void>, bucket: string) {
+    const v2 = first(ctx.query['list-type']) === '2' ? listV2AsV1(ctx) : undefined;
+    if (v2 instanceof Error) return answerError(ctx, 400, 'InvalidArgument', v2.message);
     await next();
+    if (v2 !== undefined) bodyAsV2(ctx, v2);
     // s3rver lists every object as STANDARD. The body is still an object here: s3rver turns it
     // into XML in a middleware that runs around this one.
     const listing = ctx.body as { ListBucketResult?: { Contents?: { Key: string; StorageClass: string }[] } };
@@ -351,6 +358,62 @@ function s3Semantics(store: S3rverStore, spoolDirectory: string): S3rverMiddlewa
       default:
         return next();
     }
+  };
+}
+
+/** What a ListObjectsV2 request asked for that its V1 form (below) does not carry. */
+interface ListV2Request {
+  continuationToken: string | undefined;
+  startAfter: string | undefined;
+  fetchOwner: boolean;
+}
+
+/**
+ * s3rver's ListObjectsV2 makes its continuation tokens with DES, which OpenSSL 3 (Node 17+) has
+ * only in its legacy provider: every truncated V2 listing, and every request carrying a token,
+ * failed with `digital envelope routines::unsupported`. The request is answered as a V1 listing
+ * from the same position (a marker) and the answer reshaped into V2's (bodyAsV2), with a token
+ * that is the last key, base64url-encoded. Error for a token this server did not issue.
+ */
+function listV2AsV1(ctx: S3rverContext): ListV2Request | Error {
+  const query = { ...ctx.query };
+  const continuationToken = first(query['continuation-token']);
+  const startAfter = first(query['start-after']);
+  let marker = startAfter;
+  if (continuationToken !== undefined && continuationToken !== '') {
+    const decoded = Buffer.from(continuationToken, 'base64url').toString('utf8');
+    if (!decoded.startsWith(TOKEN_TAG)) return new Error('The continuation token provided is incorrect');
+    marker = decoded.slice(TOKEN_TAG.length);
+  }
+  const fetchOwner = first(query['fetch-owner']) === 'true';
+  for (const name of ['list-type', 'continuation-token', 'start-after', 'fetch-owner']) delete query[name];
+  if (marker !== undefined) query.marker = marker;
+  ctx.query = query;
+  return { continuationToken, startAfter, fetchOwner };
+}
+
+const TOKEN_TAG = 'tidewater-list:';
+
+function bodyAsV2(ctx: S3rverContext, request: ListV2Request): void {
+  const listing = (ctx.body as { ListBucketResult?: Record<string, unknown> } | undefined)?.ListBucketResult;
+  if (listing === undefined) return;
+  const contents = (listing.Contents ?? []) as { Key: string; Owner?: unknown }[];
+  const { Marker: _marker, NextMarker: _next, Contents, CommonPrefixes, ...rest } = listing;
+  const last = contents.at(-1)?.Key;
+  if (!request.fetchOwner) for (const entry of contents) delete entry.Owner;
+  (ctx.body as { ListBucketResult: Record<string, unknown> }).ListBucketResult = {
+    ...rest,
+    ...(request.continuationToken ? { ContinuationToken: request.continuationToken } : {}),
+    ...(request.continuationToken === undefined && request.startAfter !== undefined
+      ? { StartAfter: request.startAfter }
+      : {}),
+    NextContinuationToken:
+      listing.IsTruncated === true && last !== undefined
+        ? Buffer.from(`${TOKEN_TAG}${last}`).toString('base64url')
+        : undefined,
+    KeyCount: contents.length + ((CommonPrefixes as unknown[] | undefined)?.length ?? 0),
+    Contents,
+    CommonPrefixes,
   };
 }
 

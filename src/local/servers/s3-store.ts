@@ -1,0 +1,159 @@
+import { lstat, readdir, unlink } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+// How the local S3 server lays keys out on disk. s3rver 3.7 joins a key's segments into a path:
+// a key with `..` segments is written outside its directory (and never listed), `a//b` and `a/b`
+// are one file, and its listing walks the tree with readdirSync/statSync and its DELETE removes
+// emptied folders, so a DELETE or PUT in the same folder makes a concurrent listing or DELETE
+// fail with ENOENT (a 500 S3 never answers). Here each segment gets a reversible, safe file name
+// and the store's listing and delete are replaced by ones that tolerate concurrent changes.
+
+/** The FilesystemStore methods replaced on the server's own store instance. */
+export interface PatchableStore {
+  rootDirectory: string;
+  getResourcePath(bucket: string, key: string | undefined, resource: string): string;
+  getMetadata(bucket: string, key: string): Promise<Record<string, string | number>>;
+  listObjects(bucket: string, options: ListOptions): Promise<ListResult>;
+  deleteObject(bucket: string, key: string): Promise<void>;
+}
+
+interface ListOptions {
+  delimiter?: string;
+  startAfter?: string;
+  prefix?: string;
+  maxKeys?: number;
+}
+
+interface ListResult {
+  objects: unknown[];
+  commonPrefixes: string[];
+  isTruncated: boolean;
+}
+
+/** s3rver's suffix of the file that holds an object's body. */
+const OBJECT_SUFFIX = '._S3rver_object';
+
+/**
+ * A key segment as a file name: '', '.', '..' (which a path would collapse or climb) and any
+ * segment holding '%' or NUL are percent-escaped ('%' alone for the empty segment); every other
+ * segment is its own name, so the files of ordinary keys stay where s3rver put them.
+ */
+export function encodeSegment(segment: string): string {
+  if (segment === '') return '%';
+  if (segment === '.' || segment === '..') return segment.replaceAll('.', '%2E');
+  return /[%\0]/.test(segment) ? segment.replace(/[%\0]/g, (c) => (c === '%' ? '%25' : '%00')) : segment;
+}
+
+export function decodeSegment(name: string): string {
+  if (name === '%') return '';
+  return name.includes('%')
+    ? name.replace(/%(25|00|2E)/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    : name;
+}
+
+export function encodeKey(key: string): string {
+  return key.split('/').map(encodeSegment).join('/');
+}
+
+export function decodeKey(path: string): string {
+  return path.split('/').map(decodeSegment).join('/');
+}
+
+/** S3 lists keys in UTF-8 binary order; JavaScript compares UTF-16 code units. */
+function compareKeys(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** Every object key under a bucket folder; entries removed while walking are skipped. */
+async function walkKeys(folder: string, relative: string, out: string[]): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch (error) {
+    if (isGone(error)) return;
+    throw error;
+  }
+  for (const name of names) {
+    const path = join(folder, name);
+    let directory: boolean;
+    try {
+      directory = (await lstat(path)).isDirectory();
+    } catch (error) {
+      if (isGone(error)) continue;
+      throw error;
+    }
+    const inner = relative === '' ? name : `${relative}/${name}`;
+    if (directory) await walkKeys(path, inner, out);
+    else if (name.endsWith(OBJECT_SUFFIX)) out.push(decodeKey(inner.slice(0, -OBJECT_SUFFIX.length)));
+  }
+}
+
+function isGone(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** Replaces the store's key-to-path mapping, listing and delete on this instance only. */
+export function patchStore(store: PatchableStore): void {
+  const require = createRequire(import.meta.url);
+  const S3Object = require('s3rver/lib/models/object.js') as new (
+    bucket: string,
+    key: string,
+    content: null,
+    metadata: Record<string, string | number>,
+  ) => unknown;
+  const resourcePath = store.getResourcePath.bind(store);
+  store.getResourcePath = (bucket, key, resource) =>
+    resourcePath(bucket, key === undefined ? undefined : encodeKey(key), resource);
+
+  // Emptied folders stay: S3 has no folders, so they are never listed, and removing them raced
+  // with PUTs (mkdir then write) and with listings in the same folder.
+  store.deleteObject = async (bucket, key) => {
+    await Promise.all(
+      ['object', 'object.md5', 'metadata.json'].map((resource) =>
+        unlink(store.getResourcePath(bucket, key, resource)).catch((error: unknown) => {
+          if (!isGone(error)) throw error;
+        }),
+      ),
+    );
+  };
+
+  store.listObjects = async (bucket, options) => {
+    const { delimiter = '', startAfter = '', prefix = '', maxKeys = Number.POSITIVE_INFINITY } = options;
+    const all: string[] = [];
+    await walkKeys(join(store.rootDirectory, bucket), '', all);
+    all.sort(compareKeys);
+    const keys: string[] = [];
+    const commonPrefixes = new Set<string>();
+    let isTruncated = false;
+    for (const key of all) {
+      if (compareKeys(key, startAfter) <= 0 || !key.startsWith(prefix)) continue;
+      const at = delimiter === '' ? -1 : key.indexOf(delimiter, prefix.length);
+      if (at >= 0) {
+        commonPrefixes.add(key.slice(0, at + delimiter.length));
+        continue;
+      }
+      if (keys.length >= maxKeys) {
+        isTruncated = true;
+        break;
+      }
+      keys.push(key);
+    }
+    const objects = await Promise.all(
+      keys.map(async (key) => {
+        try {
+          return new S3Object(bucket, key, null, await store.getMetadata(bucket, key));
+        } catch (error) {
+          if (isGone(error)) return undefined; // deleted since the walk
+          throw error;
+        }
+      }),
+    );
+    return {
+      objects: objects.filter((o) => o !== undefined),
+      commonPrefixes: [...commonPrefixes].sort(compareKeys),
+      isTruncated,
+    };
+  };
+}
