@@ -19,6 +19,8 @@ export interface InvocationMetrics {
   deadLettered: number;
   ttlNeverExpires: number;
   retries: number;
+  /** Exact duplicates dropped from a Kinesis batch (counted in `records`, handed to no sink). */
+  duplicates: number;
   readonly routed: number[];
 }
 
@@ -36,6 +38,7 @@ export function newInvocationMetrics(sinkCount: number): InvocationMetrics {
     deadLettered: 0,
     ttlNeverExpires: 0,
     retries: 0,
+    duplicates: 0,
     routed: new Array<number>(sinkCount).fill(0),
   };
 }
@@ -52,6 +55,7 @@ const COUNT_METRICS = [
   ['DeadLettered', 'deadLettered'],
   ['TtlNeverExpires', 'ttlNeverExpires'],
   ['Retries', 'retries'],
+  ['Duplicates', 'duplicates'],
 ] as const;
 
 /**

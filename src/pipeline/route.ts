@@ -1,4 +1,5 @@
 import { MalformedRecordError } from '../records/errors.js';
+import { kinesisSequenceNumberOf } from '../records/kinesis.js';
 import type { RecordParser } from '../records/parse.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { recordImageError } from '../records/validate.js';
@@ -121,11 +122,11 @@ function routeByPredicates(
   }
 }
 
-/** A raw record's sequence number, or undefined when it has no usable one. */
+/** A raw record's sequence number (a Kinesis record's own), or undefined when it has no usable one. */
 export function sequenceNumberOf(raw: unknown): string | undefined {
   const d = (raw as { dynamodb?: { SequenceNumber?: unknown } } | null | undefined)?.dynamodb;
   const s = d !== null && typeof d === 'object' ? d.SequenceNumber : undefined;
-  return typeof s === 'string' && s !== '' ? s : undefined;
+  return typeof s === 'string' && s !== '' ? s : kinesisSequenceNumberOf(raw);
 }
 
 export function eventIdOf(raw: unknown): string | undefined {
