@@ -11,7 +11,12 @@ import {
 } from '../logging/powertools-logger.js';
 import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
 import { NUMBERS_OPTION } from '../records/numbers.js';
-import { createRecordParser, type ParseOptions, type RecordParser } from '../records/parse.js';
+import {
+  createRecordParser,
+  type ExpectedSource,
+  type ParseOptions,
+  type RecordParser,
+} from '../records/parse.js';
 import type { ClassifiedRecord, Item, RecordKind, RecordOfKind } from '../records/types.js';
 import type { DeadLetterSink, Sink, SinkContext, SinkLogger, SinkResult } from '../sinks/types.js';
 import {
@@ -205,6 +210,15 @@ export interface PipelineConfig<T extends object = Item> {
    * `validate: true` checks keys and images up front instead; `eager: true` unmarshals them.
    */
   parse?: Pick<ParseOptions, 'numbers' | 'ttlHeuristic' | 'eager' | 'validate'>;
+  /**
+   * The event source the function is triggered by: a DynamoDB stream, a Kinesis data stream fed
+   * by the table's Kinesis streaming destination, or `'auto'` (each batch's first record says).
+   * A batch from another source fails whole with EventSourceMismatchError. Default
+   * `'dynamodb-stream'`: a trigger wired to the wrong stream fails loudly instead of being
+   * processed with the other source's guarantees (Kinesis may duplicate and reorder an item's
+   * changes; the pipeline orders and de-duplicates those batches, see docs/kinesis.md).
+   */
+  source?: ExpectedSource;
   /** Epoch milliseconds; for tests. Default Date.now. */
   clock?: () => number;
 }
@@ -276,6 +290,9 @@ export interface CompiledConfig {
   readonly parse: RecordParser;
   /** The `parse` options the parser was made with: a backfill makes its own parser from them. */
   readonly parseOptions: PipelineConfig['parse'];
+  readonly source: ExpectedSource;
+  /** The parser of Kinesis batches, with the same parse options. */
+  readonly parseKinesis: RecordParser;
   readonly clock: () => number;
 }
 
@@ -339,6 +356,7 @@ const readConfig = /* @__PURE__ */ defineOptions<PipelineConfig>()('pipeline', {
   tracer: { kind: 'custom', expected: 'a Powertools Tracer (with getSegment())', check: isTracerLike },
   onUnrouted: { kind: 'enum', values: UNROUTED, default: 'count' },
   parse: AN_OBJECT,
+  source: { kind: 'enum', values: ['dynamodb-stream', 'kinesis', 'auto'], default: 'dynamodb-stream' },
   clock: { kind: 'function', default: Date.now },
 });
 
@@ -666,6 +684,8 @@ export function compileConfig<T extends object>(config: PipelineConfig<T>): Comp
     onUnrouted: c.onUnrouted,
     parse: createRecordParser(c.parse),
     parseOptions: c.parse,
+    source: c.source,
+    parseKinesis: createRecordParser({ ...c.parse, source: 'kinesis' }),
     clock: c.clock,
   };
 }

@@ -1,8 +1,9 @@
-import { streamRecordsOf } from '../records/parse.js';
+import { eventRecordsOf } from '../records/parse.js';
 import type { Item } from '../records/types.js';
 import { type CompiledConfig, compileConfig, type PipelineConfig } from './config.js';
 import { sendDeadLetters } from './dead-letter.js';
 import { deliverOrdered, deliverPerKey, flushSinks } from './deliver.js';
+import { type OrderedBatch, orderKinesisBatch } from './kinesis-order.js';
 import {
   type BatchResponse,
   closeLedger,
@@ -77,10 +78,22 @@ async function run(
   context?: InvocationContext,
 ): Promise<BatchResponse> {
   const started = config.clock();
-  const raws = streamRecordsOf(event);
-  const read = readRecords(raws, config.parse);
+  const batch = eventRecordsOf(event, config.source);
+  let raws = batch.records;
+  let read = readRecords(raws, batch.source === 'kinesis' ? config.parseKinesis : config.parse);
   if (raws.length === 0) return { batchItemFailures: [] };
+  let ordered: OrderedBatch | undefined;
+  if (batch.source === 'kinesis') {
+    ordered = orderKinesisBatch(raws, read);
+    raws = ordered.raws;
+    read = ordered;
+  }
   const ledger = openLedger(config, raws, read.records, read.errors, context);
+  if (ordered !== undefined) {
+    ledger.reportAt = ordered.reportAt;
+    ledger.metrics.duplicates = ordered.duplicates;
+    ledger.metrics.records += ordered.duplicates;
+  }
   let routedAt: number;
   try {
     routedAt = routeRecords(ledger, config);

@@ -16,6 +16,8 @@ export interface InvocationMetrics {
   deadLettered: number;
   ttlNeverExpires: number;
   retries: number;
+  /** Exact duplicates dropped from a Kinesis batch (counted in `records`, handed to no sink). */
+  duplicates: number;
   readonly routed: number[];
 }
 
@@ -33,6 +35,7 @@ export function newInvocationMetrics(sinkCount: number): InvocationMetrics {
     deadLettered: 0,
     ttlNeverExpires: 0,
     retries: 0,
+    duplicates: 0,
     routed: new Array<number>(sinkCount).fill(0),
   };
 }

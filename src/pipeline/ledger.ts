@@ -138,6 +138,11 @@ export interface Ledger {
   context: LedgerContext | undefined;
   seqIndex: Map<string, number> | undefined;
   deadlineLogged: boolean;
+  /**
+   * Per position, the sequence number the partial batch response names when that position is the
+   * cut-off; undefined when it is the record's own (always, but for a reordered Kinesis batch).
+   */
+  reportAt: readonly string[] | undefined;
 }
 
 export function openLedger(
@@ -171,6 +176,7 @@ export function openLedger(
     context: undefined,
     seqIndex: undefined,
     deadlineLogged: false,
+    reportAt: undefined,
   };
   const left = remainingBeforeMargin(lambda, config.deadlineMarginMs);
   if (Number.isFinite(left)) ledger.deadlineAt = performance.now() + Math.max(0, left);
@@ -342,13 +348,10 @@ export function dueDeadLetters(ledger: Ledger): GivenUp[] | undefined {
 /** Lambda's partial batch response: nothing, or the first record not done. */
 export function response(ledger: Ledger): BatchResponse {
   if (ledger.cutoff === ledger.n) return { batchItemFailures: [] };
+  const itemIdentifier = ledger.reportAt?.[ledger.cutoff] ?? seq(ledger, ledger.cutoff);
   loggerOf(ledger).warn(
-    {
-      err: ledger.cutoffError,
-      itemIdentifier: seq(ledger, ledger.cutoff),
-      notDone: ledger.n - ledger.cutoff,
-    },
+    { err: ledger.cutoffError, itemIdentifier, notDone: ledger.n - ledger.cutoff },
     'batch partially failed: Lambda retries from the reported record',
   );
-  return { batchItemFailures: [{ itemIdentifier: seq(ledger, ledger.cutoff) }] };
+  return { batchItemFailures: [{ itemIdentifier }] };
 }

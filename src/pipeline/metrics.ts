@@ -19,6 +19,7 @@ const COUNT_METRICS = [
   ['DeadLettered', 'deadLettered'],
   ['TtlNeverExpires', 'ttlNeverExpires'],
   ['Retries', 'retries'],
+  ['Duplicates', 'duplicates'],
 ] as const;
 
 /**

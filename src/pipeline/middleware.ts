@@ -1,5 +1,5 @@
 import middy, { type MiddlewareObj } from '@middy/core';
-import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBStreamEvent, KinesisStreamEvent } from 'aws-lambda';
 import type { Item } from '../records/types.js';
 import type { PipelineConfig } from './config.js';
 import { type BatchResponse, createPipeline, type Pipeline } from './engine.js';
@@ -9,9 +9,12 @@ import { type BatchResponse, createPipeline, type Pipeline } from './engine.js';
  * the batch and responds early with the partial batch response, so the wrapped handler is not
  * called: `.use()` it last, after middlewares that must see the event first.
  */
+/** What a stream handler takes: a DynamoDB stream batch, or a Kinesis one (the `source` option). */
+type StreamEvent = DynamoDBStreamEvent | KinesisStreamEvent;
+
 export function streamProcessor<T extends object = Item>(
   config: PipelineConfig<T> | Pipeline,
-): MiddlewareObj<DynamoDBStreamEvent, BatchResponse, Error, Context> {
+): MiddlewareObj<StreamEvent, BatchResponse, Error, Context> {
   const pipeline = 'process' in config && 'config' in config ? (config as Pipeline) : createPipeline(config);
   return {
     name: 'tidewater-stream-processor',
@@ -26,7 +29,7 @@ export function streamProcessor<T extends object = Item>(
  */
 export function createStreamHandler<T extends object = Item>(config: PipelineConfig<T>) {
   const pipeline = createPipeline(config);
-  const handler = middy<DynamoDBStreamEvent, BatchResponse, Error, Context>().handler((event, context) =>
+  const handler = middy<StreamEvent, BatchResponse, Error, Context>().handler((event, context) =>
     pipeline.process(event, context),
   );
   // `tidewater backfill -f <function>` runs this pipeline over a table's items, with its own parser.

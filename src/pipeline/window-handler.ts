@@ -4,10 +4,18 @@ import { defineOptions } from '../core/options.js';
 import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
 import { MalformedRecordError } from '../records/errors.js';
 import { NUMBERS_OPTION } from '../records/numbers.js';
-import { createRecordParser, type ParseOptions, streamRecordsOf } from '../records/parse.js';
+import {
+  createRecordParser,
+  type ExpectedSource,
+  eventRecordsOf,
+  type ParseOptions,
+  type RecordParser,
+  type RecordSource,
+} from '../records/parse.js';
 import type { ClassifiedRecord, RecordKind } from '../records/types.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../sinks/types.js';
 import type { RecordPredicate, RouteCondition } from './config.js';
+import { type OrderedBatch, orderKinesisBatch } from './kinesis-order.js';
 import { NotAWindowEventError, WindowStateTooLargeError } from './window-errors.js';
 import {
   type TimeWindowEvent,
@@ -61,6 +69,12 @@ export interface WindowHandlerConfig<State> {
   deadLetter?: DeadLetterSink;
   /** How `N` values unmarshal and the TTL heuristic. Keys and images are validated up front. */
   parse?: Pick<ParseOptions, 'numbers' | 'ttlHeuristic'>;
+  /**
+   * The event source: a DynamoDB stream, a Kinesis data stream fed by the table, or `'auto'`. As
+   * the stream handler's `source` (default `'dynamodb-stream'`); a Kinesis batch is de-duplicated
+   * and put in per-item creation-time order before `reduce` sees it.
+   */
+  source?: ExpectedSource;
   /** Epoch milliseconds, for dead-letter timestamps; for tests. Default Date.now. */
   clock?: () => number;
 }
@@ -82,6 +96,7 @@ const readConfig = /* @__PURE__ */ defineOptions<WindowHandlerConfig<unknown>>()
   onWindowEnd: { kind: 'function', required: true },
   deadLetter: { kind: 'object', methods: ['send'], expected: 'a dead-letter sink (an object with send())' },
   parse: { kind: 'object', expected: 'parse options ({ numbers, ttlHeuristic })' },
+  source: { kind: 'enum', values: ['dynamodb-stream', 'kinesis', 'auto'], default: 'dynamodb-stream' },
   clock: { kind: 'function', default: Date.now },
 });
 
@@ -116,7 +131,11 @@ export function createWindowHandler<State>(config: WindowHandlerConfig<State>) {
   const o = readConfig(config as WindowHandlerConfig<unknown>);
   // Checked above; taken from the config itself to keep their State-typed signatures.
   const { initial, reduce, onWindowEnd } = config;
-  const parse = createRecordParser({ ...readParse(o.parse ?? {}), validate: true });
+  const parseOptions = { ...readParse(o.parse ?? {}), validate: true };
+  const parsers = {
+    'dynamodb-stream': createRecordParser(parseOptions),
+    kinesis: createRecordParser({ ...parseOptions, source: 'kinesis' }),
+  };
   const takes = predicateOf(o.when as RouteCondition | undefined);
   const clock = o.clock as () => number;
 
@@ -130,13 +149,13 @@ export function createWindowHandler<State>(config: WindowHandlerConfig<State>) {
       const taken: ClassifiedRecord[] = [];
       let batchFirst: ClassifiedRecord | undefined;
       const malformed: DeadLetterEntry[] = [];
-      for (const raw of streamRecordsOf(event)) {
-        let record: ClassifiedRecord;
-        try {
-          record = parse(raw);
-        } catch (error) {
+      const batch = readBatch(event, o.source as ExpectedSource, parsers);
+      for (let i = 0; i < batch.raws.length; i++) {
+        const record = batch.records[i];
+        if (record === undefined) {
+          const error = batch.errors![i];
           if (!(error instanceof MalformedRecordError) || !o.deadLetter) throw error;
-          malformed.push(malformedEntry(raw, error, clock()));
+          malformed.push(malformedEntry(batch.raws[i], error, clock()));
           first ??= error.sequenceNumber;
           last = error.sequenceNumber ?? last;
           continue;
@@ -176,6 +195,27 @@ export function createWindowHandler<State>(config: WindowHandlerConfig<State>) {
       return { state: next };
     },
   );
+}
+
+/** The batch's records parsed (errors kept per record); a Kinesis batch ordered and de-duplicated. */
+function readBatch(
+  event: unknown,
+  expected: ExpectedSource,
+  parsers: Record<RecordSource, RecordParser>,
+): Pick<OrderedBatch, 'raws' | 'records' | 'errors'> {
+  const { records: raws, source } = eventRecordsOf(event, expected);
+  const parse = parsers[source];
+  const records = new Array<ClassifiedRecord | undefined>(raws.length);
+  let errors: unknown[] | undefined;
+  for (let i = 0; i < raws.length; i++) {
+    try {
+      records[i] = parse(raws[i]);
+    } catch (error) {
+      errors ??= new Array<unknown>(raws.length);
+      errors[i] = error;
+    }
+  }
+  return source === 'kinesis' ? orderKinesisBatch(raws, { records, errors }) : { raws, records, errors };
 }
 
 function checkWindowEvent(event: unknown): asserts event is TimeWindowEvent {

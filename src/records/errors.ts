@@ -12,7 +12,9 @@ export type MalformedRecordReason =
   | 'invalid-creation-time'
   | 'invalid-field'
   | 'invalid-attribute-value'
-  | 'invalid-number';
+  | 'invalid-number'
+  /** A Kinesis record whose data is not base64, not JSON or not a DynamoDB change record. */
+  | 'invalid-kinesis-data';
 
 /**
  * One record of a batch is not a valid stream record. The pipeline dead-letters it (the rest of
@@ -53,6 +55,26 @@ export class NotAStreamEventError extends TidewaterError {
   override name = 'NotAStreamEventError';
   constructor(detail: string) {
     super(`not a DynamoDB stream event: ${detail}`);
+  }
+}
+
+/**
+ * The batch comes from the other source than the one configured: a Kinesis batch given to a
+ * handler for DynamoDB Streams, or the reverse, or a batch mixing both. A wiring mistake, not a
+ * bad record: the invocation fails whole.
+ */
+export class EventSourceMismatchError extends NotAStreamEventError {
+  override name = 'EventSourceMismatchError';
+  /** What the handler is configured for. */
+  readonly expected: string;
+  /** The eventSource of the record that did not fit. */
+  readonly got: string;
+
+  constructor(expected: string, got: string, index: number) {
+    super('');
+    this.message = `the handler expects ${expected} records, but record ${index} of the batch has eventSource ${got} (set the source option to match the trigger)`;
+    this.expected = expected;
+    this.got = got;
   }
 }
 

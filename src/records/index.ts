@@ -6,17 +6,26 @@ export type { ToLambdaRecordOptions } from './convert.js';
 export { toGetRecordsRecord, toLambdaRecord } from './convert.js';
 export type { InvalidAttributeValueReason, MalformedRecordReason } from './errors.js';
 export {
+  EventSourceMismatchError,
   InvalidAttributeValueError,
   MalformedRecordError,
   NotAStreamEventError,
   UnsupportedValueError,
 } from './errors.js';
+export type { LambdaKinesisRecord, ToKinesisRecordOptions } from './kinesis-encode.js';
+export { toKinesisRecord } from './kinesis-encode.js';
 export type { MarshallOptions } from './marshall.js';
 export { marshall, marshallValue } from './marshall.js';
 export { NumberValue } from './number-value.js';
 export type { NumberPolicy } from './numbers.js';
-export type { ParseOptions, RecordParser } from './parse.js';
-export { createRecordParser, parseStreamEvent, parseStreamRecord, streamRecordsOf } from './parse.js';
+export type { ExpectedSource, ParseOptions, RecordParser, RecordSource } from './parse.js';
+export {
+  createRecordParser,
+  eventRecordsOf,
+  parseStreamEvent,
+  parseStreamRecord,
+  streamRecordsOf,
+} from './parse.js';
 export type {
   AttributeMap,
   AttributeValue,

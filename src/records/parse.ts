@@ -6,11 +6,21 @@ import {
   TTL_HEURISTIC_OPTION,
   type TtlHeuristicOptions,
 } from './classify.js';
-import { MalformedRecordError, type MalformedRecordReason, NotAStreamEventError } from './errors.js';
+import {
+  EventSourceMismatchError,
+  MalformedRecordError,
+  type MalformedRecordReason,
+  NotAStreamEventError,
+} from './errors.js';
+import { decodeKinesisRecord, MAX_KINESIS_SEQUENCE_DIGITS } from './kinesis.js';
 import { NUMBERS_OPTION, type NumberPolicy, numberConverter } from './numbers.js';
+import { isObject, isSequenceNumber } from './shape.js';
 import { type RecordContext, StreamRecord } from './stream-record.js';
 import { type ClassifiedRecord, type Item, type RecordOrigin, STREAM_ORIGIN } from './types.js';
 import { isValidAttributeMap } from './validate.js';
+
+/** Where a batch's records come from. */
+export type RecordSource = 'dynamodb-stream' | 'kinesis';
 
 export interface ParseOptions {
   /** The stream's ARN: GetRecords records lack eventSourceARN, so tableName needs it. */
@@ -22,6 +32,11 @@ export interface ParseOptions {
    * Backfills set it; a stream consumer never needs to.
    */
   origin?: RecordOrigin;
+  /**
+   * The records' source: a DynamoDB stream (Lambda event or GetRecords; the default) or Lambda
+   * records of a Kinesis data stream fed by the table's Kinesis streaming destination.
+   */
+  source?: RecordSource;
   /** How `N` values unmarshal. Default `'exact'`. */
   numbers?: NumberPolicy;
   /** Opt-in TTL-delete inference for global-table replicas; off by default. See TtlHeuristicOptions. */
@@ -47,6 +62,7 @@ export interface ParseOptions {
 const readOptions = /* @__PURE__ */ defineOptions<ParseOptions>()('parse', {
   streamArn: { kind: 'nonEmptyString' },
   shardId: { kind: 'nonEmptyString' },
+  source: { kind: 'enum', values: ['dynamodb-stream', 'kinesis'] },
   origin: {
     kind: 'custom',
     expected: "{ source: 'dynamodb-stream' } or { source: 'backfill', from, snapshotTime }",
@@ -78,24 +94,10 @@ type Images = typeof LAZY | typeof VALIDATE | typeof EAGER;
 
 export type RecordParser = <T extends Item = Item>(record: unknown) => ClassifiedRecord<T>;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 const EVENT_NAMES = new Set(['INSERT', 'MODIFY', 'REMOVE']);
 
 /** DynamoDB Streams documents sequence numbers as 21 to 40 digits; shorter ones are accepted (built events). */
 const MAX_SEQUENCE_DIGITS = 40;
-
-function isSequenceNumber(text: string): boolean {
-  const len = text.length;
-  if (len === 0 || len > MAX_SEQUENCE_DIGITS) return false;
-  for (let i = 0; i < len; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
-}
 
 /**
  * The epoch seconds an ApproximateCreationDateTime may have: from 2000-01-01 to 2100-01-01 UTC.
@@ -117,6 +119,7 @@ function checkedRecord(
   context: RecordContext,
   ttlAttribute: string | undefined,
   images: Images,
+  maxSequenceDigits = MAX_SEQUENCE_DIGITS,
 ): StreamRecord {
   if (!isObject(record)) {
     throw new MalformedRecordError(
@@ -139,11 +142,11 @@ function checkedRecord(
   const sequence = d.SequenceNumber;
   if (typeof sequence !== 'string' || sequence === '')
     bad(record, 'missing-sequence-number', 'dynamodb.SequenceNumber must be a non-empty string');
-  if (!isSequenceNumber(sequence as string)) {
+  if (!isSequenceNumber(sequence as string, maxSequenceDigits)) {
     bad(
       record,
       'invalid-sequence-number',
-      `dynamodb.SequenceNumber must be up to ${MAX_SEQUENCE_DIGITS} digits, got ${describe(sequence)}`,
+      `dynamodb.SequenceNumber must be up to ${maxSequenceDigits} digits, got ${describe(sequence)}`,
     );
   }
   if (!isObject(d.Keys))
@@ -203,9 +206,22 @@ export function createRecordParser(options?: ParseOptions): RecordParser {
     streamArn: o.streamArn,
     shardId: o.shardId,
     origin: o.origin === undefined ? STREAM_ORIGIN : Object.freeze({ ...o.origin }),
+    tableName: undefined,
   };
   const ttlAttribute = heuristicAttribute(o.ttlHeuristic, 'parse');
   const images = o.eager ? EAGER : o.validate ? VALIDATE : LAZY;
+  if (o.source === 'kinesis') {
+    return ((envelope: unknown) => {
+      const decoded = decodeKinesisRecord(envelope, context);
+      return checkedRecord(
+        decoded.record,
+        decoded.context,
+        ttlAttribute,
+        images,
+        MAX_KINESIS_SEQUENCE_DIGITS,
+      );
+    }) as RecordParser;
+  }
   return ((record: unknown) => checkedRecord(record, context, ttlAttribute, images)) as RecordParser;
 }
 
@@ -220,39 +236,73 @@ export function parseStreamRecord<T extends Item = Item>(
   return createRecordParser(options)<T>(record);
 }
 
-function isForeignRecord(value: unknown): string | undefined {
-  if (!isObject(value)) return undefined;
-  const source = value.eventSource ?? value.EventSource;
-  return typeof source === 'string' && source !== 'aws:dynamodb' ? source : undefined;
+function eventSourceOf(value: unknown): unknown {
+  return isObject(value) ? (value.eventSource ?? value.EventSource) : undefined;
+}
+
+/** What a handler accepts: one source, or whichever the batch's first record says. */
+export type ExpectedSource = RecordSource | 'auto';
+
+const EVENT_SOURCES: Record<RecordSource, string> = {
+  'dynamodb-stream': 'aws:dynamodb',
+  kinesis: 'aws:kinesis',
+};
+
+function recordListOf(input: unknown): unknown[] {
+  if (Array.isArray(input)) return input;
+  if (!isObject(input))
+    throw new NotAStreamEventError(`expected an object or an array, got ${describe(input)}`);
+  if ('Records' in input) {
+    const list = input.Records;
+    if (Array.isArray(list)) return list;
+    // GetRecords leaves Records out of a page with nothing in it.
+    if (list === undefined && ('NextShardIterator' in input || '$metadata' in input)) return [];
+    throw new NotAStreamEventError(`Records must be an array, got ${describe(list)}`);
+  }
+  if ('dynamodb' in input || 'eventName' in input || 'kinesis' in input) return [input];
+  const keys = Object.keys(input).slice(0, 5).join(', ');
+  throw new NotAStreamEventError(`no Records array and not a stream record (keys: ${keys || 'none'})`);
 }
 
 /**
- * The records of a batch, unparsed, after checking that the input is a DynamoDB stream batch at
- * all. Accepts a Lambda DynamoDBStreamEvent, a GetRecords output, an array of records or one
- * record. Throws NotAStreamEventError otherwise — including for another service's batch
- * (SQS, Kinesis, SNS, S3), which must fail whole rather than be dead-lettered record by record.
+ * The records of a batch, unparsed, and their source, after checking that every record comes
+ * from the expected one: a Kinesis batch for a DynamoDB Streams handler (or the reverse, or a mix)
+ * is an EventSourceMismatchError, another service's batch (SQS, SNS, S3) a NotAStreamEventError —
+ * both fail whole rather than be dead-lettered record by record. A stream record may lack
+ * eventSource (GetRecords, built events); a Kinesis record may not. `'auto'` takes the source of
+ * the first record. One pass over the batch: the parsers then run without a per-record dispatch.
+ */
+export function eventRecordsOf(
+  input: unknown,
+  expected: ExpectedSource = 'dynamodb-stream',
+): { records: unknown[]; source: RecordSource } {
+  const records = recordListOf(input);
+  const source: RecordSource =
+    expected !== 'auto'
+      ? expected
+      : eventSourceOf(records[0]) === 'aws:kinesis'
+        ? 'kinesis'
+        : 'dynamodb-stream';
+  const wanted = EVENT_SOURCES[source];
+  const optional = source === 'dynamodb-stream';
+  for (let i = 0; i < records.length; i++) {
+    const got = eventSourceOf(records[i]);
+    if (got === wanted || (optional && got === undefined)) continue;
+    if (got === 'aws:kinesis' || got === 'aws:dynamodb' || (!optional && got === undefined))
+      throw new EventSourceMismatchError(wanted, typeof got === 'string' ? got : 'none', i);
+    throw new NotAStreamEventError(
+      `the batch holds ${typeof got === 'string' ? got : describe(got)} records`,
+    );
+  }
+  return { records, source };
+}
+
+/**
+ * The records of a DynamoDB stream batch, unparsed (see eventRecordsOf). Accepts a Lambda
+ * DynamoDBStreamEvent, a GetRecords output, an array of records or one record.
  */
 export function streamRecordsOf(input: unknown): unknown[] {
-  let records: unknown[];
-  if (Array.isArray(input)) records = input;
-  else if (!isObject(input))
-    throw new NotAStreamEventError(`expected an object or an array, got ${describe(input)}`);
-  else if ('Records' in input) {
-    const list = input.Records;
-    if (Array.isArray(list)) records = list;
-    // GetRecords leaves Records out of a page with nothing in it.
-    else if (list === undefined && ('NextShardIterator' in input || '$metadata' in input)) records = [];
-    else throw new NotAStreamEventError(`Records must be an array, got ${describe(list)}`);
-  } else if ('dynamodb' in input || 'eventName' in input) records = [input];
-  else {
-    const keys = Object.keys(input).slice(0, 5).join(', ');
-    throw new NotAStreamEventError(`no Records array and not a stream record (keys: ${keys || 'none'})`);
-  }
-  for (const record of records) {
-    const source = isForeignRecord(record);
-    if (source !== undefined) throw new NotAStreamEventError(`the batch holds ${source} records`);
-  }
-  return records;
+  return eventRecordsOf(input, 'dynamodb-stream').records;
 }
 
 /**
@@ -265,7 +315,7 @@ export function parseStreamEvent<T extends Item = Item>(
   options?: ParseOptions,
 ): ClassifiedRecord<T>[] {
   const parse = createRecordParser(options);
-  const records = streamRecordsOf(input);
+  const records = eventRecordsOf(input, options?.source ?? 'dynamodb-stream').records;
   const out = new Array<ClassifiedRecord<T>>(records.length);
   for (let i = 0; i < records.length; i++) out[i] = parse<T>(records[i]);
   return out;

@@ -18,6 +18,8 @@ export interface RecordContext {
   readonly streamArn: string | undefined;
   readonly shardId: string | undefined;
   readonly origin: RecordOrigin;
+  /** The table, when the source names it rather than its ARN (a Kinesis record's payload). */
+  readonly tableName: string | undefined;
 }
 
 /** Marks a lazily computed slot as not yet computed (undefined is a legitimate value). */
@@ -59,7 +61,13 @@ export class StreamRecord {
   static readonly #shapeAnchor = new StreamRecord(
     { eventID: '', eventName: 'INSERT', dynamodb: { Keys: {}, SequenceNumber: '' } },
     'insert',
-    { num: (text) => text, streamArn: undefined, shardId: undefined, origin: STREAM_ORIGIN },
+    {
+      num: (text) => text,
+      streamArn: undefined,
+      shardId: undefined,
+      origin: STREAM_ORIGIN,
+      tableName: undefined,
+    },
   );
 
   readonly kind: RecordKind;
@@ -118,6 +126,8 @@ export class StreamRecord {
 
   /** Parsed from eventSourceARN: `arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>`. */
   get tableName(): string | undefined {
+    const named = this.#context.tableName;
+    if (named !== undefined) return named;
     const arn = this.eventSourceARN;
     if (arn === undefined) return undefined;
     const at = arn.indexOf(':table/');

@@ -95,6 +95,21 @@ export type RecordOrigin =
       readonly from: 'export' | 'incremental-export' | 'scan';
       /** Epoch milliseconds: the export time, or when the scan started; no image is newer than the table at that instant. */
       readonly snapshotTime: number;
+    }
+  /**
+   * A Kinesis data stream fed by the table's Kinesis streaming destination. Its records may
+   * arrive duplicated and out of order: `creationTime` (not the sequence number) orders an item's changes.
+   */
+  | {
+      readonly source: 'kinesis';
+      /** The Kinesis record's sequence number (also the record's `sequenceNumber`). */
+      readonly sequenceNumber: string;
+      /** The Kinesis record's partition key. */
+      readonly partitionKey: string;
+      /** ApproximateCreationDateTime exactly as sent, in `precision` units since the epoch. */
+      readonly creationTime: number;
+      /** The table's ApproximateCreationDateTimePrecision, read from the value's magnitude. */
+      readonly precision: 'MILLISECOND' | 'MICROSECOND';
     };
 
 /** The origin of every record parsed from a stream. */

@@ -124,6 +124,7 @@ describe('observability', () => {
             DeadLettered: 0,
             TtlNeverExpires: 0,
             Retries: 0,
+            Duplicates: 0,
           };
           const metrics = [
             ...Object.keys(counts).map((n) => ({ Name: n, Unit: 'Count' })),
