@@ -8,6 +8,7 @@ import {
 } from './classify.js';
 import { MalformedRecordError, type MalformedRecordReason, NotAStreamEventError } from './errors.js';
 import { NUMBERS_OPTION, type NumberPolicy, numberConverter } from './numbers.js';
+import { throwIfOnFailureRecord } from './on-failure-record.js';
 import { type RecordContext, StreamRecord } from './stream-record.js';
 import { type ClassifiedRecord, type Item, type RecordOrigin, STREAM_ORIGIN } from './types.js';
 import { isValidAttributeMap } from './validate.js';
@@ -245,12 +246,16 @@ export function streamRecordsOf(input: unknown): unknown[] {
     else throw new NotAStreamEventError(`Records must be an array, got ${describe(list)}`);
   } else if ('dynamodb' in input || 'eventName' in input) records = [input];
   else {
+    throwIfOnFailureRecord(input);
     const keys = Object.keys(input).slice(0, 5).join(', ');
     throw new NotAStreamEventError(`no Records array and not a stream record (keys: ${keys || 'none'})`);
   }
   for (const record of records) {
     const source = isForeignRecord(record);
-    if (source !== undefined) throw new NotAStreamEventError(`the batch holds ${source} records`);
+    if (source !== undefined) {
+      throwIfOnFailureRecord(input);
+      throw new NotAStreamEventError(`the batch holds ${source} records`);
+    }
   }
   return records;
 }
