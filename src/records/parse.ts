@@ -14,6 +14,7 @@ import {
 } from './errors.js';
 import { decodeKinesisRecord, MAX_KINESIS_SEQUENCE_DIGITS } from './kinesis.js';
 import { NUMBERS_OPTION, type NumberPolicy, numberConverter } from './numbers.js';
+import { throwIfOnFailureRecord } from './on-failure-record.js';
 import { isObject, isSequenceNumber } from './shape.js';
 import { type RecordContext, StreamRecord } from './stream-record.js';
 import { type ClassifiedRecord, type Item, type RecordOrigin, STREAM_ORIGIN } from './types.js';
@@ -260,6 +261,7 @@ function recordListOf(input: unknown): unknown[] {
     throw new NotAStreamEventError(`Records must be an array, got ${describe(list)}`);
   }
   if ('dynamodb' in input || 'eventName' in input || 'kinesis' in input) return [input];
+  throwIfOnFailureRecord(input);
   const keys = Object.keys(input).slice(0, 5).join(', ');
   throw new NotAStreamEventError(`no Records array and not a stream record (keys: ${keys || 'none'})`);
 }
@@ -290,6 +292,7 @@ export function eventRecordsOf(
     if (got === wanted || (optional && got === undefined)) continue;
     if (got === 'aws:kinesis' || got === 'aws:dynamodb' || (!optional && got === undefined))
       throw new EventSourceMismatchError(wanted, typeof got === 'string' ? got : 'none', i);
+    throwIfOnFailureRecord(input);
     throw new NotAStreamEventError(
       `the batch holds ${typeof got === 'string' ? got : describe(got)} records`,
     );

@@ -2,35 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { defineOptions } from '../../core/index.js';
-import type { LambdaStreamRecord } from '../../records/index.js';
+import type { LambdaStreamRecord, StreamInvocationRecord } from '../../records/index.js';
 
-export type FailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
-
-/** What Lambda sends to an on-failure destination for a stream event source (the "invocation record"). */
-export interface StreamInvocationRecord {
-  requestContext: {
-    requestId: string;
-    functionArn: string;
-    condition: FailureCondition;
-    approximateInvokeCount: number;
-  };
-  responseContext?: {
-    statusCode: number;
-    executedVersion: string;
-    functionError?: string;
-  };
-  version: '1.0';
-  timestamp: string;
-  DDBStreamBatchInfo: {
-    shardId: string;
-    startSequenceNumber: string;
-    endSequenceNumber: string;
-    approximateArrivalOfFirstRecord: string;
-    approximateArrivalOfLastRecord: string;
-    batchSize: number;
-    streamArn: string;
-  };
-}
+export type { FailureCondition, StreamInvocationRecord } from '../../records/index.js';
 
 /**
  * Where discarded batches go. SQS and SNS destinations get the invocation record (metadata only);

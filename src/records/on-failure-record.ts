@@ -1,0 +1,111 @@
+import { NotAStreamEventError } from './errors.js';
+
+export type FailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
+
+/**
+ * What Lambda sends to an on-failure destination when it gives up on a DynamoDB stream batch
+ * (Lambda developer guide, "Retaining discarded records for a DynamoDB event source", the
+ * example invocation record): metadata naming the batch, never its records. `responseContext`
+ * is there only when the function was invoked.
+ */
+export interface StreamInvocationRecord {
+  requestContext: {
+    requestId: string;
+    functionArn: string;
+    condition: FailureCondition;
+    approximateInvokeCount: number;
+  };
+  responseContext?: {
+    statusCode: number;
+    executedVersion: string;
+    functionError?: string;
+  };
+  version: '1.0';
+  timestamp: string;
+  DDBStreamBatchInfo: StreamBatchInfo;
+}
+
+/** The batch an invocation record names: one shard, a sequence range, both ends inclusive. */
+export interface StreamBatchInfo {
+  shardId: string;
+  startSequenceNumber: string;
+  endSequenceNumber: string;
+  approximateArrivalOfFirstRecord: string;
+  approximateArrivalOfLastRecord: string;
+  batchSize: number;
+  streamArn: string;
+}
+
+/**
+ * The input is Lambda's on-failure record for a stream batch (or an SQS / SNS delivery of one),
+ * not a stream event: it names records without holding them. Still a NotAStreamEventError, so
+ * callers that catch that go on working; `tidewater redrive` reads the named range back.
+ */
+export class OnFailureRecordError extends NotAStreamEventError {
+  override name = 'OnFailureRecordError';
+  readonly streamArn: string;
+  readonly shardId: string;
+  readonly startSequenceNumber: string;
+  readonly endSequenceNumber: string;
+
+  constructor(info: StreamBatchInfo) {
+    super(
+      `this is Lambda's on-failure record for a discarded batch (stream ${info.streamArn}, shard ${info.shardId}, ` +
+        `sequence numbers ${info.startSequenceNumber} to ${info.endSequenceNumber}); it names the records but ` +
+        'does not hold them: run `tidewater redrive` (or redrive() from tidewater/redrive) to read them back ' +
+        'from the stream and process them',
+    );
+    this.streamArn = info.streamArn;
+    this.shardId = info.shardId;
+    this.startSequenceNumber = info.startSequenceNumber;
+    this.endSequenceNumber = info.endSequenceNumber;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The batch info when `value` looks like an on-failure record (a DDBStreamBatchInfo object with a range). */
+export function streamBatchInfoOf(value: unknown): StreamBatchInfo | undefined {
+  if (!isObject(value)) return undefined;
+  const info = value.DDBStreamBatchInfo;
+  if (!isObject(info)) return undefined;
+  const { shardId, startSequenceNumber, endSequenceNumber, streamArn } = info;
+  if (
+    typeof shardId !== 'string' ||
+    typeof startSequenceNumber !== 'string' ||
+    typeof endSequenceNumber !== 'string' ||
+    typeof streamArn !== 'string'
+  )
+    return undefined;
+  return info as unknown as StreamBatchInfo;
+}
+
+/** An SQS record's body or an SNS notification's Message, parsed, when it is JSON text. */
+function deliveredBody(record: unknown): unknown {
+  if (!isObject(record)) return undefined;
+  const text = record.body ?? (isObject(record.Sns) ? record.Sns.Message : undefined);
+  if (typeof text !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    // An SNS subscription without raw delivery wraps the record once more.
+    if (isObject(parsed) && parsed.Type === 'Notification' && typeof parsed.Message === 'string')
+      return JSON.parse(parsed.Message);
+    return parsed;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Called only where the parser is about to throw NotAStreamEventError: the on-failure record
+ * itself, or an SQS / SNS event whose first delivery carries one. Off the hot path by design.
+ */
+export function throwIfOnFailureRecord(input: unknown): void {
+  const direct = streamBatchInfoOf(input);
+  if (direct) throw new OnFailureRecordError(direct);
+  if (!isObject(input) || !Array.isArray(input.Records)) return;
+  const delivered = streamBatchInfoOf(deliveredBody(input.Records[0]));
+  if (delivered) throw new OnFailureRecordError(delivered);
+}

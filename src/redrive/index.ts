@@ -1,0 +1,12 @@
+export type { ExpiredReason, RedriveMessageProblem } from './errors.js';
+export { RedriveInvokeError, RedriveMessageError, StreamRangeExpiredError } from './errors.js';
+export type { RedriveMessage } from './message.js';
+export { decodeRedriveMessage } from './message.js';
+export type { StreamsApi } from './read-range.js';
+export { readStreamRange } from './read-range.js';
+export type { RedriveOptions } from './redrive.js';
+export { redrive } from './redrive.js';
+export type { RedriveFailure, RedriveItem, RedriveReport } from './report.js';
+export { formatReport } from './report.js';
+export type { BatchOutcome, LambdaTargetOptions, RedriveTarget, StreamHandlerFunction } from './target.js';
+export { handlerTarget, lambdaTarget, outcomeOf } from './target.js';

@@ -1,0 +1,113 @@
+import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
+import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
+import { describeError } from '../core/errors.js';
+import { createLambdaContext } from '../local/emulator/lambda-context.js';
+import { judgeResponse } from '../local/emulator/response.js';
+import type { LambdaStreamRecord } from '../records/index.js';
+import { RedriveInvokeError } from './errors.js';
+
+/** How one redriven batch ended: the sequence numbers that did not succeed (none: all did). */
+export interface BatchOutcome {
+  failed: string[];
+  /** Why, when something failed: the function's error or the invalid response. */
+  error?: string;
+}
+
+/** Where redriven records run: a handler in this process, or the deployed function. */
+export interface RedriveTarget {
+  readonly description: string;
+  run(records: readonly LambdaStreamRecord[]): Promise<BatchOutcome>;
+}
+
+/**
+ * Lambda's reading of a stream response (partial batch response on, as every tidewater function
+ * has it): from the lowest reported record on, nothing counts as done.
+ */
+export function outcomeOf(records: readonly LambdaStreamRecord[], response: unknown): BatchOutcome {
+  const sequences = records.map((r) => r.dynamodb.SequenceNumber);
+  const verdict = judgeResponse(response, (id) => sequences.indexOf(id), {
+    reportBatchItemFailures: true,
+    windowed: false,
+  });
+  if (verdict.outcome === 'success') return { failed: [] };
+  if (verdict.outcome === 'partial-failure')
+    return { failed: sequences.slice(verdict.index), error: 'the function reported batch item failures' };
+  return { failed: sequences, error: verdict.error };
+}
+
+function eventOf(records: readonly LambdaStreamRecord[]): DynamoDBStreamEvent {
+  return { Records: records as unknown as DynamoDBStreamEvent['Records'] };
+}
+
+export type StreamHandlerFunction = (event: DynamoDBStreamEvent, context: Context) => unknown;
+
+/** Runs batches through a handler in this process (as `tidewater replay` loads one). */
+export function handlerTarget(
+  handler: StreamHandlerFunction,
+  options: { functionName?: string; timeoutMs?: number } = {},
+): RedriveTarget {
+  const functionName = options.functionName ?? 'redrive';
+  return {
+    description: `handler ${functionName}`,
+    async run(records) {
+      const context = createLambdaContext({
+        functionName,
+        functionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+        timeoutMs: options.timeoutMs ?? 900_000,
+        memoryLimitInMB: 1024,
+      });
+      try {
+        return outcomeOf(records, await handler(eventOf(records), context));
+      } catch (error) {
+        return { failed: records.map((r) => r.dynamodb.SequenceNumber), error: describeError(error) };
+      }
+    },
+  };
+}
+
+export interface LambdaTargetOptions {
+  /** Function name, ARN or qualified ARN (a version or alias). */
+  functionName: string;
+  /** Default one built from the environment (AWS_ENDPOINT_URL_LAMBDA applies). */
+  client?: Pick<LambdaClient, 'send'>;
+}
+
+/**
+ * Invokes the deployed function synchronously (RequestResponse) with an event of Lambda's shape
+ * and reads its partial batch response from the payload; a function error fails the whole batch.
+ */
+export function lambdaTarget(options: LambdaTargetOptions): RedriveTarget {
+  const client = options.client ?? new LambdaClient({});
+  return {
+    description: `Lambda function ${options.functionName}`,
+    async run(records) {
+      let response: InvokeCommandOutput;
+      try {
+        response = await client.send(
+          new InvokeCommand({
+            FunctionName: options.functionName,
+            InvocationType: 'RequestResponse',
+            Payload: Buffer.from(JSON.stringify(eventOf(records))),
+          }),
+        );
+      } catch (error) {
+        throw new RedriveInvokeError(`invoking ${options.functionName} failed: ${describeError(error)}`, {
+          cause: error,
+        });
+      }
+      const text = response.Payload ? Buffer.from(response.Payload).toString('utf8') : '';
+      if (response.FunctionError !== undefined)
+        return {
+          failed: records.map((r) => r.dynamodb.SequenceNumber),
+          error: `function error ${response.FunctionError}`,
+        };
+      let value: unknown = null;
+      try {
+        value = text === '' ? null : JSON.parse(text);
+      } catch {
+        return { failed: records.map((r) => r.dynamodb.SequenceNumber), error: 'the response is not JSON' };
+      }
+      return outcomeOf(records, value);
+    },
+  };
+}
