@@ -24,6 +24,9 @@ export type { MemoryDeadLetterSinkOptions } from './memory-dead-letter-sink.js';
 export { MemoryDeadLetterSink } from './memory-dead-letter-sink.js';
 export type { MemorySinkOptions } from './memory-sink.js';
 export { MemorySink } from './memory-sink.js';
+export { MemoryVersionStore } from './memory-version-store.js';
+export type { RecordVersion } from './record-version.js';
+export { itemKeyOf, recordVersion, UnversionedRecordError } from './record-version.js';
 export type {
   DeadLetterEntry,
   DeadLetterReason,
@@ -35,3 +38,6 @@ export type {
   SinkLogger,
   SinkResult,
 } from './types.js';
+export type { VersionGuardOptions } from './version-guard.js';
+export { VersionConflictError, versionGuard } from './version-guard.js';
+export type { VersionStore } from './version-store.js';

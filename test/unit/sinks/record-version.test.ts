@@ -1,0 +1,102 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRecordParser } from '../../../src/records/parse.js';
+import type { LambdaStreamRecord } from '../../../src/records/types.js';
+import { itemKeyOf, recordVersion, UnversionedRecordError } from '../../../src/sinks/record-version.js';
+
+function raw(seconds: number | undefined, sequence: string, keys = { pk: { S: 'a' } }): LambdaStreamRecord {
+  return {
+    eventID: `e${sequence}`,
+    eventName: 'INSERT',
+    dynamodb: {
+      ...(seconds === undefined ? {} : { ApproximateCreationDateTime: seconds }),
+      Keys: keys,
+      NewImage: keys,
+      SequenceNumber: sequence,
+    },
+  };
+}
+
+const stream = createRecordParser();
+const backfill = (snapshotTime: number) =>
+  createRecordParser({ origin: { source: 'backfill', from: 'export', snapshotTime } });
+
+const seconds = fc.integer({ min: 1_600_000_000, max: 4_000_000_000 });
+const sequence = fc.bigInt({ min: 1n, max: 10n ** 40n - 1n }).map(String);
+
+describe('recordVersion', () => {
+  it('orders stream records by creation second, then sequence number (of any length)', () => {
+    fc.assert(
+      fc.property(seconds, sequence, seconds, sequence, (s1, q1, s2, q2) => {
+        const a = recordVersion(stream(raw(s1, q1)));
+        const b = recordVersion(stream(raw(s2, q2)));
+        const expected = s1 !== s2 ? s1 < s2 : BigInt(q1) < BigInt(q2);
+        expect(a < b).toBe(expected);
+      }),
+    );
+  });
+
+  it('puts a backfill copy before every stream record of its snapshot second and after every earlier one', () => {
+    fc.assert(
+      fc.property(
+        seconds,
+        fc.integer({ min: 0, max: 999 }),
+        sequence,
+        fc.integer({ min: -3, max: 3 }),
+        (s, ms, q, d) => {
+          const copy = recordVersion(backfill(s * 1000 + ms)(raw(s, '1')));
+          const live = recordVersion(stream(raw(s + d, q)));
+          // The tie rule: the stream's record of the snapshot's second wins.
+          expect(copy < live).toBe(d >= 0);
+        },
+      ),
+    );
+  });
+
+  it('orders two backfill snapshots by their milliseconds', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1_600_000_000_000, max: 4_000_000_000_000 }),
+        fc.integer({ min: 1, max: 5_000 }),
+        (t, d) => {
+          expect(
+            recordVersion(backfill(t)(raw(1_700_000_000, '1'))) <
+              recordVersion(backfill(t + d)(raw(1_700_000_000, '1'))),
+          ).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it('refuses a stream record without a creation time, naming it', () => {
+    const record = stream(raw(undefined, '42'));
+    expect(() => recordVersion(record)).toThrow(UnversionedRecordError);
+    expect(() => recordVersion(record)).toThrow(/sequenceNumber=42/);
+  });
+});
+
+describe('itemKeyOf', () => {
+  it('is the same for the same key whatever the attribute order, and differs by type and value', () => {
+    const a = stream(
+      raw(1_700_000_000, '1', {
+        pk: { S: 'x' },
+        sk: { N: '12345678901234567890123456789012345678' },
+      } as never),
+    );
+    const b = stream({
+      ...raw(1_700_000_000, '2'),
+      dynamodb: {
+        ...raw(1_700_000_000, '2').dynamodb,
+        Keys: { sk: { N: '12345678901234567890123456789012345678' }, pk: { S: 'x' } },
+      },
+    } as never);
+    const c = stream(
+      raw(1_700_000_000, '3', {
+        pk: { S: 'x' },
+        sk: { S: '12345678901234567890123456789012345678' },
+      } as never),
+    );
+    expect(itemKeyOf(a)).toBe(itemKeyOf(b));
+    expect(itemKeyOf(a)).not.toBe(itemKeyOf(c));
+  });
+});
