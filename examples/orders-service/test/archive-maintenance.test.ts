@@ -1,7 +1,6 @@
 // Archive maintenance as a user runs it, from the installed package: an archive partitioned by
 // tenant, a redelivery that left an hour with duplicate rows, compaction, and one tenant erased.
-import { parseStreamEvent } from 'tidewater';
-import { tenantFromPartitionKey } from 'tidewater';
+import { parseStreamEvent, tenantFromPartitionKey } from 'tidewater';
 import { compactArchive, eraseTenant, readArchive } from 'tidewater/archive';
 import { useLocalAws } from 'tidewater/local/vitest';
 import { S3ArchiveSink } from 'tidewater/s3';

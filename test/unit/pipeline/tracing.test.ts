@@ -21,9 +21,13 @@ function recordingTracer(enabled = true) {
         };
         opened.push(entry);
         return {
-          addAnnotation: (key: string, value: unknown) => void (entry.annotations[key] = value),
+          addAnnotation: (key: string, value: unknown) => {
+            entry.annotations[key] = value;
+          },
           addError: (error: Error) => void entry.errors.push(error.message),
-          close: () => void (entry.closed = true),
+          close: () => {
+            entry.closed = true;
+          },
         };
       },
     }),
