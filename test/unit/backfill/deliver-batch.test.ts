@@ -103,4 +103,33 @@ describe('a backfill batch through the engine', () => {
     });
     expect(deadLetter.entries.map((e) => e.eventID)).toEqual(['scan:0#2']);
   });
+
+  it("the pipeline's TTL health check applies: an item whose TTL is in milliseconds is reported, naming where it was read", async () => {
+    const warned: Record<string, unknown>[] = [];
+    const logger = {
+      ...quiet,
+      warn: (fields: object) => warned.push(fields as Record<string, unknown>),
+      child: () => logger,
+    };
+    const run = backfillPipeline(
+      {
+        routes: [{ when: 'insert', to: new MemorySink() }],
+        metrics: false,
+        logger,
+        ttlAttribute: 'expiresAt',
+      },
+      origin,
+    );
+    const [good, bad] = [1_900_000_000, 1_900_000_000_000].map((ttl, i) =>
+      itemRecord(
+        { pk: { S: `k${i}` }, expiresAt: { N: String(ttl) } },
+        ['pk'],
+        1_767_323_045,
+        { eventID: `scan:0#${i + 1}`, sequenceNumber: backfillSequenceNumber(0, i + 1) },
+        context,
+      ),
+    );
+    await deliverBatch(run.pipeline, [good!, bad!], 1);
+    expect(warned).toEqual([expect.objectContaining({ eventID: 'scan:0#2', ttlAttribute: 'expiresAt' })]);
+  });
 });
