@@ -23,7 +23,7 @@ const outDir = join(root, 'bench', '.out');
 const reportFile = join(root, 'BENCHMARKS.md');
 
 /** Suites the README's story reads in; any other suite follows alphabetically. */
-const ORDER = ['throughput', 'cold-start', 'unmarshall', 'archive-cost', 'aggregator', 'replay'];
+const ORDER = ['throughput', 'cold-start', 'unmarshall', 'archive-cost', 'aggregator', 'replay', 'kinesis'];
 
 function discover(): { name: string; file: string }[] {
   const files = existsSync(suitesDir)

@@ -1,4 +1,4 @@
-import type { ArchivePartition, ArchiveRow } from '../sinks/archive-format.js';
+import { type ArchivePartition, type ArchiveRow, archiveRowId } from '../sinks/archive-format.js';
 import { recordTenantSegment, type TenantPartitioner } from '../sinks/archive-partition.js';
 import { sha256Hex } from '../sinks/digest.js';
 import { rowToRecord } from '../sinks/read-archive.js';
@@ -76,7 +76,7 @@ export function planCompaction(
   for (const source of ordered) {
     for (const row of source.rows) {
       rowsRead++;
-      const id = `${row.shard}/${row.sequenceNumber}/${row.eventID}`;
+      const id = archiveRowId(row);
       if (seen.has(id)) {
         duplicates++;
         continue;

@@ -35,6 +35,7 @@ export type { EntityDiscriminator, EntitySpec } from './entity.js';
 export { entity } from './entity.js';
 export type { FilterCriteriaReason, InvalidPatternReason } from './errors.js';
 export { FilterCriteriaError, InvalidPatternError } from './errors.js';
+export { forKinesis, kinesisFilterInput } from './kinesis.js';
 export { patternWarnings } from './lint.js';
 export { matching } from './matching.js';
 export { inserts, modifies, removes, ttlDeletes, userDeletes } from './ready-made.js';

@@ -73,10 +73,20 @@ export function orderKinesisBatch(raws: readonly unknown[], read: ReadBatch): Or
   const records = keep.map((i) => read.records[i]);
   const errors = read.errors === undefined ? undefined : keep.map((i) => read.errors![i]);
 
+  // Kinesis partitions DynamoDB's changes by item, so records whose partition key no other record
+  // of the batch has are alone with their item: only the others need the item key built.
+  const partitionCounts = new Map<string, number>();
+  for (let p = 0; p < n; p++) {
+    const origin = records[p]?.origin;
+    if (origin?.source === 'kinesis')
+      partitionCounts.set(origin.partitionKey, (partitionCounts.get(origin.partitionKey) ?? 0) + 1);
+  }
   const positions = new Map<string, number[]>();
   for (let p = 0; p < n; p++) {
     const record = records[p];
     if (record === undefined) continue;
+    const origin = record.origin;
+    if (origin.source === 'kinesis' && partitionCounts.get(origin.partitionKey) === 1) continue;
     const key = itemKeyOf(record);
     const list = positions.get(key);
     if (list === undefined) positions.set(key, [p]);

@@ -66,7 +66,8 @@ const readOptions = /* @__PURE__ */ defineOptions<ParseOptions>()('parse', {
   source: { kind: 'enum', values: ['dynamodb-stream', 'kinesis'] },
   origin: {
     kind: 'custom',
-    expected: "{ source: 'dynamodb-stream' } or { source: 'backfill', from, snapshotTime }",
+    expected:
+      "{ source: 'dynamodb-stream' }, { source: 'backfill', from, snapshotTime } or { source: 'kinesis', sequenceNumber, partitionKey, creationTime, precision }",
     check: isOrigin,
   },
   numbers: NUMBERS_OPTION,
@@ -79,6 +80,14 @@ function isOrigin(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return false;
   const o = value as Record<string, unknown>;
   if (o.source === 'dynamodb-stream') return true;
+  if (o.source === 'kinesis') {
+    return (
+      typeof o.sequenceNumber === 'string' &&
+      typeof o.partitionKey === 'string' &&
+      typeof o.creationTime === 'number' &&
+      (o.precision === 'MILLISECOND' || o.precision === 'MICROSECOND')
+    );
+  }
   return (
     o.source === 'backfill' &&
     (o.from === 'export' || o.from === 'incremental-export' || o.from === 'scan') &&
@@ -223,7 +232,9 @@ export function createRecordParser(options?: ParseOptions): RecordParser {
       );
     }) as RecordParser;
   }
-  return ((record: unknown) => checkedRecord(record, context, ttlAttribute, images)) as RecordParser;
+  // A record of the Lambda shape that came from Kinesis (an archive's row) keeps its Kinesis position.
+  const digits = context.origin.source === 'kinesis' ? MAX_KINESIS_SEQUENCE_DIGITS : MAX_SEQUENCE_DIGITS;
+  return ((record: unknown) => checkedRecord(record, context, ttlAttribute, images, digits)) as RecordParser;
 }
 
 /**

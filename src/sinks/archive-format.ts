@@ -45,6 +45,26 @@ export interface ArchiveRow {
   streamViewType?: StreamViewType;
   eventVersion?: string;
   eventSource?: string;
+  /**
+   * A record read from Kinesis Data Streams for DynamoDB: its partition key and exact creation
+   * time. Kinesis may carry one change twice under two sequence numbers; such rows are one change
+   * by their eventID (archiveRowId).
+   */
+  kinesis?: { partitionKey: string; creationTime: number; precision: 'MILLISECOND' | 'MICROSECOND' };
+}
+
+/**
+ * What names one change in an archive, for the readers and compaction that keep each once. A
+ * stream's change is (shard, sequenceNumber, eventID): sequence numbers are unique per shard only,
+ * and Lambda gives no shard id. A Kinesis copy is its DynamoDB eventID, unique per change, since a
+ * duplicate arrives under another sequence number.
+ */
+export function archiveRowId(
+  row: Pick<ArchiveRow, 'shard' | 'sequenceNumber' | 'eventID' | 'kinesis'>,
+): string {
+  return row.kinesis !== undefined
+    ? `kinesis/${row.eventID}`
+    : `${row.shard}/${row.sequenceNumber}/${row.eventID}`;
 }
 
 /** The partition an archived record belongs to, and the object key fields shared by its group. */
@@ -227,6 +247,14 @@ export function toArchiveRow(
   if (d.StreamViewType !== undefined) row.streamViewType = d.StreamViewType;
   if (raw.eventVersion !== undefined) row.eventVersion = raw.eventVersion;
   if (raw.eventSource !== undefined) row.eventSource = raw.eventSource;
+  const origin = record.origin;
+  if (origin.source === 'kinesis') {
+    row.kinesis = {
+      partitionKey: origin.partitionKey,
+      creationTime: origin.creationTime,
+      precision: origin.precision,
+    };
+  }
   return row;
 }
 

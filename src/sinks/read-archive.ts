@@ -2,7 +2,7 @@ import { defineOptions } from '../core/options.js';
 import { parseStreamRecord } from '../records/index.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { UnpartitionedObjectsError } from './archive-errors.js';
-import { type ArchiveRow, isStandInShard, rowToLambdaRecord } from './archive-format.js';
+import { type ArchiveRow, archiveRowId, isStandInShard, rowToLambdaRecord } from './archive-format.js';
 import { recordTenantSegment, type TenantPartitioner, tenantSegment } from './archive-partition.js';
 import {
   type ArchiveRange,
@@ -157,7 +157,7 @@ export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenera
         // Every copy of a row carries its record's eventID. Lambda gives no shard id, so all shards
         // of a stream share the `stream-<label>` segment, and AWS documents sequence numbers as
         // unique only within a shard: with the eventID, two shards' records never count as one.
-        const id = `${row.shard}/${row.sequenceNumber}/${row.eventID}`;
+        const id = archiveRowId(row);
         if (seen.has(id)) continue;
         if (pick && !isTenantRow(row)) continue;
         seen.add(id);
@@ -171,7 +171,13 @@ export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenera
 export function rowToRecord(row: ArchiveRow): ClassifiedRecord {
   // `stream-<label>` stands in for a shard id the source did not know; do not invent one.
   const shardId = isStandInShard(row.shard) ? undefined : row.shard;
-  return parseStreamRecord(rowToLambdaRecord(row), shardId === undefined ? undefined : { shardId });
+  const k = row.kinesis;
+  const origin =
+    k === undefined ? undefined : ({ source: 'kinesis', sequenceNumber: row.sequenceNumber, ...k } as const);
+  return parseStreamRecord(rowToLambdaRecord(row), {
+    ...(shardId === undefined ? {} : { shardId }),
+    ...(origin === undefined ? {} : { origin }),
+  });
 }
 
 /** `readArchiveRows`, as classified records. */
