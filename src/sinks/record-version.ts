@@ -5,11 +5,13 @@ import type { ClassifiedRecord } from '../records/types.js';
  * How new the item state a record carries is, as a string that compares with `<` (JavaScript's
  * and DynamoDB's string order alike): fixed-width digits, so no number parsing is involved.
  *
- * `<11-digit epoch second>.<rank><detail>`:
- * - a stream record: its ApproximateCreationDateTime (whole seconds), rank `1`, then its sequence
- *   number padded to 40 digits — within one second the sequence number orders an item's records;
- * - a backfill copy: the second of its snapshot time, rank `0`, then the snapshot's milliseconds
- *   within that second (two backfills of the same second order by them).
+ * `<11-digit epoch second>.<rank><detail>`, times cut to the stream's resolution (`resolution`
+ * seconds: 1 for DynamoDB Streams, whose ApproximateCreationDateTime is rounded down to the second;
+ * DynamoDB Local rounds down to the minute, 60):
+ * - a stream record: its ApproximateCreationDateTime, rank `1`, then its sequence number padded to
+ *   40 digits — within one step the sequence number orders an item's records;
+ * - a backfill copy: the step its snapshot time falls in, rank `0`, then the snapshot's
+ *   milliseconds within that step (two backfills of the same step order by them).
  *
  * The rank is the tie rule: in the second of the snapshot a stream record wins over the backfill
  * copy. The export at T may or may not hold a write made in T's second, and a stream record whose
@@ -34,20 +36,25 @@ export class UnversionedRecordError extends RecordError {
   }
 }
 
-function second(seconds: number): string {
-  return String(Math.floor(seconds)).padStart(SECOND_DIGITS, '0');
+/** The start of the step `seconds` falls in, as fixed-width digits. */
+function step(seconds: number, resolution: number): string {
+  return String(Math.floor(seconds / resolution) * resolution).padStart(SECOND_DIGITS, '0');
 }
 
-/** The record's version (see RecordVersion); throws UnversionedRecordError when it has none. */
-export function recordVersion(record: ClassifiedRecord): RecordVersion {
+/**
+ * The record's version (see RecordVersion) at the stream's time resolution in seconds (default 1);
+ * throws UnversionedRecordError when it has none.
+ */
+export function recordVersion(record: ClassifiedRecord, resolution = 1): RecordVersion {
   const origin = record.origin;
   if (origin.source === 'backfill') {
     const ms = Math.floor(origin.snapshotTime);
-    return `${second(ms / 1000)}.0${String(ms % 1000).padStart(3, '0')}`;
+    const within = ms - Math.floor(ms / (resolution * 1000)) * resolution * 1000;
+    return `${step(ms / 1000, resolution)}.0${String(within).padStart(5, '0')}`;
   }
   const created = record.approximateCreationTime;
   if (created === undefined) throw new UnversionedRecordError(record);
-  return `${second(created)}.1${record.sequenceNumber.padStart(SEQUENCE_DIGITS, '0')}`;
+  return `${step(created, resolution)}.1${record.sequenceNumber.padStart(SEQUENCE_DIGITS, '0')}`;
 }
 
 /**

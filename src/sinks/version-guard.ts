@@ -11,6 +11,12 @@ export interface VersionGuardOptions {
   store: VersionStore;
   /** Default: the wrapped sink's name. */
   name?: string;
+  /**
+   * Seconds the stream's ApproximateCreationDateTime is rounded down to: 1 for DynamoDB Streams
+   * (the default), 60 for DynamoDB Local, which rounds to the minute. Records and snapshots in the
+   * same step are ordered by the tie rule (the stream wins), so a coarser setting is always safe.
+   */
+  creationTimeResolution?: number;
   /** Store commits in flight at once. Default 16. */
   concurrency?: number;
 }
@@ -23,6 +29,7 @@ const readOptions = /* @__PURE__ */ defineOptions<VersionGuardOptions>()('versio
     required: true,
   },
   name: { kind: 'nonEmptyString' },
+  creationTimeResolution: { kind: 'integer', min: 1, max: 3_600, default: 1 },
   concurrency: { kind: 'integer', min: 1, max: 256, default: 16 },
 });
 
@@ -70,7 +77,7 @@ export function versionGuard<R extends ClassifiedRecord<object>>(
       for (const record of records) {
         const r = record as unknown as ClassifiedRecord;
         try {
-          placed.push({ record, key: itemKeyOf(r), version: recordVersion(r) });
+          placed.push({ record, key: itemKeyOf(r), version: recordVersion(r, o.creationTimeResolution) });
         } catch (error) {
           if (!(error instanceof UnversionedRecordError)) throw error;
           failed.push({ sequenceNumber: r.sequenceNumber, error });

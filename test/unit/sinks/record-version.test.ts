@@ -53,6 +53,23 @@ describe('recordVersion', () => {
     );
   });
 
+  it('at a coarser resolution, puts a copy before every stream record of its step (DynamoDB Local: the minute)', () => {
+    fc.assert(
+      fc.property(
+        seconds,
+        fc.integer({ min: 0, max: 59_999 }),
+        sequence,
+        fc.integer({ min: -200, max: 200 }),
+        (s, ms, q, d) => {
+          const minute = Math.floor(s / 60) * 60;
+          const copy = recordVersion(backfill(minute * 1000 + ms)(raw(s, '1')), 60);
+          const live = recordVersion(stream(raw(minute + d, q)), 60);
+          expect(copy < live).toBe(d >= 0);
+        },
+      ),
+    );
+  });
+
   it('orders two backfill snapshots by their milliseconds', () => {
     fc.assert(
       fc.property(

@@ -116,7 +116,8 @@ describe('versionGuard: backfill and stream in any order', () => {
         fc.array(fc.nat(), { maxLength: 60 }),
         fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 20 }),
         fc.array(fc.nat(), { maxLength: 8 }),
-        async ({ writes, snapshot }, startPick, copyPicks, mergePicks, batchSizes, failPicks) => {
+        fc.constantFrom(1, 60),
+        async ({ writes, snapshot }, startPick, copyPicks, mergePicks, batchSizes, failPicks, resolution) => {
           const parseStream = createRecordParser();
           const parseCopy = createRecordParser({
             origin: { source: 'backfill', from: 'export', snapshotTime: snapshot },
@@ -161,7 +162,10 @@ describe('versionGuard: backfill and stream in any order', () => {
           for (const pick of failPicks)
             if (merged.length > 0)
               sink.failNext.add((merged[pick % merged.length] as ClassifiedRecord).sequenceNumber);
-          const guarded = versionGuard(sink, { store: new MemoryVersionStore() });
+          const guarded = versionGuard(sink, {
+            store: new MemoryVersionStore(),
+            creationTimeResolution: resolution,
+          });
           // Batches as Lambda cuts them; a failure redelivers the batch from its lowest failed record (at least once).
           let at = 0;
           let b = 0;
