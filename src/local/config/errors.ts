@@ -44,3 +44,19 @@ export class LocalResourceConflictError extends ConfigError {
     return this.where;
   }
 }
+
+/**
+ * A SAM template or a CDK app's synthesized template cannot run locally: the resource and the
+ * property that stop it are named, and nothing has started.
+ */
+export class TemplateReadError extends ConfigError {
+  override name = 'TemplateReadError';
+  constructor(
+    readonly file: string,
+    readonly resource: string,
+    readonly property: string,
+    detail: string,
+  ) {
+    super(`${file}: ${resource}${property ? `.${property}` : ''}`, detail);
+  }
+}

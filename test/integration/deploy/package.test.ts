@@ -200,6 +200,41 @@ describe('serverless package (offline)', () => {
     expect(Number(env.MAX_RECORD_AGE_SECONDS)).toBeLessThan(p.MaximumRecordAgeInSeconds);
   });
 
+  it('ships observability: event-count metrics on the mapping, alarms on iterator age, on-failure and dead-letter depth', () => {
+    expect(only(ttlOnly.template, 'AWS::Lambda::EventSourceMapping').Properties.MetricsConfig).toEqual({
+      Metrics: ['EventCount'],
+    });
+    const alarms = Object.fromEntries(resourcesOfType(ttlOnly.template, 'AWS::CloudWatch::Alarm'));
+    const watched = (id: string) => {
+      const p = alarms[id]?.Properties ?? {};
+      return [p.Namespace, p.MetricName, p.Dimensions, p.ComparisonOperator];
+    };
+    expect(Object.keys(alarms).sort()).toEqual([
+      'ArchiveTtlIteratorAgeAlarm',
+      'DeadLetterDepthAlarm',
+      'OnFailureDeliveriesAlarm',
+    ]);
+    expect(watched('ArchiveTtlIteratorAgeAlarm')).toEqual([
+      'AWS/Lambda',
+      'IteratorAge',
+      [{ Name: 'FunctionName', Value: { Ref: 'ArchiveTtlLambdaFunction' } }],
+      'GreaterThanThreshold',
+    ]);
+    for (const [id, queue] of [
+      ['OnFailureDeliveriesAlarm', 'OnFailureQueue'],
+      ['DeadLetterDepthAlarm', 'DeadLetterQueue'],
+    ] as const) {
+      expect(watched(id)).toEqual([
+        'AWS/SQS',
+        'ApproximateNumberOfMessagesVisible',
+        [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
+        'GreaterThanThreshold',
+      ]);
+      // One message is already a record Lambda gave up on, or a poison record.
+      expect(alarms[id]?.Properties.Threshold).toBe(0);
+    }
+  });
+
   it('gives the table a NEW_AND_OLD_IMAGES stream, TTL, PITR and deletion protection', () => {
     const table = only(ttlOnly.template, 'AWS::DynamoDB::Table');
     expect(table.Properties).toMatchObject({
