@@ -6,6 +6,7 @@ import { captureCommand } from './capture.js';
 import { demoCommand } from './demo.js';
 import { EXIT } from './exit-codes.js';
 import { initCommand } from './init.js';
+import { redriveCommand } from './redrive.js';
 import { replayCommand } from './replay.js';
 import { startCommand } from './start.js';
 
@@ -29,6 +30,7 @@ export function createProgram(): Command {
     initCommand(),
     startCommand(),
     replayCommand(),
+    redriveCommand(),
     captureCommand(),
     aggregateCommand(),
     archiveCommand(),
