@@ -2,6 +2,7 @@ import { DescribeStreamCommand } from '@aws-sdk/client-dynamodb-streams';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LambdaStreamRecord } from '../../../src/records/index.js';
 import { handlerTarget, readStreamRange, redrive } from '../../../src/redrive/index.js';
 import { S3DeadLetterSink } from '../../../src/sinks/s3-dead-letter-sink.js';
 import { SqsDeadLetterSink } from '../../../src/sinks/sqs-dead-letter-sink.js';
@@ -38,12 +39,11 @@ async function streamRecords(pks: string[]) {
 }
 
 function entryOf(record: LambdaStreamRecord, streamArn: string): DeadLetterEntry {
-  const r = record;
   return {
     reason: 'retries-exhausted',
     record,
-    eventID: r.eventID,
-    sequenceNumber: r.dynamodb.SequenceNumber,
+    eventID: record.eventID,
+    sequenceNumber: record.dynamodb.SequenceNumber,
     eventSourceARN: streamArn,
     error: { name: 'Error', message: 'index down' },
     attempts: 3,
