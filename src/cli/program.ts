@@ -7,6 +7,7 @@ import { captureCommand } from './capture.js';
 import { demoCommand } from './demo.js';
 import { EXIT } from './exit-codes.js';
 import { initCommand } from './init.js';
+import { redriveCommand } from './redrive.js';
 import { replayCommand } from './replay.js';
 import { startCommand } from './start.js';
 
@@ -30,6 +31,7 @@ export function createProgram(): Command {
     initCommand(),
     startCommand(),
     replayCommand(),
+    redriveCommand(),
     captureCommand(),
     aggregateCommand(),
     archiveCommand(),

@@ -3,29 +3,18 @@ import { Presets, SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import {
   DEFAULT_STALL_AFTER_ATTEMPTS,
-  handlerFile,
-  loadHandler,
-  loadServerlessConfig,
   MemoryFailureDestination,
   replay,
-  resolveHandlerModule,
   type StreamFunctionSettings,
   type StreamHandler,
   toEmulatorOptions,
 } from '../local/index.js';
-import { overlayEnv } from '../local/servers/process-env.js';
 import { describeEvent } from './describe-event.js';
 import { EXIT } from './exit-codes.js';
-import { functionEnvironment, streamFunctionOf } from './function-env.js';
-import { splitHandler } from './parse.js';
+import { type FunctionFlags, withFunctionHandler } from './function-handler.js';
 
-interface ReplayFlags {
-  config: string;
-  function?: string;
-  stage: string;
-  handler?: string;
+interface ReplayFlags extends FunctionFlags {
   onFailureOut?: string;
-  verbose?: boolean;
   progress: boolean;
   stallAfter?: number;
 }
@@ -59,26 +48,7 @@ export function replayCommand(): Command {
     .option('-v, --verbose', 'print every decision (invoke, response, retry, bisect, checkpoint)')
     .option('--no-progress', 'no progress bar')
     .action(async (files: string[], flags: ReplayFlags) => {
-      const config = await loadServerlessConfig({ file: flags.config, stage: flags.stage });
-      const fn = await streamFunctionOf(config, flags.function);
-      // The project root is serverless.yml's folder: handler paths, esbuild and dist/ are taken from it.
-      const root = config.root;
-      const warn = (line: string) => process.stderr.write(`warning: ${line}\n`);
-      const environment = await functionEnvironment(config, fn, { warn });
-      if (flags.verbose)
-        for (const [name, value] of Object.entries(environment))
-          process.stderr.write(`env ${name}=${value}\n`);
-      // The handler reads its environment at import (cold start) and per invocation: set for the
-      // whole run, then the caller's put back.
-      const restoreEnv = overlayEnv(environment);
-      try {
-        const handler = flags.handler
-          ? await importHandler(flags.handler, root)
-          : await loadHandler<StreamHandler>(handlerFile(fn, { root }), fn.handlerExport, { root });
-        await replayWith(files, flags, fn, handler);
-      } finally {
-        restoreEnv();
-      }
+      await withFunctionHandler(flags, (fn, handler) => replayWith(files, flags, fn, handler));
     });
 }
 
@@ -152,10 +122,4 @@ function stallAttempts(value: string): number {
 /** Unset or -1: Lambda's "until the record expires". */
 function unbounded(limit: number | undefined): boolean {
   return limit === undefined || limit < 0;
-}
-
-/** `--handler module#export`: the module is taken from the working directory, as typed. */
-function importHandler(spec: string, root: string): Promise<StreamHandler> {
-  const { module, exportName } = splitHandler(spec);
-  return loadHandler<StreamHandler>(resolveHandlerModule(module, process.cwd()), exportName, { root });
 }

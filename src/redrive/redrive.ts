@@ -6,7 +6,12 @@ import {
   type ListObjectsV2CommandOutput,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { defineOptions } from '../core/options.js';
 import type { LambdaStreamRecord } from '../records/index.js';
 import { RedriveInvokeError, RedriveMessageError, StreamRangeExpiredError } from './errors.js';
@@ -92,31 +97,55 @@ async function fromQueue(
   clients: Clients,
   report: RedriveReport,
 ): Promise<void> {
-  // A message kept (failed) comes back once its visibility timeout passes: seen ids end the run.
+  // Kept messages are released at the end, not at once: a receive would hand them back in this
+  // run. One still comes back after its visibility timeout: seen ids end the run.
   const seen = new Set<string>();
-  for (;;) {
-    const page = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: o.waitTimeSeconds,
-        VisibilityTimeout: o.visibilityTimeoutSeconds,
-      }),
-      { abortSignal: o.signal },
-    );
-    const fresh = (page.Messages ?? []).filter((m) => !seen.has(m.MessageId ?? ''));
-    if (fresh.length === 0) return;
-    for (const message of fresh) {
-      seen.add(message.MessageId ?? '');
-      await handle(o, clients, report, `sqs:${message.MessageId}`, message.Body ?? '', async () => {
-        await sqs.send(
-          new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
-          {
-            abortSignal: o.signal,
+  const kept: string[] = [];
+  try {
+    for (;;) {
+      const page = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: o.waitTimeSeconds,
+          VisibilityTimeout: o.visibilityTimeoutSeconds,
+        }),
+        { abortSignal: o.signal },
+      );
+      const fresh = (page.Messages ?? []).filter((m) => !seen.has(m.MessageId ?? ''));
+      if (fresh.length === 0) return;
+      for (const message of fresh) {
+        seen.add(message.MessageId ?? '');
+        const removed = await handle(
+          o,
+          clients,
+          report,
+          `sqs:${message.MessageId}`,
+          message.Body ?? '',
+          async () => {
+            await sqs.send(
+              new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
+              {
+                abortSignal: o.signal,
+              },
+            );
           },
         );
-      });
+        if (!removed && message.ReceiptHandle !== undefined) kept.push(message.ReceiptHandle);
+      }
     }
+  } finally {
+    // Visible again now, so a rerun (or the other stream's redrive) finds them without waiting.
+    for (const receiptHandle of kept)
+      await sqs
+        .send(
+          new ChangeMessageVisibilityCommand({
+            QueueUrl: queueUrl,
+            ReceiptHandle: receiptHandle,
+            VisibilityTimeout: 0,
+          }),
+        )
+        .catch(() => undefined);
   }
 }
 
@@ -216,7 +245,7 @@ async function handle(
   source: string,
   text: string,
   remove: () => Promise<void>,
-): Promise<void> {
+): Promise<boolean> {
   report.messagesRead++;
   let work: Work;
   try {
@@ -225,12 +254,12 @@ async function handle(
     if (error instanceof RedriveMessageError) report.errors.push(error);
     else if (error instanceof StreamRangeExpiredError) report.rangesExpired.push(error);
     else throw error;
-    return;
+    return false;
   }
   report.items.push(work.item);
   report.recordsRedriven += work.records.length;
   o.onItem?.(work.item);
-  if (o.dryRun) return;
+  if (o.dryRun) return false;
   let outcome: Awaited<ReturnType<RedriveTarget['run']>>;
   try {
     outcome = await o.target.run(work.records);
@@ -238,15 +267,16 @@ async function handle(
     if (!(error instanceof RedriveInvokeError)) throw error;
     report.errors.push(error);
     report.failed += work.records.length;
-    return;
+    return false;
   }
   report.failed += outcome.failed.length;
   report.succeeded += work.records.length - outcome.failed.length;
   if (outcome.failed.length > 0) {
     report.failures.push({ source, sequenceNumbers: outcome.failed, error: outcome.error });
-    return;
+    return false;
   }
   await remove();
   await work.alsoRemove?.();
   report.messagesRemoved++;
+  return true;
 }

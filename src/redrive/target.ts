@@ -39,7 +39,8 @@ function eventOf(records: readonly LambdaStreamRecord[]): DynamoDBStreamEvent {
   return { Records: records as unknown as DynamoDBStreamEvent['Records'] };
 }
 
-export type StreamHandlerFunction = (event: DynamoDBStreamEvent, context: Context) => unknown;
+/** A stream handler as Lambda calls it; typed loosely so any handler of a DynamoDB stream event fits. */
+export type StreamHandlerFunction = (event: never, context: Context) => unknown;
 
 /** Runs batches through a handler in this process (as `tidewater replay` loads one). */
 export function handlerTarget(
@@ -57,7 +58,7 @@ export function handlerTarget(
         memoryLimitInMB: 1024,
       });
       try {
-        return outcomeOf(records, await handler(eventOf(records), context));
+        return outcomeOf(records, await handler(eventOf(records) as never, context));
       } catch (error) {
         return { failed: records.map((r) => r.dynamodb.SequenceNumber), error: describeError(error) };
       }

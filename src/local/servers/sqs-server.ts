@@ -9,7 +9,8 @@ import { LocalServerStartError } from './errors.js';
  * A small in-memory SQS server speaking the AWS JSON 1.0 protocol the current SDK uses, with
  * SQS's limits enforced (10 entries a batch, 256 KiB a message and a batch), so dead-letter and
  * on-failure paths run through the real SQSClient locally. No visibility timeouts or FIFO:
- * received messages stay hidden until deleted, which is all the local runtime needs.
+ * received messages stay hidden until deleted or released (ChangeMessageVisibility to 0, as
+ * redrive does with what it keeps), which is all the local runtime needs.
  */
 export interface SqsServer {
   readonly endpoint: string;
@@ -185,6 +186,12 @@ export async function startSqsServer(input: { port?: number } = {}): Promise<Sqs
       const queue = queueOf(input.QueueUrl);
       const at = queue.messages.findIndex((m) => m.receiptHandle === input.ReceiptHandle);
       if (at >= 0) queue.messages.splice(at, 1);
+      return {};
+    },
+    // Only a timeout of 0 (release now) matters locally: received messages otherwise stay hidden.
+    ChangeMessageVisibility(input) {
+      const message = queueOf(input.QueueUrl).messages.find((m) => m.receiptHandle === input.ReceiptHandle);
+      if (message && Number(input.VisibilityTimeout) === 0) message.receiptHandle = undefined;
       return {};
     },
     PurgeQueue(input) {

@@ -1,0 +1,54 @@
+import {
+  handlerFile,
+  loadHandler,
+  loadServerlessConfig,
+  resolveHandlerModule,
+  type StreamFunctionSettings,
+  type StreamHandler,
+} from '../local/index.js';
+import { overlayEnv } from '../local/servers/process-env.js';
+import { functionEnvironment, streamFunctionOf } from './function-env.js';
+import { splitHandler } from './parse.js';
+
+/** The flags that choose a stream function and its handler (`replay`, `redrive`). */
+export interface FunctionFlags {
+  config: string;
+  function?: string;
+  stage: string;
+  handler?: string;
+  verbose?: boolean;
+}
+
+/**
+ * Runs `run` with a function's handler loaded as Lambda would (serverless.yml's handler, or
+ * `--handler module#export`) and the function's environment set for the whole run, then the
+ * caller's put back: the handler reads it at import (cold start) and per invocation.
+ */
+export async function withFunctionHandler(
+  flags: FunctionFlags,
+  run: (fn: StreamFunctionSettings, handler: StreamHandler) => Promise<void>,
+): Promise<void> {
+  const config = await loadServerlessConfig({ file: flags.config, stage: flags.stage });
+  const fn = await streamFunctionOf(config, flags.function);
+  // The project root is serverless.yml's folder: handler paths, esbuild and dist/ are taken from it.
+  const root = config.root;
+  const warn = (line: string) => process.stderr.write(`warning: ${line}\n`);
+  const environment = await functionEnvironment(config, fn, { warn });
+  if (flags.verbose)
+    for (const [name, value] of Object.entries(environment)) process.stderr.write(`env ${name}=${value}\n`);
+  const restoreEnv = overlayEnv(environment);
+  try {
+    const handler = flags.handler
+      ? await importHandler(flags.handler, root)
+      : await loadHandler<StreamHandler>(handlerFile(fn, { root }), fn.handlerExport, { root });
+    await run(fn, handler);
+  } finally {
+    restoreEnv();
+  }
+}
+
+/** `--handler module#export`: the module is taken from the working directory, as typed. */
+function importHandler(spec: string, root: string): Promise<StreamHandler> {
+  const { module, exportName } = splitHandler(spec);
+  return loadHandler<StreamHandler>(resolveHandlerModule(module, process.cwd()), exportName, { root });
+}

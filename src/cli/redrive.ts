@@ -1,0 +1,79 @@
+import { Command } from 'commander';
+import {
+  formatReport,
+  handlerTarget,
+  lambdaTarget,
+  type RedriveReport,
+  type RedriveTarget,
+  redrive,
+} from '../redrive/index.js';
+import { EXIT } from './exit-codes.js';
+import { type FunctionFlags, withFunctionHandler } from './function-handler.js';
+
+interface RedriveFlags extends FunctionFlags {
+  streamArn: string;
+  queueUrl?: string;
+  bucket?: string;
+  prefix?: string;
+  invoke?: string;
+  dryRun?: boolean;
+}
+
+export function redriveCommand(): Command {
+  const command = new Command('redrive')
+    .description(
+      "Run a stream's failed batches again: Lambda's on-failure records (an SQS queue, SNS delivered to SQS, or " +
+        "an S3 destination) are read back from the stream, tidewater's dead-letter entries carry their records; " +
+        'each message is removed only after all its records succeeded. Endpoints come from AWS_ENDPOINT_URL_*.',
+    )
+    .requiredOption('--stream-arn <arn>', 'the stream whose failed batches to redrive (others are refused)')
+    .option('--queue-url <url>', 'SQS queue holding on-failure records or SqsDeadLetterSink entries')
+    .option('--bucket <name>', 'S3 bucket holding on-failure objects or S3DeadLetterSink entries')
+    .option('--prefix <prefix>', 'key prefix in --bucket (e.g. aws/lambda/<mapping UUID>/ or dead-letter/)')
+    .option(
+      '--invoke <function>',
+      'invoke the deployed function (name or ARN) through the Lambda API instead',
+    )
+    .option('--dry-run', 'print what would be redriven; invoke and remove nothing')
+    .option(
+      '-c, --config <file>',
+      "serverless.yml to load the function's handler and environment from",
+      'serverless.yml',
+    )
+    .option(
+      '-f, --function <key>',
+      'function under functions: (default: the only one with a DynamoDB stream event)',
+    )
+    .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
+    .option('--handler <module#export>', "call this handler instead of the function's own")
+    .option('-v, --verbose', 'print the environment set for the handler')
+    .action(async (flags: RedriveFlags) => {
+      if (flags.queueUrl === undefined && flags.bucket === undefined)
+        command.error('error: give --queue-url, --bucket, or both', { exitCode: EXIT.usage });
+      if (flags.invoke !== undefined) {
+        finish(await run(flags, lambdaTarget({ functionName: flags.invoke })));
+        return;
+      }
+      await withFunctionHandler(flags, async (fn, handler) => {
+        finish(await run(flags, handlerTarget(handler, { functionName: fn.key })));
+      });
+    });
+  return command;
+}
+
+function run(flags: RedriveFlags, target: RedriveTarget): Promise<RedriveReport> {
+  return redrive({
+    streamArn: flags.streamArn,
+    target,
+    ...(flags.queueUrl === undefined ? {} : { queueUrl: flags.queueUrl }),
+    ...(flags.bucket === undefined ? {} : { bucket: flags.bucket }),
+    ...(flags.prefix === undefined ? {} : { prefix: flags.prefix }),
+    dryRun: flags.dryRun === true,
+  });
+}
+
+function finish(report: RedriveReport): void {
+  for (const line of formatReport(report)) process.stdout.write(`${line}\n`);
+  const complete = report.failures.length + report.rangesExpired.length + report.errors.length === 0;
+  process.exitCode = complete ? EXIT.ok : EXIT.incomplete;
+}

@@ -1,0 +1,131 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeRedriveMessage, RedriveMessageError } from '../../../src/redrive/index.js';
+import {
+  serializeDeadLetterEntry,
+  serializeDeadLetterPointer,
+} from '../../../src/sinks/dead-letter-message.js';
+import type { DeadLetterEntry } from '../../../src/sinks/types.js';
+import { DOCUMENTED } from '../../support/on-failure-record.js';
+
+const STREAM = DOCUMENTED.DDBStreamBatchInfo.streamArn;
+
+function problemOf(text: string): string {
+  try {
+    decodeRedriveMessage(text, 'sqs:m-1', STREAM);
+  } catch (error) {
+    expect(error).toBeInstanceOf(RedriveMessageError);
+    expect((error as RedriveMessageError).source).toBe('sqs:m-1');
+    expect((error as Error).message).toContain('sqs:m-1');
+    return (error as RedriveMessageError).problem;
+  }
+  return 'accepted';
+}
+
+const entry: DeadLetterEntry = {
+  reason: 'retries-exhausted',
+  record: {
+    eventID: 'e1',
+    eventName: 'INSERT',
+    dynamodb: { Keys: { pk: { S: 'a' } }, SequenceNumber: '42' },
+  },
+  eventID: 'e1',
+  sequenceNumber: '42',
+  eventSourceARN: STREAM,
+  error: { name: 'Error', message: 'down' },
+  attempts: 3,
+  sinkName: 'index',
+  at: '2026-01-02T03:04:05.000Z',
+};
+
+describe('decodeRedriveMessage', () => {
+  it('reads the documented on-failure record, raw and inside an SNS notification', () => {
+    const raw = JSON.stringify(DOCUMENTED);
+    expect(decodeRedriveMessage(raw, 'sqs:m-1', STREAM)).toEqual({ kind: 'on-failure', record: DOCUMENTED });
+    const sns = JSON.stringify({
+      Type: 'Notification',
+      MessageId: 'n',
+      TopicArn: 'arn:aws:sns:x',
+      Message: raw,
+    });
+    expect(decodeRedriveMessage(sns, 'sqs:m-1', STREAM)).toEqual({ kind: 'on-failure', record: DOCUMENTED });
+  });
+
+  it("reads an S3 destination's payload as the batch", () => {
+    const records = [1, 2, 3].map((i) => ({ ...(entry.record as object), eventID: `e${i}` }));
+    const text = JSON.stringify({ ...DOCUMENTED, payload: JSON.stringify({ Records: records }) });
+    expect(decodeRedriveMessage(text, 's3://b/k', STREAM)).toMatchObject({ kind: 'on-failure', records });
+    const short = JSON.stringify({ ...DOCUMENTED, payload: JSON.stringify({ Records: records.slice(1) }) });
+    expect(() => decodeRedriveMessage(short, 's3://b/k', STREAM)).toThrow(/payload does not hold/);
+  });
+
+  it('reads dead-letter entries and pointers as the sinks serialize them', () => {
+    expect(decodeRedriveMessage(serializeDeadLetterEntry(entry), 'sqs:m-1', STREAM)).toEqual({
+      kind: 'dead-letter',
+      records: [entry.record],
+      sequenceNumber: '42',
+    });
+    expect(
+      decodeRedriveMessage(serializeDeadLetterPointer(entry, 'bkt', 'dead-letter/k', 999), 'sqs:m-1', STREAM),
+    ).toEqual({ kind: 'dead-letter-pointer', bucket: 'bkt', key: 'dead-letter/k' });
+  });
+
+  it('names another stream, an unknown version and a malformed range', () => {
+    const info = DOCUMENTED.DDBStreamBatchInfo;
+    expect(
+      problemOf(JSON.stringify({ ...DOCUMENTED, DDBStreamBatchInfo: { ...info, streamArn: `${STREAM}x` } })),
+    ).toBe('other-stream');
+    expect(problemOf(serializeDeadLetterEntry({ ...entry, eventSourceARN: `${STREAM}x` }))).toBe(
+      'other-stream',
+    );
+    expect(problemOf(JSON.stringify({ ...DOCUMENTED, version: '1.1' }))).toBe('unknown-version');
+    expect(problemOf(JSON.stringify({ ...JSON.parse(serializeDeadLetterEntry(entry)), version: 2 }))).toBe(
+      'unknown-version',
+    );
+    const reversed = {
+      ...info,
+      startSequenceNumber: info.endSequenceNumber,
+      endSequenceNumber: info.startSequenceNumber,
+    };
+    expect(problemOf(JSON.stringify({ ...DOCUMENTED, DDBStreamBatchInfo: reversed }))).toBe('malformed');
+    expect(
+      problemOf(JSON.stringify({ ...DOCUMENTED, DDBStreamBatchInfo: { ...info, startSequenceNumber: 'x' } })),
+    ).toBe('malformed');
+  });
+
+  it('any other text is a typed error naming the message, never an accepted message or a crash', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+        ),
+        (text) => {
+          expect(['malformed', 'unknown-shape']).toContain(problemOf(text));
+        },
+      ),
+    );
+  });
+
+  it('any on-failure record with a valid range for the stream is accepted whole', () => {
+    const sequence = fc.bigInt({ min: 1n, max: 10n ** 38n });
+    fc.assert(
+      fc.property(sequence, sequence, fc.string({ minLength: 1 }), (a, b, shardId) => {
+        const [start, end] = a <= b ? [a, b] : [b, a];
+        const record = {
+          ...DOCUMENTED,
+          DDBStreamBatchInfo: {
+            ...DOCUMENTED.DDBStreamBatchInfo,
+            shardId,
+            startSequenceNumber: String(start),
+            endSequenceNumber: String(end),
+          },
+        };
+        expect(decodeRedriveMessage(JSON.stringify(record), 'sqs:m', STREAM)).toEqual({
+          kind: 'on-failure',
+          record,
+        });
+      }),
+    );
+  });
+});
