@@ -1,4 +1,7 @@
 // `tidewater/s3`: the sinks that write to S3. Loads @aws-sdk/client-s3, nothing else from the SDK.
+
+export type { SdkRetryStrategy, SinkRetryErrorInfo, SinkRetryToken } from './sinks/retry-strategy.js';
+export { SinkRetryStrategy } from './sinks/retry-strategy.js';
 export type {
   ArchiveStorageClass,
   S3ArchiveSinkOptions,

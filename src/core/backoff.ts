@@ -34,6 +34,12 @@ export const RETRY_POLICIES = {
    * key usually settles within ~100 ms, and the random factor keeps racing writers out of step.
    */
   archiveConflict: { attempts: 3, baseDelayMs: 25, maxDelayMs: Number.POSITIVE_INFINITY },
+  /**
+   * A request of a client an S3 or SQS sink builds (SinkRetryStrategy), 8 attempts unless the
+   * sink's `maxAttempts` says otherwise: the SDK standard strategy's base delay, capped lower so
+   * the attempts fit in an invocation (the deadline's abort ends the wait anyway).
+   */
+  sinkRequest: { attempts: 8, baseDelayMs: 100, maxDelayMs: 5_000 },
 } as const satisfies Record<string, RetryPolicy>;
 
 export type RetryPolicyName = keyof typeof RETRY_POLICIES;

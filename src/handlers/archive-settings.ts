@@ -1,6 +1,8 @@
 // What the archive handler (archiveTtl) and the compaction handler (compactArchive) must agree on:
 // the routes setting, where user deletes are archived, and how their S3 client retries.
 
+import { SinkRetryStrategy } from '../sinks/retry-strategy.js';
+
 /** ARCHIVE_ROUTES: TTL deletes only, or user deletes too (under `userDeletePrefix`). */
 export const ARCHIVE_ROUTES = ['ttl-deletes', 'all-deletes'] as const;
 
@@ -13,6 +15,9 @@ export function userDeletePrefix(prefix: string): string {
 
 /**
  * The deployed clients' retries: the sinks and compaction rely on the SDK for retrying S3 and SQS
- * failures and document 8 attempts; the SDK default would give 3.
+ * failures and document 8 attempts; the SDK default would give 3, and its standard strategy's
+ * retry quota would cut them short under sustained 5xx (SinkRetryStrategy). A strategy per client.
  */
-export const CLIENT_RETRY = { maxAttempts: 8, retryMode: 'standard' } as const;
+export function clientRetry(): { maxAttempts: number; retryStrategy: SinkRetryStrategy } {
+  return { maxAttempts: 8, retryStrategy: new SinkRetryStrategy(8) };
+}

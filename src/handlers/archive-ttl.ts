@@ -4,7 +4,7 @@ import { defineEnvironment, type Environment } from '../core/options.js';
 import { createStreamHandler, type RouteConfig, route } from '../pipeline/index.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, S3ArchiveSink, S3DeadLetterSink } from '../s3.js';
 import { SqsDeadLetterSink } from '../sqs.js';
-import { ARCHIVE_ROUTES, type ArchiveRoutes, CLIENT_RETRY, userDeletePrefix } from './archive-settings.js';
+import { ARCHIVE_ROUTES, type ArchiveRoutes, clientRetry, userDeletePrefix } from './archive-settings.js';
 import { HandlerConfigError } from './config-error.js';
 import { KEY_PREFIX_OPTION } from './key-prefix.js';
 
@@ -118,9 +118,9 @@ export function createArchiveHandler(
   });
 }
 
-/** The clients the deployed handler uses, with CLIENT_RETRY's retries. */
+/** The clients the deployed handler uses, with clientRetry()'s retries. */
 export function createArchiveClients(): { s3: S3Client; sqs: SQSClient } {
-  return { s3: new S3Client(CLIENT_RETRY), sqs: new SQSClient(CLIENT_RETRY) };
+  return { s3: new S3Client(clientRetry()), sqs: new SQSClient(clientRetry()) };
 }
 
 // Built once per container: config errors fail the init, and clients are reused by warm invocations.

@@ -7,7 +7,7 @@ import {
 } from '../archive/scheduled.js';
 import { defineEnvironment, type Environment } from '../core/options.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
-import { ARCHIVE_ROUTES, type ArchiveRoutes, CLIENT_RETRY, userDeletePrefix } from './archive-settings.js';
+import { ARCHIVE_ROUTES, type ArchiveRoutes, clientRetry, userDeletePrefix } from './archive-settings.js';
 import { HandlerConfigError } from './config-error.js';
 import { KEY_PREFIX_OPTION } from './key-prefix.js';
 
@@ -74,4 +74,7 @@ export function createCompactionHandler(config: CompactionHandlerConfig, client:
 }
 
 // Built once per container: a bad setting fails the init; the client is reused by warm invocations.
-export const handler = createCompactionHandler(readCompactionConfig(process.env), new S3Client(CLIENT_RETRY));
+export const handler = createCompactionHandler(
+  readCompactionConfig(process.env),
+  new S3Client(clientRetry()),
+);

@@ -43,7 +43,12 @@ export async function deliverPerKey(ledger: Ledger, config: CompiledConfig): Pro
     else lane.push(i);
   }
   const limit = pLimit(config.concurrency);
-  await Promise.all([...lanes.values()].map((lane) => limit(() => runLane(ledger, config, lane))));
+  // Every lane settles before the batch does: with Promise.all a lane that threw settled it while
+  // sibling lanes' requests were still in flight, to fail or succeed after the invocation ended.
+  const settled = await Promise.allSettled(
+    [...lanes.values()].map((lane) => limit(() => runLane(ledger, config, lane))),
+  );
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
 }
 
 /**

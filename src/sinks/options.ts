@@ -1,7 +1,9 @@
 import type { PutObjectCommandInput } from '@aws-sdk/client-s3';
+import { RETRY_POLICIES } from '../core/backoff.js';
 import { defineOptions, type OptionReader } from '../core/options.js';
 import { type ArchiveLayout, DEFAULT_MAX_OBJECT_BYTES } from './archive-objects.js';
 import { DEFAULT_MAX_PARTITIONS_PER_BATCH, type TenantPartitioner } from './archive-partition.js';
+import { type SdkRetryStrategy, SinkRetryStrategy } from './retry-strategy.js';
 import type { SinkContext } from './types.js';
 
 // Option rules several sinks share, declared once for core/options' reader.
@@ -84,37 +86,70 @@ export function warnOverflow(
   );
 }
 
-/** `client` (duck-typed AWS SDK v3 client) or `maxAttempts` for the client a sink builds itself. */
+/**
+ * `client` (duck-typed AWS SDK v3 client), or `maxAttempts` and `retryStrategy` for the client a
+ * sink builds itself.
+ */
 export const CLIENT_OPTIONS = {
   client: { kind: 'client' },
   maxAttempts: { kind: 'integer', min: 1, max: 20 },
+  retryStrategy: {
+    kind: 'object',
+    expected: 'an SDK retry strategy (acquireInitialRetryToken, refreshRetryTokenForRetry, recordSuccess)',
+    methods: ['acquireInitialRetryToken', 'refreshRetryTokenForRetry', 'recordSuccess'],
+  },
 } as const;
 
-const DEFAULT_MAX_ATTEMPTS = 8;
+/** What the S3 and SQS sinks accept for their SDK client. */
+export interface SinkClientOptions<C> {
+  /** A client of your own; its retry configuration applies. Not allowed with `maxAttempts` or `retryStrategy`. */
+  client?: C;
+  /**
+   * Attempts per request (first try included) for the client the sink builds; default 8. Every
+   * attempt is made while errors are throttling or transient: the default strategy keeps no retry
+   * quota (SinkRetryStrategy, docs/sinks.md).
+   */
+  maxAttempts?: number;
+  /** The built client's retry strategy; default `new SinkRetryStrategy(maxAttempts)`. */
+  retryStrategy?: SdkRetryStrategy;
+}
 
 /**
- * The client a sink sends with: the injected one, or `new Client({ maxAttempts, retryMode:
- * 'standard' })` made on first use (a cold start pays for an SDK client only when the sink is
- * used), `maxAttempts` defaulting to 8.
+ * The client a sink sends with: the injected one, or `new Client({ maxAttempts, retryStrategy })`
+ * made on first use (a cold start pays for an SDK client only when the sink is used), with a
+ * SinkRetryStrategy of `maxAttempts` (default 8) unless a strategy is given.
  */
 export function lazyClient<C>(
-  options: { readonly client: C | undefined; readonly maxAttempts: number | undefined },
+  options: {
+    readonly client: C | undefined;
+    readonly maxAttempts: number | undefined;
+    readonly retryStrategy: SdkRetryStrategy | undefined;
+  },
   reader: Pick<OptionReader<unknown, unknown>, 'fail'>,
-  Client: new (config: { maxAttempts: number; retryMode: 'standard' }) => C,
+  Client: new (config: { maxAttempts: number; retryStrategy: SdkRetryStrategy }) => C,
 ): () => C {
-  const { client, maxAttempts } = options;
+  const { client, maxAttempts, retryStrategy } = options;
   if (client !== undefined) {
-    if (maxAttempts !== undefined) {
-      throw reader.fail(
-        'maxAttempts configures the client the sink builds; set it on the injected client instead',
-        'maxAttempts',
-      );
+    for (const [name, value] of [
+      ['maxAttempts', maxAttempts],
+      ['retryStrategy', retryStrategy],
+    ] as const) {
+      if (value !== undefined) {
+        throw reader.fail(
+          `${name} configures the client the sink builds; set it on the injected client instead`,
+          name,
+        );
+      }
     }
     return () => client;
   }
   let built: C | undefined;
   return () => {
-    built ??= new Client({ maxAttempts: maxAttempts ?? DEFAULT_MAX_ATTEMPTS, retryMode: 'standard' });
+    const attempts = maxAttempts ?? RETRY_POLICIES.sinkRequest.attempts;
+    built ??= new Client({
+      maxAttempts: attempts,
+      retryStrategy: retryStrategy ?? new SinkRetryStrategy(attempts),
+    });
     return built;
   };
 }

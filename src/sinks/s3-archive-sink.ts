@@ -18,6 +18,7 @@ import {
   lazyClient,
   S3_OPTIONS,
   type ServerSideEncryption,
+  type SinkClientOptions,
   sseParams,
   warnOverflow,
 } from './options.js';
@@ -36,16 +37,13 @@ export type ArchiveStorageClass = (typeof ARCHIVE_STORAGE_CLASSES)[number];
 
 export type { ServerSideEncryption };
 
-export interface S3ArchiveSinkOptions extends ArchiveLayoutOptions {
+/**
+ * `client`: an S3Client whose own retry configuration applies. When omitted the sink builds
+ * `new S3Client({ maxAttempts, retryStrategy })` (SinkRetryStrategy unless given), which reads
+ * the region and `AWS_ENDPOINT_URL_S3` from the environment.
+ */
+export interface S3ArchiveSinkOptions extends ArchiveLayoutOptions, SinkClientOptions<S3Client> {
   bucket: string;
-  /**
-   * An S3Client. Its own retry configuration applies. When omitted the sink builds
-   * `new S3Client({ maxAttempts, retryMode: 'standard' })`, which reads the region and
-   * `AWS_ENDPOINT_URL_S3` from the environment.
-   */
-  client?: S3Client;
-  /** Attempts per PUT (first try included) for the client the sink builds; default 8. Not allowed with `client`. */
-  maxAttempts?: number;
   /** Default STANDARD. GLACIER / DEEP_ARCHIVE objects need a restore before readArchive can read them. */
   storageClass?: ArchiveStorageClass;
   /** Default: the bucket's default encryption (SSE-S3 on every bucket since 2023). */

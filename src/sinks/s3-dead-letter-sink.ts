@@ -17,15 +17,13 @@ import {
   PREFIX_OPTION,
   S3_OPTIONS,
   type ServerSideEncryption,
+  type SinkClientOptions,
   sseParams,
 } from './options.js';
 import type { DeadLetterEntry, DeadLetterSink, SinkContext } from './types.js';
 
-export interface S3DeadLetterSinkOptions {
+export interface S3DeadLetterSinkOptions extends SinkClientOptions<S3Client> {
   bucket: string;
-  /** An S3Client whose retry configuration applies; default one built with `maxAttempts`, standard retries. */
-  client?: S3Client;
-  maxAttempts?: number;
   /** Key prefix. Default `dead-letter`. */
   prefix?: string;
   sse?: ServerSideEncryption;

@@ -12,15 +12,12 @@ import {
 } from './dead-letter-message.js';
 import { sha256Hex } from './digest.js';
 import { DeadLetterSendError } from './errors.js';
-import { CLIENT_OPTIONS, lazyClient } from './options.js';
+import { CLIENT_OPTIONS, lazyClient, type SinkClientOptions } from './options.js';
 import { S3DeadLetterSink } from './s3-dead-letter-sink.js';
 import type { DeadLetterEntry, DeadLetterSink, SinkContext } from './types.js';
 
-export interface SqsDeadLetterSinkOptions {
+export interface SqsDeadLetterSinkOptions extends SinkClientOptions<SQSClient> {
   queueUrl: string;
-  /** An SQSClient whose retry configuration applies; default one built with `maxAttempts`, standard retries. */
-  client?: SQSClient;
-  maxAttempts?: number;
   /**
    * The queue's maximum message size in bytes; default 262,144 (256 KiB, every queue accepts it).
    * Queues configured for more (up to 1 MiB) may raise it.

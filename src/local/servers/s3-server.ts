@@ -241,21 +241,23 @@ function s3Semantics(store: S3rverStore, spoolDirectory: string): S3rverMiddlewa
     const storageClass = takeStorageClass(ctx);
     if (storageClass instanceof InvalidStorageClass) return refuse(ctx, storageClass);
     const spool = join(spoolDirectory, randomUUID());
-    try {
-      if (!(await spoolBody(ctx, spool))) return;
-      const body = createReadStream(spool);
-      // s3rver listens for errors only once it reads the body; a request it answers without
-      // reading (or a spool removed by stop()) must not leave an error event nobody hears.
-      body.on('error', () => undefined);
-      ctx.req = body;
-      await writes.run(`${bucket}/${key}`, async () => {
+    // The key's turn is taken on arrival, before the body is spooled, as S3 orders requests: a
+    // DELETE sent after this PUT (a client that gave up on it and retracts) runs after it.
+    await writes.run(`${bucket}/${key}`, async () => {
+      try {
+        if (!(await spoolBody(ctx, spool))) return;
+        const body = createReadStream(spool);
+        // s3rver listens for errors only once it reads the body; a request it answers without
+        // reading (or a spool removed by stop()) must not leave an error event nobody hears.
+        body.on('error', () => undefined);
+        ctx.req = body;
         if (createOnly(ctx) && (await store.existsObject(bucket, key))) return preconditionFailed(ctx);
         await next();
         if (succeeded(ctx)) await recordClass(store, bucket, key, storageClass ?? 'STANDARD');
-      });
-    } finally {
-      await rm(spool, { force: true });
-    }
+      } finally {
+        await rm(spool, { force: true });
+      }
+    });
   }
 
   async function copyObject(ctx: S3rverContext, next: () => Promise<void>, bucket: string, key: string) {
@@ -352,6 +354,8 @@ function s3Semantics(store: S3rverStore, spoolDirectory: string): S3rverMiddlewa
         return createMultipartUpload(ctx, next);
       case 'POST uploadId':
         return completeMultipartUpload(ctx, next, bucket, key);
+      case 'DELETE ':
+        return writes.run(`${bucket}/${key}`, next);
       case 'GET ':
       case 'HEAD ':
         return readObject(ctx, next, bucket, key);

@@ -54,6 +54,7 @@ describe('RETRY_POLICIES', () => {
       'archiveConflict',
       'deadLetterSend',
       'restoreBatch',
+      'sinkRequest',
       'sinkWrite',
       'voteRequest',
     ]);
