@@ -1,6 +1,6 @@
-import { writeFile } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
+import { writeFileAtomic } from '../core/write-file-atomic.js';
 import {
   DEFAULT_STALL_AFTER_ATTEMPTS,
   handlerFile,
@@ -127,7 +127,10 @@ async function replayWith(
   });
   bar?.stop();
   if (flags.onFailureOut) {
-    await writeFile(flags.onFailureOut, onFailure.records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    await writeFileAtomic(
+      flags.onFailureOut,
+      onFailure.records.map((r) => `${JSON.stringify(r)}\n`).join(''),
+    );
   }
   for (const shard of result.shards) {
     process.stdout.write(
