@@ -14,12 +14,13 @@ import {
   toEmulatorOptions,
 } from '../local/index.js';
 import { overlayEnv } from '../local/servers/process-env.js';
+import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { describeEvent } from './describe-event.js';
 import { EXIT } from './exit-codes.js';
 import { functionEnvironment, streamFunctionOf } from './function-env.js';
 import { splitHandler } from './parse.js';
 
-interface ReplayFlags {
+interface ReplayFlags extends AwsTargetFlags {
   config: string;
   function?: string;
   stage: string;
@@ -31,7 +32,7 @@ interface ReplayFlags {
 }
 
 export function replayCommand(): Command {
-  return new Command('replay')
+  const command: Command = new Command('replay')
     .description(
       "Replay JSONL files (Lambda events, or records from `tidewater capture`) through a function's handler with " +
         "Lambda's event-source-mapping rules, as serverless.yml configures them. The mapping's decisions are " +
@@ -57,29 +58,30 @@ export function replayCommand(): Command {
       stallAttempts,
     )
     .option('-v, --verbose', 'print every decision (invoke, response, retry, bisect, checkpoint)')
-    .option('--no-progress', 'no progress bar')
-    .action(async (files: string[], flags: ReplayFlags) => {
-      const config = await loadServerlessConfig({ file: flags.config, stage: flags.stage });
-      const fn = await streamFunctionOf(config, flags.function);
-      // The project root is serverless.yml's folder: handler paths, esbuild and dist/ are taken from it.
-      const root = config.root;
-      const warn = (line: string) => process.stderr.write(`warning: ${line}\n`);
-      const environment = await functionEnvironment(config, fn, { warn });
-      if (flags.verbose)
-        for (const [name, value] of Object.entries(environment))
-          process.stderr.write(`env ${name}=${value}\n`);
-      // The handler reads its environment at import (cold start) and per invocation: set for the
-      // whole run, then the caller's put back.
-      const restoreEnv = overlayEnv(environment);
-      try {
-        const handler = flags.handler
-          ? await importHandler(flags.handler, root)
-          : await loadHandler<StreamHandler>(handlerFile(fn, { root }), fn.handlerExport, { root });
-        await replayWith(files, flags, fn, handler);
-      } finally {
-        restoreEnv();
-      }
-    });
+    .option('--no-progress', 'no progress bar');
+  return withAwsTarget(command).action(async (files: string[], flags: ReplayFlags) => {
+    // Before anything else: the handler's SDK clients go where these variables say.
+    const target = await awsTarget(command, flags, ['DYNAMODB', 'S3']);
+    const config = await loadServerlessConfig({ file: flags.config, stage: flags.stage });
+    const fn = await streamFunctionOf(config, flags.function);
+    // The project root is serverless.yml's folder: handler paths, esbuild and dist/ are taken from it.
+    const root = config.root;
+    const warn = (line: string) => process.stderr.write(`warning: ${line}\n`);
+    const environment = await functionEnvironment(config, fn, { warn });
+    if (flags.verbose)
+      for (const [name, value] of Object.entries(environment)) process.stderr.write(`env ${name}=${value}\n`);
+    // The handler reads its environment at import (cold start) and per invocation: set for the
+    // whole run, then the caller's put back.
+    const restoreEnv = overlayEnv({ ...target, ...environment });
+    try {
+      const handler = flags.handler
+        ? await importHandler(flags.handler, root)
+        : await loadHandler<StreamHandler>(handlerFile(fn, { root }), fn.handlerExport, { root });
+      await replayWith(files, flags, fn, handler);
+    } finally {
+      restoreEnv();
+    }
+  });
 }
 
 async function replayWith(
