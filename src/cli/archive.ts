@@ -87,14 +87,30 @@ function target(flags: CommonFlags, client: S3Client) {
   };
 }
 
+/** Where the archive's objects of the table are: `s3://<bucket>/<prefix>table=<table>/`. */
+function tableLocation(flags: CommonFlags): string {
+  return `s3://${flags.bucket}/${flags.prefix ?? ''}table=${flags.table}/`;
+}
+
 /**
  * Runs one operation with a client of its own and prints its report as JSON. A run stopped
  * part-way: what was done is safe, a rerun finishes. Exit 5, like an aggregation left incomplete.
  */
-async function printReport(run: (client: S3Client) => Promise<unknown>): Promise<void> {
+async function printReport<R>(
+  run: (client: S3Client) => Promise<R>,
+  nothing: { found: (report: R) => boolean; where: string },
+): Promise<void> {
   const client = new S3Client({});
   try {
-    print(await run(client));
+    const report = await run(client);
+    print(report);
+    // An erase that erased nothing reports success otherwise: dangerous when the cause is a
+    // missing --prefix or a mistyped table, so say where it looked and exit non-zero.
+    if (nothing.found(report)) {
+      process.stderr.write(`found nothing under ${nothing.where}\n`);
+      process.exitCode = EXIT.nothingFound;
+      return;
+    }
     process.exitCode = EXIT.ok;
   } catch (error) {
     if (error instanceof CompactionIncompleteError || error instanceof EraseIncompleteError) {
@@ -142,14 +158,19 @@ function compactCommand(): Command {
         return command.error(`error: --hour ${flags.hour}: expected e.g. 2026-01-15T03`);
       range = { from: hour.fromMs, to: hour.toMs };
     }
-    await printReport((client) =>
-      compactArchive({
-        ...target(flags, client),
-        ...range,
-        ...(flags.closedAfter === undefined ? {} : { closedAfterSeconds: flags.closedAfter }),
-        ...(flags.maxObjectBytes === undefined ? {} : { maxObjectBytes: flags.maxObjectBytes }),
-        ...(flags.storageClass === undefined ? {} : { storageClass: flags.storageClass }),
-      }),
+    await printReport(
+      (client) =>
+        compactArchive({
+          ...target(flags, client),
+          ...range,
+          ...(flags.closedAfter === undefined ? {} : { closedAfterSeconds: flags.closedAfter }),
+          ...(flags.maxObjectBytes === undefined ? {} : { maxObjectBytes: flags.maxObjectBytes }),
+          ...(flags.storageClass === undefined ? {} : { storageClass: flags.storageClass }),
+        }),
+      {
+        found: (report) => report.hours.every((hour) => hour.objectsRead === 0),
+        where: `${tableLocation(flags)} (${flags.hour === undefined ? `${flags.from} to ${flags.to}` : `hour ${flags.hour}`})`,
+      },
     );
   });
 }
@@ -168,21 +189,29 @@ function eraseCommand(): Command {
     )
     .option('--dead-letter-bucket <name>', 'the dead-letter store bucket (default the archive bucket)')
     .action(async (flags: EraseFlags) => {
-      await printReport((client) =>
-        eraseTenant({
-          ...target(flags, client),
-          tenant: flags.tenant,
-          from: flags.from,
-          to: flags.to,
-          ...(flags.deadLetterPrefix === undefined
-            ? {}
-            : {
-                deadLetter: {
-                  prefix: flags.deadLetterPrefix,
-                  ...(flags.deadLetterBucket === undefined ? {} : { bucket: flags.deadLetterBucket }),
-                },
-              }),
-        }),
+      await printReport(
+        (client) =>
+          eraseTenant({
+            ...target(flags, client),
+            tenant: flags.tenant,
+            from: flags.from,
+            to: flags.to,
+            ...(flags.deadLetterPrefix === undefined
+              ? {}
+              : {
+                  deadLetter: {
+                    prefix: flags.deadLetterPrefix,
+                    ...(flags.deadLetterBucket === undefined ? {} : { bucket: flags.deadLetterBucket }),
+                  },
+                }),
+          }),
+        {
+          found: (report) =>
+            report.deleted.length === 0 &&
+            report.rewritten.length === 0 &&
+            (report.deadLetters?.deleted.length ?? 0) === 0,
+          where: `${tableLocation(flags)} for tenant ${flags.tenant} from ${flags.from} to ${flags.to}${flags.deadLetterPrefix === undefined ? '' : ` (and s3://${flags.deadLetterBucket ?? flags.bucket}/${flags.deadLetterPrefix})`}`,
+        },
       );
     });
 }

@@ -9,6 +9,8 @@ import {
   type ServerlessConfig,
   ServerlessConfigError,
 } from '../local/index.js';
+import { overlayEnv } from '../local/servers/process-env.js';
+import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { EXIT } from './exit-codes.js';
 import { streamFunctionOf } from './function-env.js';
 import { integer } from './parse.js';
@@ -19,7 +21,7 @@ function positiveInteger(text: string): number {
   return value;
 }
 
-interface CaptureFlags {
+interface CaptureFlags extends AwsTargetFlags {
   streamArn?: string;
   table?: string;
   function?: string;
@@ -54,55 +56,63 @@ export function captureCommand(): Command {
       '--empty-pages <n>',
       'empty GetRecords pages in a row that end a shard (default 1 on a local endpoint, 10 on AWS, which returns empty pages mid-shard)',
       positiveInteger,
-    )
-    .action(async (flags: CaptureFlags) => {
-      // A wrong command line, so the usage exit code (command.error), not a failed capture.
-      const given = [flags.streamArn, flags.table, flags.function].filter((v) => v !== undefined);
-      if (given.length > 1) command.error('error: give one of --stream-arn, --table and --function');
-      if (given.length === 0 && !existsSync(flags.config))
-        command.error(
-          `error: give --stream-arn, --table or --function (there is no ${flags.config} to read)`,
-        );
-      let streamArn = flags.streamArn;
-      if (!streamArn) {
-        const source = await streamSource(flags);
-        streamArn = source.streamArn;
-        if (!streamArn) {
-          const dynamodb = new DynamoDBClient({});
-          try {
-            const table = await dynamodb.send(new DescribeTableCommand({ TableName: source.table }));
-            streamArn = table.Table?.LatestStreamArn;
-          } finally {
-            dynamodb.destroy();
-          }
-          if (!streamArn)
-            throw new ServerlessConfigError(flags.config, `table ${source.table} has no stream to capture`);
-        }
-      }
-      const abort = new AbortController();
-      const onInterrupt = () => abort.abort();
-      process.once('SIGINT', onInterrupt);
-      const streams = new DynamoDBStreamsClient({});
-      let result: Awaited<ReturnType<typeof capture>>;
-      try {
-        result = await capture({
-          streams,
-          streamArn,
-          file: flags.out,
-          startingPosition: flags.from === 'latest' ? 'LATEST' : 'TRIM_HORIZON',
-          stopWhenCaughtUp: !flags.follow,
-          ...(flags.emptyPages !== undefined ? { emptyPagesToStop: flags.emptyPages } : {}),
-          signal: abort.signal,
-        });
-      } finally {
-        // Ctrl-C ends the process again once the capture is over.
-        process.removeListener('SIGINT', onInterrupt);
-        streams.destroy();
-      }
-      process.stdout.write(`${result.records} records from ${streamArn} written to ${result.file}\n`);
-      process.exitCode = EXIT.ok;
-    });
+    );
+  withAwsTarget(command).action(async (flags: CaptureFlags) => {
+    // A wrong command line, so the usage exit code (command.error), not a failed capture.
+    const given = [flags.streamArn, flags.table, flags.function].filter((v) => v !== undefined);
+    if (given.length > 1) command.error('error: give one of --stream-arn, --table and --function');
+    if (given.length === 0 && !existsSync(flags.config))
+      command.error(`error: give --stream-arn, --table or --function (there is no ${flags.config} to read)`);
+    // Before any request: capture reads what the shell's (or --local-env's) endpoints point at.
+    const restoreEnv = overlayEnv(await awsTarget(command, flags, ['DYNAMODB', 'DYNAMODB_STREAMS']));
+    try {
+      await captureWith(flags);
+    } finally {
+      restoreEnv();
+    }
+  });
   return command;
+}
+
+async function captureWith(flags: CaptureFlags): Promise<void> {
+  let streamArn = flags.streamArn;
+  if (!streamArn) {
+    const source = await streamSource(flags);
+    streamArn = source.streamArn;
+    if (!streamArn) {
+      const dynamodb = new DynamoDBClient({});
+      try {
+        const table = await dynamodb.send(new DescribeTableCommand({ TableName: source.table }));
+        streamArn = table.Table?.LatestStreamArn;
+      } finally {
+        dynamodb.destroy();
+      }
+      if (!streamArn)
+        throw new ServerlessConfigError(flags.config, `table ${source.table} has no stream to capture`);
+    }
+  }
+  const abort = new AbortController();
+  const onInterrupt = () => abort.abort();
+  process.once('SIGINT', onInterrupt);
+  const streams = new DynamoDBStreamsClient({});
+  let result: Awaited<ReturnType<typeof capture>>;
+  try {
+    result = await capture({
+      streams,
+      streamArn,
+      file: flags.out,
+      startingPosition: flags.from === 'latest' ? 'LATEST' : 'TRIM_HORIZON',
+      stopWhenCaughtUp: !flags.follow,
+      ...(flags.emptyPages !== undefined ? { emptyPagesToStop: flags.emptyPages } : {}),
+      signal: abort.signal,
+    });
+  } finally {
+    // Ctrl-C ends the process again once the capture is over.
+    process.removeListener('SIGINT', onInterrupt);
+    streams.destroy();
+  }
+  process.stdout.write(`${result.records} records from ${streamArn} written to ${result.file}\n`);
+  process.exitCode = EXIT.ok;
 }
 
 /** The table (or a stream ARN written out) that --table / --function / serverless.yml name. */

@@ -11,4 +11,6 @@ export const EXIT = {
   recordsDiscarded: 4,
   /** An aggregation left some totals unwritten, or a compaction / erase stopped part-way; run it again. */
   incomplete: 5,
+  /** An archive compaction or erase found nothing where it was told to look (a missing -p, a typo). */
+  nothingFound: 6,
 } as const;

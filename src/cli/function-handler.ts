@@ -27,6 +27,8 @@ export interface FunctionFlags {
 export async function withFunctionHandler(
   flags: FunctionFlags,
   run: (fn: StreamFunctionSettings, handler: StreamHandler) => Promise<void>,
+  /** Set under the function's own environment (the endpoints a command targets). */
+  baseEnv: Readonly<Record<string, string>> = {},
 ): Promise<void> {
   const config = await loadServerlessConfig({ file: flags.config, stage: flags.stage });
   const fn = await streamFunctionOf(config, flags.function);
@@ -36,7 +38,7 @@ export async function withFunctionHandler(
   const environment = await functionEnvironment(config, fn, { warn });
   if (flags.verbose)
     for (const [name, value] of Object.entries(environment)) process.stderr.write(`env ${name}=${value}\n`);
-  const restoreEnv = overlayEnv(environment);
+  const restoreEnv = overlayEnv({ ...baseEnv, ...environment });
   try {
     const handler = flags.handler
       ? await importHandler(flags.handler, root)

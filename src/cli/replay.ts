@@ -1,6 +1,6 @@
-import { writeFile } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
+import { writeFileAtomic } from '../core/write-file-atomic.js';
 import {
   DEFAULT_STALL_AFTER_ATTEMPTS,
   MemoryFailureDestination,
@@ -9,18 +9,20 @@ import {
   type StreamHandler,
   toEmulatorOptions,
 } from '../local/index.js';
+import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { describeEvent } from './describe-event.js';
 import { EXIT } from './exit-codes.js';
 import { type FunctionFlags, withFunctionHandler } from './function-handler.js';
 
-interface ReplayFlags extends FunctionFlags {
+interface ReplayFlags extends AwsTargetFlags, FunctionFlags {
   onFailureOut?: string;
+  verbose?: boolean;
   progress: boolean;
   stallAfter?: number;
 }
 
 export function replayCommand(): Command {
-  return new Command('replay')
+  const command: Command = new Command('replay')
     .description(
       "Replay JSONL files (Lambda events, or records from `tidewater capture`) through a function's handler with " +
         "Lambda's event-source-mapping rules, as serverless.yml configures them. The mapping's decisions are " +
@@ -46,10 +48,12 @@ export function replayCommand(): Command {
       stallAttempts,
     )
     .option('-v, --verbose', 'print every decision (invoke, response, retry, bisect, checkpoint)')
-    .option('--no-progress', 'no progress bar')
-    .action(async (files: string[], flags: ReplayFlags) => {
-      await withFunctionHandler(flags, (fn, handler) => replayWith(files, flags, fn, handler));
-    });
+    .option('--no-progress', 'no progress bar');
+  return withAwsTarget(command).action(async (files: string[], flags: ReplayFlags) => {
+    // Before anything else: the handler's SDK clients go where these variables say.
+    const target = await awsTarget(command, flags, ['DYNAMODB', 'S3']);
+    await withFunctionHandler(flags, (fn, handler) => replayWith(files, flags, fn, handler), target);
+  });
 }
 
 async function replayWith(
@@ -97,7 +101,10 @@ async function replayWith(
   });
   bar?.stop();
   if (flags.onFailureOut) {
-    await writeFile(flags.onFailureOut, onFailure.records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    await writeFileAtomic(
+      flags.onFailureOut,
+      onFailure.records.map((r) => `${JSON.stringify(r)}\n`).join(''),
+    );
   }
   for (const shard of result.shards) {
     process.stdout.write(
@@ -123,3 +130,4 @@ function stallAttempts(value: string): number {
 function unbounded(limit: number | undefined): boolean {
   return limit === undefined || limit < 0;
 }
+

@@ -4,7 +4,8 @@ import { type Ledger, loggerOf } from './ledger.js';
 
 /**
  * DynamoDB never validates TTL: an item whose TTL attribute is a string or in milliseconds silently
- * never expires. Such an insert or modify is counted and logged (its image only with logImages).
+ * never expires. Such an insert or modify is counted and logged by its eventID and the names of
+ * its key attributes; the key values and the image, item data, only with logImages.
  */
 export function checkTtl(
   ledger: Ledger,
@@ -22,10 +23,10 @@ export function checkTtl(
     {
       eventID: record.eventID,
       sequenceNumber: record.sequenceNumber,
-      Keys: record.raw.dynamodb.Keys,
+      keyAttributes: Object.keys(record.raw.dynamodb.Keys),
       ttlAttribute,
       ttlProblem: check.reason,
-      ...(ledger.config.logImages ? { NewImage: image } : {}),
+      ...(ledger.config.logImages ? { Keys: record.raw.dynamodb.Keys, NewImage: image } : {}),
     },
     check.message,
   );

@@ -133,7 +133,7 @@ export function judgeTtl(
     const text = typeof value === 'string' ? value : (value as { S?: unknown }).S;
     const hint =
       typeof text === 'string' && text.trim() !== '' && Number.isFinite(Number(text))
-        ? ` (${JSON.stringify(text)} looks numeric: store it as a Number)`
+        ? ' (the string looks numeric: store it as a Number)'
         : '';
     return never(
       'not-a-number',

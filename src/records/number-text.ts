@@ -10,3 +10,11 @@ export function isNumberText(text: string): boolean {
 export function isCanonicalInteger(text: string): boolean {
   return CANONICAL_INTEGER.test(text);
 }
+
+/**
+ * A bad value as its length, never its text: it is item data (an id, an email) and error
+ * messages reach logs that image redaction does not cover.
+ */
+export function describeText(text: string): string {
+  return `a string of ${text.length} characters`;
+}

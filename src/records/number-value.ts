@@ -1,5 +1,5 @@
 import { InvalidAttributeValueError } from './errors.js';
-import { isNumberText } from './number-text.js';
+import { describeText, isNumberText } from './number-text.js';
 
 /**
  * An exact DynamoDB number: the decimal text exactly as DynamoDB stores it (up to 38 significant
@@ -19,7 +19,7 @@ export class NumberValue {
   constructor(value: string | number | bigint) {
     const text = typeof value === 'string' ? value : String(value);
     if (!isNumberText(text)) {
-      throw new InvalidAttributeValueError('invalid-number', `not a number: ${JSON.stringify(text)}`);
+      throw new InvalidAttributeValueError('invalid-number', `not a number: ${describeText(text)}`);
     }
     this.value = text;
   }

@@ -1,6 +1,6 @@
 import { InvalidAttributeValueError } from './errors.js';
 import { isValidNumber, numberLimitProblem } from './limits.js';
-import { isCanonicalInteger, isNumberText } from './number-text.js';
+import { describeText, isCanonicalInteger, isNumberText } from './number-text.js';
 import { NumberValue } from './number-value.js';
 
 /**
@@ -19,7 +19,7 @@ export type NumberConverter = (text: string) => unknown;
 function invalidNumber(text: unknown): InvalidAttributeValueError {
   return new InvalidAttributeValueError(
     'invalid-number',
-    `N must be a decimal number string, got ${typeof text === 'string' ? JSON.stringify(text) : typeof text}`,
+    `N must be a decimal number string, got ${typeof text === 'string' ? describeText(text) : typeof text}`,
   );
 }
 

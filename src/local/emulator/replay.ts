@@ -3,6 +3,7 @@ import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { defineOptions } from '../../core/index.js';
+import { OWNER_ONLY } from '../../core/write-file-atomic.js';
 import { type LambdaStreamRecord, toLambdaRecord } from '../../records/index.js';
 import { isLocalEndpoint } from '../servers/endpoint.js';
 import { type Clock, ManualClock } from './clock.js';
@@ -315,7 +316,9 @@ const readCaptureOptions = defineOptions<CaptureOptions>()('capture', {
 export async function capture(options: CaptureOptions): Promise<{ records: number; file: string }> {
   readCaptureOptions(options);
   await mkdir(dirname(options.file), { recursive: true });
-  const handle = await open(options.file, 'w');
+  // Item images: its owner's only. open's mode applies to a new file; chmod to one it replaces.
+  const handle = await open(options.file, 'w', OWNER_ONLY);
+  await handle.chmod(OWNER_ONLY);
   let count = 0;
   try {
     const poller = new StreamPoller({

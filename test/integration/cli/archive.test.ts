@@ -100,6 +100,48 @@ describe('tidewater archive', () => {
     expect(left.every((k) => k.includes('/tenant=acme/'))).toBe(true);
   });
 
+  it('erase-tenant and compact that find nothing exit non-zero and say where they looked', async () => {
+    const bucket = await archived();
+    const before = await snapshot(s3, bucket);
+    const erase = (...extra: string[]) => [
+      'archive',
+      'erase-tenant',
+      '-b',
+      bucket,
+      '--tenant',
+      'globex',
+      '--from',
+      '2026-01-15T00:00Z',
+      '--to',
+      '2026-01-16T00:00Z',
+      '--tenant-key',
+      'pk',
+      ...extra,
+    ];
+    const runs = [
+      // No -p: the sink wrote under archive/.
+      [erase('-t', TABLE), `s3://${bucket}/table=${TABLE}/`],
+      // A mistyped table.
+      [erase('-t', `${TABLE}x`, '-p', 'archive/'), `s3://${bucket}/archive/table=${TABLE}x/`],
+      [
+        ['archive', 'compact', '-b', bucket, '-t', TABLE, '--hour', '2026-01-15T10'],
+        `s3://${bucket}/table=${TABLE}/`,
+      ],
+      [
+        ['archive', 'compact', '-b', bucket, '-t', TABLE, '-p', 'archive/', '--hour', '2026-01-15T11'],
+        `s3://${bucket}/archive/table=${TABLE}/`,
+      ],
+    ] as const;
+    for (const [args, where] of runs) {
+      const { err } = captureOutput();
+      expect(await main([...args]), args.join(' ')).toBe(EXIT.nothingFound);
+      expect(err.join(''), args.join(' ')).toContain(where);
+      expect(err.join(''), args.join(' ')).toMatch(/found nothing/);
+      vi.restoreAllMocks();
+    }
+    expect([...(await snapshot(s3, bucket)).keys()]).toEqual([...before.keys()]);
+  });
+
   it('names typed errors, refuses a wrong command line with the usage code', async () => {
     const bucket = await archived();
     const { err } = captureOutput();

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { expect, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import { streamEvents } from '../../../src/local/emulator/events.js';
 
 const run = promisify(execFile);
@@ -68,10 +68,20 @@ it("the built CLI replays through a TypeScript handler outside src/, compiled wi
     `${JSON.stringify({ Records: [build.insert({ pk: 'x' }), build.insert({ pk: 'y' })] })}\n`,
   );
 
-  const { stdout } = await run(process.execPath, [builtCli, 'replay', 'events.jsonl', '--no-progress'], {
-    cwd: dir,
-  });
+  // The endpoints file `tidewater start --write-env` writes.
+  await writeFile(
+    join(dir, 'local.env'),
+    `AWS_ENDPOINT_URL_DYNAMODB=${inject('dynamoEndpoint')}\nAWS_ENDPOINT_URL_S3=${inject('s3Endpoint')}\n`,
+  );
+  const { stdout, stderr } = await run(
+    process.execPath,
+    [builtCli, 'replay', 'events.jsonl', '--no-progress', '--local-env', 'local.env'],
+    { cwd: dir },
+  );
   expect(stdout).toMatch(/2 records replayed; 0 on-failure records/);
+  // It says where requests go before it starts.
+  expect(stderr).toContain(`dynamodb: ${inject('dynamoEndpoint')}`);
+  expect(stderr).toContain(`s3: ${inject('s3Endpoint')}`);
   expect(JSON.parse(await readFile(seen, 'utf8'))).toEqual({
     greeting: 'hello',
     target: 'local-target',

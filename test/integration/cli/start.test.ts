@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: serverless variables and generated TypeScript, not template literals
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -16,6 +16,7 @@ import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
 import { localClients, uniqueName } from '../../support/aws.js';
+import { listeningAddresses, listensOnLoopbackOnly } from '../../support/listening.js';
 
 const clients = localClients();
 
@@ -232,6 +233,12 @@ describe('tidewater start in a service folder', () => {
         .map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]),
     );
     expect(env.AWS_ENDPOINT_URL_DYNAMODB).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await stat(envFile)).mode & 0o777).toBe(0o600);
+    // start's own servers, DynamoDB Local included, listen on loopback only.
+    for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL_SQS']) {
+      const port = Number(new URL(env[name] as string).port);
+      expect(listensOnLoopbackOnly(port), `${name}: ${listeningAddresses(port).join()}`).toBe(true);
+    }
     expect(env.AWS_ENDPOINT_URL_DYNAMODB).not.toBe(inject('dynamoEndpoint'));
     const dynamodb = new DynamoDBClient({
       endpoint: env.AWS_ENDPOINT_URL_DYNAMODB,

@@ -309,6 +309,15 @@ describe('serverless package (offline)', () => {
       Effect: 'Allow',
       Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
       Resource: [kms],
+      Condition: {
+        StringEquals: {
+          'kms:ViaService': [
+            { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+            { 'Fn::Join': ['', ['sqs.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+            { 'Fn::Join': ['', ['dynamodb.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+          ],
+        },
+      },
     });
     // The table is encrypted with the same key, and the aggregator reads and writes it.
     const tableKeyStatement = (run: PackageRun) =>
@@ -541,6 +550,11 @@ describe('serverless package (offline)', () => {
       Effect: 'Allow',
       Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
       Resource: [kms],
+      Condition: {
+        StringEquals: {
+          'kms:ViaService': [{ 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']] }],
+        },
+      },
     });
   });
 

@@ -100,6 +100,9 @@ async function seenLines(
 let err: string[];
 beforeEach(() => {
   err = [];
+  // replay needs local endpoints (or --aws); nothing listens on port 9, so a stray request fails.
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', 'http://127.0.0.1:9');
+  vi.stubEnv('AWS_ENDPOINT_URL_S3', 'http://127.0.0.1:9');
   vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
   vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
     err.push(String(chunk));

@@ -2,14 +2,20 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
 import { streamEvents } from '../../../src/local/emulator/events.js';
 import { captureOutput } from '../../support/capture-output.js';
 
+beforeEach(() => {
+  // replay needs local endpoints (or --aws); nothing listens on port 9, so a stray request fails.
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', 'http://127.0.0.1:9');
+  vi.stubEnv('AWS_ENDPOINT_URL_S3', 'http://127.0.0.1:9');
+});
 afterEach(() => {
   vi.restoreAllMocks();
+  vi.unstubAllEnvs();
   process.exitCode = undefined;
 });
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -25,5 +25,16 @@ describe('writeFileAtomic', () => {
     await expect(writeFileAtomic(blocked, 'new')).rejects.toThrow();
     expect(await readFile(path, 'utf8')).toBe('old');
     expect((await readdir(dir)).sort()).toEqual(['blocked', 'state.json']);
+  });
+
+  it('creates the file readable and writable by its owner only, also in place of a 0644 one', async () => {
+    // Its callers write item data (file sink, checkpoints) and endpoints (start --write-env).
+    const dir = await mkdtemp(join(tmpdir(), 'tidewater-atomic-'));
+    const path = join(dir, 'local.env');
+    await writeFileAtomic(path, 'A=1\n');
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    await chmod(path, 0o644);
+    await writeFileAtomic(path, 'A=2\n');
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
   });
 });

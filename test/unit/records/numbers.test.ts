@@ -4,11 +4,26 @@ import {
   InvalidAttributeValueError,
   marshall,
   NumberValue,
+  parseStreamRecord,
   unmarshall,
   unmarshallValue,
 } from '../../../src/records/index.js';
 
 const exact = (text: string) => unmarshallValue({ N: text });
+
+function malformedRecord(n: string) {
+  return {
+    eventID: 'e1',
+    eventName: 'INSERT',
+    eventSource: 'aws:dynamodb',
+    dynamodb: {
+      Keys: { pk: { S: 'k' } },
+      NewImage: { pk: { S: 'k' }, n: { N: n } },
+      SequenceNumber: '100',
+      StreamViewType: 'NEW_IMAGE',
+    },
+  };
+}
 
 describe('numbers: exact policy (default)', () => {
   it.each([
@@ -77,6 +92,28 @@ describe('numbers: exact policy (default)', () => {
       });
     },
   );
+
+  it('a bad N is described by its length and path, never repeated (it is item data)', () => {
+    const secret = 'SSN-123-45-6789';
+    const messages = [
+      () => unmarshall({ profile: { M: { id: { N: secret } } } }),
+      () => new NumberValue(secret),
+      () => parseStreamRecord(malformedRecord(secret), { validate: true }),
+    ].map((run) => {
+      try {
+        run();
+      } catch (e) {
+        return (e as Error).message;
+      }
+      throw new Error('no error');
+    });
+    for (const message of messages) {
+      expect(message).not.toContain('123');
+      expect(message).toContain(`${secret.length} characters`);
+    }
+    expect(messages[0]).toContain('profile.id');
+    expect(messages[2]).toContain('dynamodb.NewImage.n');
+  });
 
   it('rejects an N that is not a string', () => {
     expect(() => unmarshallValue({ N: 5 as unknown as string })).toThrow(InvalidAttributeValueError);

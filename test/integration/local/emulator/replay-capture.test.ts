@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
@@ -43,6 +43,8 @@ describe('capture → replay', () => {
     const file = join(dir, 'stream.jsonl');
     const captured = await capture({ streams, streamArn: table.streamArn, file });
     expect(captured.records).toBe(4);
+    // The capture holds item images: readable by its owner only.
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
     const lines = (await readFile(file, 'utf8'))
       .trim()
       .split('\n')
