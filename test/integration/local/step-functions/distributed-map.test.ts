@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: definitions and result files are untyped JSON
 import { BatchWriteItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
