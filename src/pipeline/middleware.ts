@@ -19,6 +19,9 @@ export function streamProcessor<T extends object = Item>(
   };
 }
 
+// Symbol.for: the CLI finds the pipeline of a handler bundled with its own copy of tidewater.
+const HANDLER_PIPELINE = Symbol.for('tidewater.handler-pipeline');
+
 /**
  * A Lambda handler for a DynamoDB stream, already wrapped by middy (`.use()` more middlewares).
  * The config is validated here, at cold start: a typo fails the deployment's first invocation
@@ -33,9 +36,6 @@ export function createStreamHandler<T extends object = Item>(config: PipelineCon
   Object.defineProperty(handler, HANDLER_PIPELINE, { value: pipeline });
   return handler;
 }
-
-// Symbol.for: the CLI finds the pipeline of a handler bundled with its own copy of tidewater.
-const HANDLER_PIPELINE = Symbol.for('tidewater.handler-pipeline');
 
 /** @internal The pipeline a createStreamHandler handler runs; undefined for any other function. */
 export function pipelineOfHandler(handler: unknown): Pipeline | undefined {
