@@ -16,7 +16,14 @@ describe('infra/ files', () => {
   const files = readdirSync(path.join(root, 'infra')).filter((f) => f.endsWith('.yml'));
 
   it('load with plain js-yaml: long-form intrinsics only, no CloudFormation short tags', () => {
-    expect(files.sort()).toEqual(['bucket.yml', 'iam.yml', 'queues.yml', 'settings.yml', 'table.yml']);
+    expect(files.sort()).toEqual([
+      'backfill.yml',
+      'bucket.yml',
+      'iam.yml',
+      'queues.yml',
+      'settings.yml',
+      'table.yml',
+    ]);
     for (const file of files) {
       const text = readFileSync(path.join(root, 'infra', file), 'utf8');
       expect(text, file).not.toMatch(
@@ -40,6 +47,7 @@ describe('infra/ files', () => {
       '${file(./infra/bucket.yml)}',
       '${file(./infra/queues.yml)}',
       '${file(./infra/iam.yml)}',
+      '${file(./infra/backfill.yml)}',
     ]);
   });
 });
