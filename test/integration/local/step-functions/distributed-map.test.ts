@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: definitions and result files are untyped JSON
 import { BatchWriteItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { writeLocalExport } from '../../../../src/local/export/index.js';
 import { runDistributedMap } from '../../../../src/local/step-functions/index.js';
@@ -10,12 +11,12 @@ import { marshall } from '../../../../src/records/marshall.js';
 import type { AttributeMap, ClassifiedRecord } from '../../../../src/records/types.js';
 import { MemoryDeadLetterSink } from '../../../../src/sinks/memory-dead-letter-sink.js';
 import type { Sink } from '../../../../src/sinks/types.js';
-import { createTestBucket, createTestTable, localClients } from '../../../support/aws.js';
+import { createTestBucket, createTestTable, localClients, startLocalSqs } from '../../../support/aws.js';
 
 // The deployed definition (infra/backfill-map.asl.json) run by the local Map runner over a local
 // export of a DynamoDB Local table, each child the backfill handler over one data file.
 
-const { dynamodb, s3 } = localClients();
+const { dynamodb, s3, s3Endpoint } = localClients();
 const definition = new URL('../../../../infra/backfill-map.asl.json', import.meta.url);
 const FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:backfillExportFile';
 
@@ -208,6 +209,48 @@ describe('the backfill state machine, run locally', () => {
     const readable = [...(await tableState(table.tableName)).keys()].length;
     expect(sink.state.size).toBeLessThan(readable);
     expect(sink.state.size).toBeGreaterThan(0);
+  });
+
+  it("runs the deployed handler module, loaded as `tidewater start` loads one, over archiveTtl's pipeline", async () => {
+    const { exported, input } = await exportAndChild();
+    const local = await startLocalSqs();
+    try {
+      const queue = await local.sqs.send(new CreateQueueCommand({ QueueName: 'backfill-dead-letters' }));
+      // archiveTtl's routes take deletes: a full export's inserts are dead-lettered, as the stream's would be.
+      vi.stubEnv('ARCHIVE_BUCKET', bucket);
+      vi.stubEnv('TTL_ATTRIBUTE', 'expiresAt');
+      vi.stubEnv('DEAD_LETTER_QUEUE_URL', queue.QueueUrl!);
+      // What connectLocalAws sets for a function run locally (`tidewater start`).
+      vi.stubEnv('AWS_ENDPOINT_URL_SQS', local.server.endpoint);
+      vi.stubEnv('AWS_ENDPOINT_URL_S3', s3Endpoint);
+      vi.stubEnv('AWS_S3_FORCE_PATH_STYLE', 'true');
+      vi.stubEnv('AWS_REQUEST_CHECKSUM_CALCULATION', 'WHEN_REQUIRED');
+      vi.stubEnv('AWS_RESPONSE_CHECKSUM_VALIDATION', 'WHEN_REQUIRED');
+      vi.stubEnv('KEY_ATTRIBUTES', 'pk');
+      vi.stubEnv('EXPORT_PREFIX', 'exports/');
+      const run = await runDistributedMap({
+        definition,
+        substitutions: substitutions(),
+        input,
+        s3,
+        functions: {
+          [FUNCTION_ARN]: {
+            handler: 'src/handlers/backfill-export-file.handler',
+            root: new URL('../../../../', import.meta.url).pathname,
+            timeoutSeconds: 60,
+          },
+        },
+      });
+      expect(run.children.map((c) => c.cause)).toEqual([undefined, undefined, undefined, undefined]);
+      expect(run.status).toBe('SUCCEEDED');
+      const reports = run.children.map((c) => c.output as { itemsRead: number; deadLettered: number });
+      expect(reports.reduce((sum, r) => sum + r.itemsRead, 0)).toBe(exported.itemCount);
+      expect(reports.reduce((sum, r) => sum + r.deadLettered, 0)).toBe(exported.itemCount);
+      expect(local.server.messages('backfill-dead-letters').length).toBeGreaterThan(0);
+    } finally {
+      vi.unstubAllEnvs();
+      await local.stop();
+    }
   });
 
   it('batches items per ItemBatcher, with its BatchInput', async () => {
