@@ -5,3 +5,4 @@ export * from './config/index.js';
 export * from './emulator/index.js';
 export * from './export/index.js';
 export * from './servers/index.js';
+export * from './step-functions/index.js';

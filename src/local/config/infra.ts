@@ -51,6 +51,13 @@ export interface InfraSettings {
   registryPartitions: number;
   aggregateRate: string;
   logRetentionDays: number;
+  /** The backfill state machine (infra/backfill.yml, docs/backfill.md): its name, prefixes and Map settings. */
+  backfillStateMachineName: string;
+  backfillExportPrefix: string;
+  backfillResultsPrefix: string;
+  backfillMaxConcurrency: number;
+  backfillToleratedFailurePercentage: number;
+  backfillTimeout: number;
 }
 
 export interface InfraOptions {

@@ -141,6 +141,7 @@ describe('serverless package (offline)', () => {
     expect(functions.map(([id]) => id).sort()).toEqual([
       'AggregateVotesLambdaFunction',
       'ArchiveTtlLambdaFunction',
+      'BackfillExportFileLambdaFunction',
       'CompactArchiveLambdaFunction',
     ]);
     for (const [, fn] of functions) {
@@ -370,6 +371,8 @@ describe('serverless package (offline)', () => {
       expect(roles.map(([id]) => id).sort()).toEqual([
         'AggregateVotesRole',
         'ArchiveTtlRole',
+        'BackfillExportFileRole',
+        'BackfillStateMachineRole',
         'CompactArchiveRole',
       ]);
       for (const [id, role] of roles) {
@@ -562,7 +565,12 @@ describe('serverless package (offline)', () => {
     const sizes = JSON.parse(readFileSync(path.join(root, 'bench/.out/bundle-sizes.json'), 'utf8')) as {
       functions: Record<string, { zipBytes: number; codeBytes: number; entries: string[] }>;
     };
-    expect(Object.keys(sizes.functions).sort()).toEqual(['aggregateVotes', 'archiveTtl', 'compactArchive']);
+    expect(Object.keys(sizes.functions).sort()).toEqual([
+      'aggregateVotes',
+      'archiveTtl',
+      'backfillExportFile',
+      'compactArchive',
+    ]);
     for (const [name, size] of Object.entries(sizes.functions)) {
       const handler = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
       expect(size.entries.sort()).toEqual([`src/handlers/${handler}.mjs`, `src/handlers/${handler}.mjs.map`]);
@@ -571,6 +579,133 @@ describe('serverless package (offline)', () => {
       expect(size.codeBytes).toBeLessThan(600_000);
     }
   });
+
+  it('deploys the backfill state machine: the validated definition, a Distributed Map, its settings and references', () => {
+    const machine = ttlOnly.template.Resources.BackfillStateMachine!;
+    expect(machine.Type).toBe('AWS::StepFunctions::StateMachine');
+    expect(machine.Properties).toMatchObject({
+      StateMachineName: 'tidewater-dev-backfill',
+      StateMachineType: 'STANDARD',
+      RoleArn: { 'Fn::GetAtt': ['BackfillStateMachineRole', 'Arn'] },
+    });
+    // infra/backfill-map.asl.json with each placeholder replaced by its CloudFormation value.
+    const file = JSON.parse(readFileSync(path.join(root, 'infra/backfill-map.asl.json'), 'utf8'));
+    const fill = (node: any): any => {
+      const values: Record<string, unknown> = {
+        '${BackfillFunctionArn}': { 'Fn::GetAtt': ['BackfillExportFileLambdaFunction', 'Arn'] },
+        '${ExportBucket}': { Ref: 'ArchiveBucket' },
+        '${ResultsBucket}': { Ref: 'ArchiveBucket' },
+        '${ResultsPrefix}': 'backfill-results/',
+      };
+      if (typeof node === 'string') return node in values ? values[node] : node;
+      if (Array.isArray(node)) return node.map(fill);
+      if (node && typeof node === 'object')
+        return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, fill(v)]));
+      return node;
+    };
+    const { Comment: _deployed, ...definition } = machine.Properties.Definition;
+    const { Comment: _file, ...expected } = fill(file);
+    expect(definition).toEqual(expected);
+    const map = definition.States.BackfillDataFiles;
+    expect(map.ItemProcessor.ProcessorConfig).toEqual({ Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' });
+    expect(map.MaxConcurrency).toBe(40);
+    expect(map.ToleratedFailurePercentage).toBe(0);
+    const fn = ttlOnly.template.Resources.BackfillExportFileLambdaFunction!.Properties;
+    expect(fn.Role).toEqual({ 'Fn::GetAtt': ['BackfillExportFileRole', 'Arn'] });
+    expect(fn.Timeout).toBe(900);
+    expect(fn.Environment.Variables).toMatchObject({
+      ARCHIVE_BUCKET: { Ref: 'ArchiveBucket' },
+      ARCHIVE_PREFIX: 'archive/',
+      KEY_ATTRIBUTES: 'pk,sk',
+      EXPORT_PREFIX: 'exports/',
+      DEAD_LETTER_QUEUE_URL: { Ref: 'DeadLetterQueue' },
+    });
+  });
+
+  it('limits the backfill roles: the state machine to itself, its function, the export and results prefixes', () => {
+    const objects = (prefix: string) => [
+      { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['ArchiveBucket', 'Arn'] }, `/${prefix}*`]] },
+    ];
+    const arn = (kind: string, name: string) => [
+      {
+        'Fn::Join': [
+          ':',
+          [
+            'arn',
+            { Ref: 'AWS::Partition' },
+            'states',
+            { Ref: 'AWS::Region' },
+            { Ref: 'AWS::AccountId' },
+            kind,
+            name,
+          ],
+        ],
+      },
+    ];
+    expect(grants(ttlOnly, 'BackfillStateMachineRole')).toEqual({
+      StartChildExecutions: {
+        Action: ['states:StartExecution'],
+        Resource: arn('stateMachine', 'tidewater-dev-backfill'),
+        Condition: undefined,
+      },
+      ManageChildExecutions: {
+        Action: ['states:DescribeExecution', 'states:StopExecution'],
+        Resource: arn('execution', 'tidewater-dev-backfill/*'),
+        Condition: undefined,
+      },
+      InvokeBackfillFunction: {
+        Action: ['lambda:InvokeFunction'],
+        Resource: [{ 'Fn::GetAtt': ['BackfillExportFileLambdaFunction', 'Arn'] }],
+        Condition: undefined,
+      },
+      ReadExportManifests: { Action: ['s3:GetObject'], Resource: objects('exports/'), Condition: undefined },
+      WriteResults: {
+        Action: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+        Resource: objects('backfill-results/'),
+        Condition: undefined,
+      },
+    });
+    const trust = ttlOnly.template.Resources.BackfillStateMachineRole!.Properties.AssumeRolePolicyDocument;
+    expect(trust.Statement[0].Principal).toEqual({ Service: 'states.amazonaws.com' });
+    expect(grants(ttlOnly, 'BackfillExportFileRole')).toEqual({
+      WriteLogs: writeLogs('BackfillExportFileLogGroup'),
+      ReadExports: { Action: ['s3:GetObject'], Resource: objects('exports/'), Condition: undefined },
+      PutArchiveObjects: { Action: ['s3:PutObject'], Resource: objects('archive/'), Condition: undefined },
+      PutDeadLetterOverflow: {
+        Action: ['s3:PutObject'],
+        Resource: objects('dead-letter/'),
+        Condition: undefined,
+      },
+      SendDeadLetters: {
+        Action: ['sqs:SendMessage'],
+        Resource: [{ 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] }],
+        Condition: undefined,
+      },
+    });
+  });
+
+  it('passes cfn-lint on the backfill resources (errors elsewhere are not theirs to fix)', () => {
+    const file = path.join(allDeletesDir, 'cloudformation-template-update-stack.json');
+    const lint = spawnSync('cfn-lint', ['--format', 'json', file], { encoding: 'utf8', timeout: 240_000 });
+    expect(lint.error, 'cfn-lint on PATH').toBeUndefined();
+    const findings = JSON.parse(lint.stdout) as {
+      Rule: { Id: string };
+      Location: { Path: (string | number)[] };
+    }[];
+    const ours = [
+      'BackfillStateMachine',
+      'BackfillStateMachineRole',
+      'BackfillExportFileRole',
+      'BackfillExportFileLambdaFunction',
+    ];
+    const inOurs = findings.filter(
+      (f) =>
+        f.Rule.Id.startsWith('E') &&
+        f.Location.Path[0] === 'Resources' &&
+        ours.includes(String(f.Location.Path[1])),
+    );
+    expect(inOurs.map((f) => `${f.Rule.Id} ${f.Location.Path.join('/')}`)).toEqual([]);
+  }, 300_000);
 
   it('leaves pino out of the archive bundle: the pipeline logger writes its lines without it', () => {
     // The second packaging (into its own folder) is the one whose zips are still on disk.

@@ -18,6 +18,7 @@ describe('infra/ files', () => {
   it('load with plain js-yaml: long-form intrinsics only, no CloudFormation short tags', () => {
     expect(files.sort()).toEqual([
       'alarms.yml',
+      'backfill.yml',
       'bucket.yml',
       'iam.yml',
       'queues.yml',
@@ -48,6 +49,7 @@ describe('infra/ files', () => {
       '${file(./infra/queues.yml)}',
       '${file(./infra/iam.yml)}',
       '${file(./infra/alarms.yml)}',
+      '${file(./infra/backfill.yml)}',
     ]);
   });
 });
