@@ -8,7 +8,7 @@ import { regionFromArn } from '../records/convert.js';
 import type { Item, LambdaStreamRecord } from '../records/types.js';
 import { backfillPipeline } from './backfill-pipeline.js';
 import { backfillSequenceNumber, itemRecord, keysOf } from './backfill-record.js';
-import { type BackfillCheckpoint, checkpointWriter, openCheckpoint } from './checkpoint.js';
+import { checkpointWriter, openCheckpoint } from './checkpoint.js';
 import { deliverCounted } from './deliver-batch.js';
 import { BackfillError } from './errors.js';
 import { backfillExportFile } from './export-file.js';

@@ -130,4 +130,3 @@ function stallAttempts(value: string): number {
 function unbounded(limit: number | undefined): boolean {
   return limit === undefined || limit < 0;
 }
-

@@ -2,7 +2,6 @@ export type { ExpiredReason, RedriveMessageProblem } from './errors.js';
 export { RedriveInvokeError, RedriveMessageError, StreamRangeExpiredError } from './errors.js';
 export type { RedriveMessage } from './message.js';
 export { decodeRedriveMessage } from './message.js';
-export type { StreamsApi } from './read-range.js';
 export { readStreamRange } from './read-range.js';
 export type { RedriveOptions } from './redrive.js';
 export { redrive } from './redrive.js';

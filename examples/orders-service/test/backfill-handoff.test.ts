@@ -41,18 +41,26 @@ function item(pk: string, n: number): Item {
     tags: { SS: ['a', `t${n % 7}`] },
     scores: { NS: ['1', String(n + 2)] },
     blobs: { BS: [bytes.subarray(0, 3), bytes.subarray(3)] },
-    nested: { M: { list: { L: [{ N: String(n) }, { M: { even: { BOOL: n % 2 === 0 } } }, { NULL: true }] } } },
+    nested: {
+      M: { list: { L: [{ N: String(n) }, { M: { even: { BOOL: n % 2 === 0 } } }, { NULL: true }] } },
+    },
   };
 }
 
-async function createTable(dynamodb: DynamoDBClient, name: string, stream: boolean): Promise<string | undefined> {
+async function createTable(
+  dynamodb: DynamoDBClient,
+  name: string,
+  stream: boolean,
+): Promise<string | undefined> {
   const created = await dynamodb.send(
     new CreateTableCommand({
       TableName: name,
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
       KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      ...(stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } } : {}),
+      ...(stream
+        ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } }
+        : {}),
     }),
   );
   return created.TableDescription?.LatestStreamArn;
@@ -72,7 +80,9 @@ async function contents(dynamodb: DynamoDBClient, name: string): Promise<Map<str
   };
   let start: Record<string, AttributeValue> | undefined;
   do {
-    const page = await dynamodb.send(new ScanCommand({ TableName: name, ExclusiveStartKey: start, ConsistentRead: true }));
+    const page = await dynamodb.send(
+      new ScanCommand({ TableName: name, ExclusiveStartKey: start, ConsistentRead: true }),
+    );
     for (const found of page.Items ?? []) out.set(found.pk!.S!, canonical(found));
     start = page.LastEvaluatedKey;
   } while (start !== undefined);
@@ -82,7 +92,8 @@ async function contents(dynamodb: DynamoDBClient, name: string): Promise<Map<str
 /** Updates, deletes and new items, until `done()`: the application writing while the copy is seeded. */
 async function writeMeanwhile(dynamodb: DynamoDBClient, done: () => boolean, from: number): Promise<number> {
   let n = from;
-  for (; !done() || n < from + 40; n++) {
+  // At least 40 and at most 1,500 writes: enough to race every phase, bounded on a slow machine.
+  for (; (!done() || n < from + 40) && n < from + 1_500; n++) {
     const target = `order#${(n * 7919) % ITEMS}`;
     if (n % 4 === 0)
       await dynamodb.send(
@@ -90,11 +101,16 @@ async function writeMeanwhile(dynamodb: DynamoDBClient, done: () => boolean, fro
           TableName: SOURCE,
           Key: { pk: { S: target } },
           UpdateExpression: 'SET big = :b ADD tags :t',
-          ExpressionAttributeValues: { ':b': { N: `-98765432109876543210987654321098765${n % 1000}` }, ':t': { SS: [`u${n}`] } },
+          ExpressionAttributeValues: {
+            ':b': { N: `-98765432109876543210987654321098765${n % 1000}` },
+            ':t': { SS: [`u${n}`] },
+          },
         }),
       );
-    else if (n % 4 === 1) await dynamodb.send(new DeleteItemCommand({ TableName: SOURCE, Key: { pk: { S: target } } }));
-    else if (n % 4 === 2) await dynamodb.send(new PutItemCommand({ TableName: SOURCE, Item: item(`order#new-${n}`, n) }));
+    else if (n % 4 === 1)
+      await dynamodb.send(new DeleteItemCommand({ TableName: SOURCE, Key: { pk: { S: target } } }));
+    else if (n % 4 === 2)
+      await dynamodb.send(new PutItemCommand({ TableName: SOURCE, Item: item(`order#new-${n}`, n) }));
     else await dynamodb.send(new PutItemCommand({ TableName: SOURCE, Item: item(target, n + 50_000) }));
   }
   return n;
@@ -104,8 +120,21 @@ async function writeMeanwhile(dynamodb: DynamoDBClient, done: () => boolean, fro
 function backfill(checkpoint: string, killWhen?: () => boolean) {
   const child = spawn(
     'npx',
-    ['tidewater', 'backfill', '--scan', SOURCE, '--segments', '4', '--handler', 'src/handlers/copy.ts#handler',
-      '--checkpoint', checkpoint, '--batch-size', '50', '--no-progress'],
+    [
+      'tidewater',
+      'backfill',
+      '--scan',
+      SOURCE,
+      '--segments',
+      '4',
+      '--handler',
+      'src/handlers/copy.ts#handler',
+      '--checkpoint',
+      checkpoint,
+      '--batch-size',
+      '50',
+      '--no-progress',
+    ],
     { env: process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   let output = '';
@@ -130,10 +159,16 @@ beforeAll(async () => {
   await createTable(dynamodb, COPY, false);
   await createTable(dynamodb, VERSIONS, false);
   for (let i = 0; i < ITEMS; i += 25) {
-    const puts = Array.from({ length: 25 }, (_, j) => ({ PutRequest: { Item: item(`order#${i + j}`, i + j) } }));
+    const puts = Array.from({ length: 25 }, (_, j) => ({
+      PutRequest: { Item: item(`order#${i + j}`, i + j) },
+    }));
     await dynamodb.send(new BatchWriteItemCommand({ RequestItems: { [SOURCE]: puts } }));
   }
-  Object.assign(process.env, { COPY_TABLE: COPY, COPY_VERSIONS_TABLE: VERSIONS, STREAM_TIME_RESOLUTION: '60' });
+  Object.assign(process.env, {
+    COPY_TABLE: COPY,
+    COPY_VERSIONS_TABLE: VERSIONS,
+    STREAM_TIME_RESOLUTION: '60',
+  });
   ({ handler } = await import('../src/handlers/copy.js'));
 }, 300_000);
 
@@ -156,7 +191,8 @@ it('seeds the copy by backfill (killed, resumed) while writes go on, hands off t
   // was created, the seeding writes included; the guard skips what the copy already has newer.
   const emulator = new EventSourceMappingEmulator({ batchSize: 500, handler });
   const poller = new StreamPoller({ streams, streamArn, pollIntervalMs: 20 });
-  await poller.runEmulator(emulator, { stopWhenCaughtUp: true });
+  // An empty GetRecords page does not mean the shard's end: caught up after 10 in a row.
+  await poller.runEmulator(emulator, { stopWhenCaughtUp: true, emptyPagesToStop: 10 });
 
   const [table, copy] = await Promise.all([contents(dynamodb, SOURCE), contents(dynamodb, COPY)]);
   expect(table.size).toBeGreaterThan(ITEMS / 2);

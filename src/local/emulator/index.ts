@@ -6,13 +6,8 @@ export type { CheckpointData, ShardCheckpoint } from './checkpoint.js';
 export { CheckpointStore } from './checkpoint.js';
 export type { Clock } from './clock.js';
 export { ManualClock, systemClock } from './clock.js';
-export type {
-  FailureCondition,
-  FailureDestination,
-  S3FailureDestinationOptions,
-  S3InvocationRecord,
-  StreamInvocationRecord,
-} from './destinations.js';
+// The on-failure record's own types (StreamInvocationRecord, FailureCondition) are the root's.
+export type { FailureDestination, S3FailureDestinationOptions, S3InvocationRecord } from './destinations.js';
 export { MemoryFailureDestination, S3FailureDestination, SqsFailureDestination } from './destinations.js';
 export type {
   EmulatorEvent,

@@ -40,6 +40,7 @@ async function service(handlerSource?: string) {
         "import { appendFileSync } from 'node:fs';",
         `import { createStreamHandler } from ${JSON.stringify(SRC)};`,
         'const sink = { name: "out", write(records) {',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the template literal is the generated module's code
         '  appendFileSync(process.env.OUT_FILE, records.map((r) => `${JSON.stringify({ keys: r.raw.dynamodb.Keys, origin: r.origin })}\\n`).join(""));',
         '} };',
         "export const handler = createStreamHandler({ routes: [{ when: 'insert', to: sink }], metrics: false });",

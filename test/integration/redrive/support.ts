@@ -56,7 +56,7 @@ export async function runMapping(
     handler,
   });
   const poller = new StreamPoller({ streams, streamArn, pollIntervalMs: 20 });
-  await poller.runEmulator(emulator, { stopWhenCaughtUp: true });
+  await poller.runEmulator(emulator, { stopWhenCaughtUp: true, emptyPagesToStop: 10 });
 }
 
 /** Sends an on-failure record to every destination, as a mapping configured with one would to each in turn. */

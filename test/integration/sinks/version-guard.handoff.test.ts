@@ -167,7 +167,7 @@ describe('handoff: backfill through the version guard, then the stream from TRIM
     await raceWrites(table.tableName, seeded, () => true);
     const emulator = new EventSourceMappingEmulator({ batchSize: 50, handler: createStreamHandler(config) });
     const poller = new StreamPoller({ streams, streamArn: table.streamArn, pollIntervalMs: 20 });
-    await poller.runEmulator(emulator, { stopWhenCaughtUp: true });
+    await poller.runEmulator(emulator, { stopWhenCaughtUp: true, emptyPagesToStop: 10 });
 
     expect(deadLetter.entries).toEqual([]);
     const tableNow = await scanTable(table.tableName);
