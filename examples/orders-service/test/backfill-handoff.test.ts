@@ -1,7 +1,8 @@
 // Issue 23's promise, from the packed tarball: a table that already holds 10,000 items seeds a
 // copy through `tidewater backfill` (killed half-way, then resumed from its checkpoint) while
 // writes, updates and deletes go on; then the stream takes over from TRIM_HORIZON; the copy ends
-// equal to the table, item by item.
+// equal to the table, item by item. Then a batch fails past its retries to the on-failure
+// destination, `redrive` runs it again, and the copy is exact again.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,15 +17,22 @@ import {
   ScanCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { EventSourceMappingEmulator, type StreamHandler, StreamPoller } from 'tidewater/local';
+import {
+  EventSourceMappingEmulator,
+  S3FailureDestination,
+  type StreamHandler,
+  StreamPoller,
+} from 'tidewater/local';
 import { useLocalAws } from 'tidewater/local/vitest';
+import { handlerTarget, redrive } from 'tidewater/redrive';
 import { beforeAll, expect, it } from 'vitest';
 
 const SOURCE = 'orders-seeded';
 const COPY = 'orders-copy';
 const VERSIONS = 'orders-copy-versions';
 const ITEMS = 10_000;
-const local = useLocalAws();
+const FAILURES = 'orders-copy-failures';
+const local = useLocalAws({ buckets: [FAILURES] });
 let streamArn: string;
 let handler: StreamHandler;
 
@@ -190,7 +198,8 @@ it('seeds the copy by backfill (killed, resumed) while writes go on, hands off t
   // The stream consumer from TRIM_HORIZON: the stream still holds everything since the table
   // was created, the seeding writes included; the guard skips what the copy already has newer.
   const emulator = new EventSourceMappingEmulator({ batchSize: 500, handler });
-  const poller = new StreamPoller({ streams, streamArn, pollIntervalMs: 20 });
+  const positions = path.join(path.dirname(checkpoint), 'stream-checkpoint.json');
+  const poller = new StreamPoller({ streams, streamArn, pollIntervalMs: 20, checkpointFile: positions });
   // An empty GetRecords page does not mean the shard's end: caught up after 10 in a row.
   await poller.runEmulator(emulator, { stopWhenCaughtUp: true, emptyPagesToStop: 10 });
 
@@ -198,4 +207,43 @@ it('seeds the copy by backfill (killed, resumed) while writes go on, hands off t
   expect(table.size).toBeGreaterThan(ITEMS / 2);
   expect(copy.size).toBe(table.size);
   for (const [key, expected] of table) expect(copy.get(key), key).toEqual(expected);
+
+  // A deploy with a bug: a batch holding order#7 fails past its one retry, and Lambda's
+  // on-failure destination (S3 here) gets the record of it; the copy misses those changes.
+  const changed = ['order#7', 'order#new-2', 'order#15', 'order#7']; // order#7 twice: its order matters
+  for (const [i, pk] of changed.entries())
+    await dynamodb.send(new PutItemCommand({ TableName: SOURCE, Item: item(pk, 90_000 + i) }));
+  const buggy: StreamHandler = async (event, context) => {
+    if (event.Records.some((record) => record.dynamodb.Keys.pk?.S === 'order#7')) throw new Error('a bug');
+    return handler(event, context);
+  };
+  const failing = new EventSourceMappingEmulator({
+    batchSize: 500,
+    maximumRetryAttempts: 1,
+    onFailure: new S3FailureDestination(local.current.s3, FAILURES),
+    handler: buggy,
+  });
+  const after = new StreamPoller({ streams, streamArn, pollIntervalMs: 20, checkpointFile: positions });
+  await after.runEmulator(failing, { stopWhenCaughtUp: true, emptyPagesToStop: 10 });
+  expect((await contents(dynamodb, COPY)).get('order#7')).not.toEqual(
+    (await contents(dynamodb, SOURCE)).get('order#7'),
+  );
+
+  // The fix is deployed: redrive the failed batch through it.
+  const report = await redrive({
+    streamArn,
+    bucket: FAILURES,
+    target: handlerTarget(handler),
+    streams,
+    s3: local.current.s3,
+  });
+  expect(report).toMatchObject({
+    messagesRead: 1,
+    failed: 0,
+    messagesRemoved: 1,
+    recordsRedriven: changed.length,
+  });
+  const [tableNow, copyNow] = await Promise.all([contents(dynamodb, SOURCE), contents(dynamodb, COPY)]);
+  expect(copyNow.size).toBe(tableNow.size);
+  for (const [key, expected] of tableNow) expect(copyNow.get(key), key).toEqual(expected);
 }, 600_000);
