@@ -49,6 +49,11 @@ function checkJava(): void {
   const major = match ? Number(match[1] === '1' ? match[2] : match[1]) : Number.NaN;
   if (!(major >= 17))
     throw new JavaMissingError(`found ${match ? `Java ${major}` : 'an unreadable Java version'}`);
+  // The loopback launcher runs in source-file mode, which compiles it: a JDK's java (a JRE lacks
+  // the compiler module).
+  const modules = spawnSync('java', ['--list-modules'], { encoding: 'utf8' });
+  if (!/^jdk\.compiler@/m.test(`${modules.stdout ?? ''}`))
+    throw new JavaMissingError(`found Java ${major} without jdk.compiler: a JRE, where a JDK is needed`);
 }
 
 /**

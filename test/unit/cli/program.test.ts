@@ -126,8 +126,8 @@ describe('tidewater CLI', () => {
         stderr += chunk.toString();
       });
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-      expect(stderr).toMatch(/JavaMissingError: DynamoDB Local needs Java 17 or newer/);
-      expect(stderr).toMatch(/apt-get install -y openjdk-17-jre-headless/);
+      expect(stderr).toMatch(/JavaMissingError: DynamoDB Local needs a Java 17 \(or newer\) JDK/);
+      expect(stderr).toMatch(/apt-get install -y openjdk-17-jdk-headless/);
       expect(code).toBe(EXIT.error);
     },
   );

@@ -26,7 +26,7 @@ async function fakeJava(versionLine: string) {
 }
 
 const NAMES_THE_FIX =
-  /Java 17 or newer.*apt-get install -y openjdk-17-jre-headless.*brew install openjdk@17/s;
+  /Java 17 \(or newer\) JDK.*apt-get install -y openjdk-17-jdk-headless.*brew install openjdk@17/s;
 
 describe('startDynamoDbLocal without a usable Java', () => {
   it('no java on PATH: JavaMissingError naming the fix', async () => {
@@ -41,6 +41,8 @@ describe('startDynamoDbLocal without a usable Java', () => {
     ['openjdk version "11.0.20" 2023-07-18', 'found Java 11'],
     ['java version "1.8.0_392"', 'found Java 8'],
     ['Unable to locate a Java Runtime.', 'found an unreadable Java version'],
+    // A JRE: version 17, but `java --list-modules` names no jdk.compiler (the launcher needs it).
+    ['openjdk version "17.0.15" 2025-04-15', 'found Java 17 without jdk.compiler'],
   ])('%s: JavaMissingError (%s) naming the fix', async (versionLine, found) => {
     await fakeJava(versionLine);
     const error = await startDynamoDbLocal().catch((e: unknown) => e);
