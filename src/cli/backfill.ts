@@ -9,6 +9,7 @@ import { pipelineOfHandler } from '../pipeline/middleware.js';
 import { NotAStreamHandlerError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { functionEnvironment, streamFunctionOf } from './function-env.js';
+import { functionOptions } from './function-handler.js';
 import { integer, splitHandler } from './parse.js';
 
 interface BackfillFlags {
@@ -41,7 +42,10 @@ function positive(text: string): number {
 }
 
 export function backfillCommand(): Command {
-  return new Command('backfill')
+  return functionOptions(
+    new Command('backfill'),
+    "a createStreamHandler handler to run instead of the function's own",
+  )
     .description(
       "Run a stream function's routes, handlers and sinks over a table's existing items: from a DynamoDB export " +
         'to S3 (DYNAMODB_JSON, full or incremental) or a parallel Scan. Each record says it came from a backfill ' +
@@ -54,17 +58,6 @@ export function backfillCommand(): Command {
     )
     .option('--scan <table>', 'scan this table instead (for tables without point-in-time recovery)')
     .option('--segments <n>', 'parallel Scan segments', positive, 4)
-    .option(
-      '-c, --config <file>',
-      "serverless.yml to find the function's handler and environment in",
-      'serverless.yml',
-    )
-    .option(
-      '-f, --function <key>',
-      'function under functions: (default: the only one with a DynamoDB stream event)',
-    )
-    .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
-    .option('--handler <module#export>', "a createStreamHandler handler to run instead of the function's own")
     .option(
       '--checkpoint <file>',
       'resume from and record progress in this file (written after each batch, mode 0600)',

@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import {
   handlerFile,
   loadHandler,
@@ -17,6 +18,28 @@ export interface FunctionFlags {
   stage: string;
   handler?: string;
   verbose?: boolean;
+}
+
+/**
+ * The options that choose a function and its handler, one spelling for every command that runs
+ * a function's handler (`replay`, `redrive`, `backfill`). `handler` says what `--handler` takes.
+ */
+export function functionOptions(
+  command: Command,
+  handler = "call this handler instead of the function's own",
+): Command {
+  return command
+    .option(
+      '-c, --config <file>',
+      "serverless.yml to read the function's handler, settings and environment from",
+      'serverless.yml',
+    )
+    .option(
+      '-f, --function <key>',
+      'function under functions: (default: the only one with a DynamoDB stream event)',
+    )
+    .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
+    .option('--handler <module#export>', handler);
 }
 
 /**

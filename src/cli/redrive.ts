@@ -8,7 +8,7 @@ import {
   redrive,
 } from '../redrive/index.js';
 import { EXIT } from './exit-codes.js';
-import { type FunctionFlags, withFunctionHandler } from './function-handler.js';
+import { type FunctionFlags, functionOptions, withFunctionHandler } from './function-handler.js';
 
 interface RedriveFlags extends FunctionFlags {
   streamArn: string;
@@ -20,7 +20,7 @@ interface RedriveFlags extends FunctionFlags {
 }
 
 export function redriveCommand(): Command {
-  const command = new Command('redrive')
+  const command = functionOptions(new Command('redrive'))
     .description(
       "Run a stream's failed batches again: Lambda's on-failure records (an SQS queue, SNS delivered to SQS, or " +
         "an S3 destination) are read back from the stream, tidewater's dead-letter entries carry their records; " +
@@ -35,17 +35,6 @@ export function redriveCommand(): Command {
       'invoke the deployed function (name or ARN) through the Lambda API instead',
     )
     .option('--dry-run', 'print what would be redriven; invoke and remove nothing')
-    .option(
-      '-c, --config <file>',
-      "serverless.yml to load the function's handler and environment from",
-      'serverless.yml',
-    )
-    .option(
-      '-f, --function <key>',
-      'function under functions: (default: the only one with a DynamoDB stream event)',
-    )
-    .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
-    .option('--handler <module#export>', "call this handler instead of the function's own")
     .option('-v, --verbose', 'print the environment set for the handler')
     .action(async (flags: RedriveFlags) => {
       if (flags.queueUrl === undefined && flags.bucket === undefined)

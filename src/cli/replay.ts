@@ -12,7 +12,7 @@ import {
 import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { describeEvent } from './describe-event.js';
 import { EXIT } from './exit-codes.js';
-import { type FunctionFlags, withFunctionHandler } from './function-handler.js';
+import { type FunctionFlags, functionOptions, withFunctionHandler } from './function-handler.js';
 
 interface ReplayFlags extends AwsTargetFlags, FunctionFlags {
   onFailureOut?: string;
@@ -22,24 +22,13 @@ interface ReplayFlags extends AwsTargetFlags, FunctionFlags {
 }
 
 export function replayCommand(): Command {
-  const command: Command = new Command('replay')
+  const command: Command = functionOptions(new Command('replay'))
     .description(
       "Replay JSONL files (Lambda events, or records from `tidewater capture`) through a function's handler with " +
         "Lambda's event-source-mapping rules, as serverless.yml configures them. The mapping's decisions are " +
         "deterministic (its clock is the data's); the handler's own age checks use the wall clock.",
     )
     .argument('<files...>', 'JSONL files')
-    .option(
-      '-c, --config <file>',
-      "serverless.yml to read the function's stream settings and environment from",
-      'serverless.yml',
-    )
-    .option(
-      '-f, --function <key>',
-      'function under functions: (default: the only one with a DynamoDB stream event)',
-    )
-    .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
-    .option('--handler <module#export>', "call this handler instead of the function's own")
     .option('--on-failure-out <file>', 'write on-failure invocation records here (JSONL)')
     .option(
       '--stall-after <attempts>',
