@@ -4,12 +4,13 @@
  * one that runs the S3 archive sink's object encoder (row shaping, NDJSON, gzip, SHA-256 — all but
  * the PUT) — and the batch engine (src/pipeline) routing records to them.
  */
+
+import { type ArchiveLayout, planArchiveObjects } from '../../src/archive/objects.js';
 import { createJsonLogger } from '../../src/logging/json-logger.js';
 import { createStreamHandler } from '../../src/pipeline/index.js';
 import { createRecordParser } from '../../src/records/parse.js';
 import type { ClassifiedRecord } from '../../src/records/types.js';
 import { recordImageError } from '../../src/records/validate.js';
-import { type ArchiveLayout, planArchiveObjects } from '../../src/sinks/archive-objects.js';
 import type { Sink, SinkResult } from '../../src/sinks/types.js';
 import { type BenchHandler, type Collector, TTL_ATTRIBUTE, type Workload } from './work.js';
 

@@ -3,7 +3,7 @@
  * record. Bytes are measured by encoding realistic records with the sink's own encoder; request
  * and storage costs use the prices stated below.
  */
-import { planArchiveObjects } from '../../src/sinks/archive-objects.js';
+import { planArchiveObjects } from '../../src/archive/objects.js';
 import { sampleTtlDeletes } from '../../src/sinks/sample-records.js';
 
 const RECORDS = 1_000_000;

@@ -6,14 +6,11 @@
  * compaction planner on one real hour, scaled to 24 hours.
  */
 import { planCompaction } from '../../src/archive/compaction-plan.js';
+import { decodeObject, parseArchiveKey } from '../../src/archive/format.js';
+import { DEFAULT_MAX_OBJECT_BYTES, planArchiveObjects } from '../../src/archive/objects.js';
+import { DEFAULT_MAX_PARTITIONS_PER_BATCH, tenantFromPartitionKey } from '../../src/archive/partition.js';
 import { parseStreamEvent } from '../../src/records/index.js';
 import type { ClassifiedRecord } from '../../src/records/types.js';
-import { decodeObject, parseArchiveKey } from '../../src/sinks/archive-format.js';
-import { DEFAULT_MAX_OBJECT_BYTES, planArchiveObjects } from '../../src/sinks/archive-objects.js';
-import {
-  DEFAULT_MAX_PARTITIONS_PER_BATCH,
-  tenantFromPartitionKey,
-} from '../../src/sinks/archive-partition.js';
 import { sampleTtlDeleteRecords } from '../../src/sinks/sample-records.js';
 import { createRandom } from '../lib/random.js';
 

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { type ArchiveRow, rowToLambdaRecord } from '../../src/sinks/archive-format.js';
+import { type ArchiveRow, rowToLambdaRecord } from '../../src/archive/format.js';
 import { generateBatches } from '../lib/events.js';
 import { benchContext } from '../lib/lambda-context.js';
 import { bytes, fixed, goal, int, ratio, table, whyMissed } from '../lib/markdown.js';

@@ -1,8 +1,19 @@
 import pLimit from 'p-limit';
 import { defineOptions } from '../core/options.js';
-import { partitionTime } from '../sinks/archive-format.js';
-import { DEFAULT_MAX_OBJECT_BYTES } from '../sinks/archive-objects.js';
-import type { TenantPartitioner } from '../sinks/archive-partition.js';
+import { type ServerSideEncryption, SSE_OPTION, sseParams } from '../sinks/options.js';
+import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
+import { type CompactionSource, planCompaction } from './compaction-plan.js';
+import {
+  ArchiveRestoreRequiredError,
+  CompactionIncompleteError,
+  hourLabel,
+  OpenPartitionError,
+} from './errors.js';
+import { partitionTime } from './format.js';
+import { closesAt, DEFAULT_CLOSED_AFTER_SECONDS, wholeHours } from './hours.js';
+import { type CompactionManifest, manifestKey, manifestPrefix, parseManifest } from './manifest.js';
+import { DEFAULT_MAX_OBJECT_BYTES } from './objects.js';
+import type { TenantPartitioner } from './partition.js';
 import {
   type ArchiveRangeOptions,
   type FetchedArchiveObject,
@@ -15,18 +26,7 @@ import {
   RANGE_OPTIONS,
   resolveRange,
   toMillis,
-} from '../sinks/archive-store.js';
-import { type ServerSideEncryption, SSE_OPTION, sseParams } from '../sinks/options.js';
-import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
-import { type CompactionSource, planCompaction } from './compaction-plan.js';
-import {
-  ArchiveRestoreRequiredError,
-  CompactionIncompleteError,
-  hourLabel,
-  OpenPartitionError,
-} from './errors.js';
-import { closesAt, DEFAULT_CLOSED_AFTER_SECONDS, wholeHours } from './hours.js';
-import { type CompactionManifest, manifestKey, manifestPrefix, parseManifest } from './manifest.js';
+} from './read-store.js';
 import {
   deleteObject,
   getText,

@@ -1,7 +1,7 @@
-import { type ArchivePartition, type ArchiveRow, archiveRowId } from '../sinks/archive-format.js';
-import { recordTenantSegment, type TenantPartitioner } from '../sinks/archive-partition.js';
 import { sha256Hex } from '../sinks/digest.js';
-import { rowToRecord } from '../sinks/read-archive.js';
+import { type ArchivePartition, type ArchiveRow, archiveRowId } from './format.js';
+import { recordTenantSegment, type TenantPartitioner } from './partition.js';
+import { rowToRecord } from './read-archive.js';
 import { type RewrittenObject, rewrittenObject } from './rewritten-object.js';
 
 /** One object of an hour partition, read. */

@@ -1,5 +1,5 @@
-import type { ArchiveRow } from '../sinks/archive-format.js';
-import { HOUR_MS } from '../sinks/archive-store.js';
+import type { ArchiveRow } from './format.js';
+import { HOUR_MS } from './read-store.js';
 
 /**
  * What erasing one tenant does with one archive object, before reading it:

@@ -1,8 +1,20 @@
 import pLimit from 'p-limit';
 import { defineOptions } from '../core/options.js';
-import { UnpartitionedObjectsError } from '../sinks/archive-errors.js';
-import type { ArchivePartition, ArchiveRow } from '../sinks/archive-format.js';
-import { recordTenantSegment, type TenantPartitioner, tenantSegment } from '../sinks/archive-partition.js';
+import {
+  keyPrefix,
+  PREFIX_OPTION,
+  type ServerSideEncryption,
+  SSE_OPTION,
+  sseParams,
+} from '../sinks/options.js';
+import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
+import { type DeadLetterScan, scanDeadLetters } from './dead-letters.js';
+import { eraseAction, splitRows } from './erase-plan.js';
+import { ArchiveRestoreRequiredError, EraseIncompleteError } from './errors.js';
+import type { ArchivePartition, ArchiveRow } from './format.js';
+import { UnpartitionedObjectsError } from './layout-errors.js';
+import { recordTenantSegment, type TenantPartitioner, tenantSegment } from './partition.js';
+import { rowToRecord } from './read-archive.js';
 import {
   type ArchiveRangeOptions,
   fetchArchiveObject,
@@ -11,19 +23,7 @@ import {
   needsRestore,
   RANGE_OPTIONS,
   resolveRange,
-} from '../sinks/archive-store.js';
-import {
-  keyPrefix,
-  PREFIX_OPTION,
-  type ServerSideEncryption,
-  SSE_OPTION,
-  sseParams,
-} from '../sinks/options.js';
-import { rowToRecord } from '../sinks/read-archive.js';
-import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
-import { type DeadLetterScan, scanDeadLetters } from './dead-letters.js';
-import { eraseAction, splitRows } from './erase-plan.js';
-import { ArchiveRestoreRequiredError, EraseIncompleteError } from './errors.js';
+} from './read-store.js';
 import { type RewrittenObject, rewrittenObject } from './rewritten-object.js';
 import {
   deleteEveryVersion,

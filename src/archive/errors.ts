@@ -1,5 +1,5 @@
 import { describeError, TidewaterError } from '../core/errors.js';
-import { someKeys } from '../sinks/archive-errors.js';
+import { someKeys } from './layout-errors.js';
 
 /** `table/dt/hour`, how errors and reports name an hour partition. */
 export function hourLabel(table: string, dt: string, hour: string): string {

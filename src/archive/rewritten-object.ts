@@ -1,5 +1,5 @@
-import { type ArchivePartition, encodeObject, objectKey } from '../sinks/archive-format.js';
 import { sha256Hex } from '../sinks/digest.js';
+import { type ArchivePartition, encodeObject, objectKey } from './format.js';
 
 /** Hex digits of a rewritten object's tag, as long as the sinks' tags. */
 const TAG_LENGTH = 12;

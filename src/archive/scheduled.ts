@@ -1,9 +1,9 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { HOUR_MS } from '../sinks/archive-store.js';
 import type { ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
 import { type CompactionReport, compactArchive, type HourCompaction } from './compact.js';
 import { CompactionFailedHoursError, hourLabel } from './errors.js';
 import { scheduledWindow } from './hours.js';
+import { HOUR_MS } from './read-store.js';
 
 export interface RecentHoursOptions {
   client: S3Client;

@@ -10,10 +10,10 @@ import {
   type S3Client,
   type StorageClass,
 } from '@aws-sdk/client-s3';
-import { ArchiveBucketNotFoundError, isNoSuchBucket } from '../sinks/archive-errors.js';
-import { ARCHIVE_FORMAT } from '../sinks/archive-format.js';
+import { ARCHIVE_FORMAT } from './format.js';
+import { ArchiveBucketNotFoundError, isNoSuchBucket } from './layout-errors.js';
 
-// The S3 requests archive maintenance makes beyond reading (sinks/archive-store.ts): writing
+// The S3 requests archive maintenance makes beyond reading (read-store.ts): writing
 // replacement objects, deleting exactly what was read, and every version of what is erased.
 
 /** The bucket and client one maintenance run works with. */

@@ -7,7 +7,7 @@ import {
   eraseTenant,
   parseHour,
 } from '../archive/index.js';
-import { tenantFromPartitionKey } from '../sinks/archive-partition.js';
+import { tenantFromPartitionKey } from '../archive/partition.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
 import { EXIT } from './exit-codes.js';
 import { integer } from './parse.js';

@@ -1,8 +1,8 @@
 import { join, resolve } from 'node:path';
+import { type ArchiveLayout, planArchiveObjects } from '../archive/objects.js';
 import { defineOptions } from '../core/options.js';
 import { writeFileAtomic } from '../core/write-file-atomic.js';
 import type { ClassifiedRecord } from '../records/types.js';
-import { type ArchiveLayout, planArchiveObjects } from './archive-objects.js';
 import { ArchiveWriteError } from './errors.js';
 import { type ArchiveLayoutOptions, archiveLayout, LAYOUT_OPTIONS, warnOverflow } from './options.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';

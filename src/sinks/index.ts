@@ -1,9 +1,9 @@
 // The sinks every handler may use without an AWS client. Sinks that talk to AWS have their own
 // entry points (src/s3.ts, src/sqs.ts, src/archive.ts), so a handler loads only the client it uses.
 
-export { InvalidTenantError } from './archive-errors.js';
-export type { TenantFromPartitionKeyOptions, TenantPartitioner } from './archive-partition.js';
-export { DEFAULT_MAX_PARTITIONS_PER_BATCH, tenantFromPartitionKey } from './archive-partition.js';
+export { InvalidTenantError } from '../archive/layout-errors.js';
+export type { TenantFromPartitionKeyOptions, TenantPartitioner } from '../archive/partition.js';
+export { DEFAULT_MAX_PARTITIONS_PER_BATCH, tenantFromPartitionKey } from '../archive/partition.js';
 export {
   DEAD_LETTER_POINTER_TYPE,
   DEAD_LETTER_TYPE,

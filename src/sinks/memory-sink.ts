@@ -1,6 +1,6 @@
+import { shardSegment } from '../archive/format.js';
 import { defineOptions } from '../core/options.js';
 import type { ClassifiedRecord } from '../records/types.js';
-import { shardSegment } from './archive-format.js';
 import { InjectedSinkFailure } from './errors.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';
 

@@ -1,8 +1,8 @@
 import type { PutObjectCommandInput } from '@aws-sdk/client-s3';
+import { type ArchiveLayout, DEFAULT_MAX_OBJECT_BYTES } from '../archive/objects.js';
+import { DEFAULT_MAX_PARTITIONS_PER_BATCH, type TenantPartitioner } from '../archive/partition.js';
 import { RETRY_POLICIES } from '../core/backoff.js';
 import { defineOptions, type OptionReader } from '../core/options.js';
-import { type ArchiveLayout, DEFAULT_MAX_OBJECT_BYTES } from './archive-objects.js';
-import { DEFAULT_MAX_PARTITIONS_PER_BATCH, type TenantPartitioner } from './archive-partition.js';
 import { type SdkRetryStrategy, SinkRetryStrategy } from './retry-strategy.js';
 import type { SinkContext } from './types.js';
 

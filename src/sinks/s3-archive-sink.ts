@@ -5,11 +5,11 @@ import {
   type StorageClass,
 } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
+import { ARCHIVE_FORMAT } from '../archive/format.js';
+import { type ArchiveLayout, type PlannedObject, planArchiveObjects } from '../archive/objects.js';
 import { RETRY_POLICIES, waitBeforeRetry } from '../core/backoff.js';
 import { defineOptions } from '../core/options.js';
 import type { ClassifiedRecord } from '../records/types.js';
-import { ARCHIVE_FORMAT } from './archive-format.js';
-import { type ArchiveLayout, type PlannedObject, planArchiveObjects } from './archive-objects.js';
 import { ArchiveWriteError } from './errors.js';
 import {
   type ArchiveLayoutOptions,

@@ -5,9 +5,9 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
+import { safeSegment } from '../archive/format.js';
 import { describeError } from '../core/errors.js';
 import { defineOptions } from '../core/options.js';
-import { safeSegment } from './archive-format.js';
 import { entryIdentity, entryLabel, serializeDeadLetterEntry } from './dead-letter-message.js';
 import { sha256Base64 } from './digest.js';
 import { DeadLetterSendError } from './errors.js';

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tenantFromPartitionKey } from '../../../src/archive/partition.js';
 import {
   ArchiveBucketNotFoundError,
   ArchiveRestoreRequiredError,
@@ -14,7 +15,6 @@ import {
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { type S3Server, startS3Server } from '../../../src/local/servers/s3-server.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
-import { tenantFromPartitionKey } from '../../../src/sinks/archive-partition.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { tenantRecords } from '../../support/tenant-records.js';

@@ -1,13 +1,13 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { decodeObject, parseArchiveKey } from '../../../src/archive/format.js';
+import { InvalidTenantError } from '../../../src/archive/layout-errors.js';
+import { tenantFromPartitionKey } from '../../../src/archive/partition.js';
 import { ArchiveBucketNotFoundError, eraseTenant, UnpartitionedObjectsError } from '../../../src/archive.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { type S3Server, startS3Server } from '../../../src/local/servers/s3-server.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
 import { S3ArchiveSink, S3DeadLetterSink } from '../../../src/s3.js';
-import { InvalidTenantError } from '../../../src/sinks/archive-errors.js';
-import { decodeObject, parseArchiveKey } from '../../../src/sinks/archive-format.js';
-import { tenantFromPartitionKey } from '../../../src/sinks/archive-partition.js';
 import type { DeadLetterEntry } from '../../../src/sinks/types.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { tenantRecords } from '../../support/tenant-records.js';

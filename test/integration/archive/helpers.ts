@@ -1,7 +1,7 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { type ArchiveRow, decodeObject } from '../../../src/archive/format.js';
 import { readArchive, readArchiveRows } from '../../../src/archive.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
-import { type ArchiveRow, decodeObject } from '../../../src/sinks/archive-format.js';
 
 export const TABLE = 'archive-sample';
 /** Every test's records are in hours of 2026-01-15: long closed. */

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { tenantFromPartitionKey } from '../../../src/archive/partition.js';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
-import { tenantFromPartitionKey } from '../../../src/sinks/archive-partition.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { captureOutput } from '../../support/capture-output.js';
 import { tenantRecords } from '../../support/tenant-records.js';

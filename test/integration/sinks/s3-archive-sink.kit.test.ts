@@ -1,8 +1,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, vi } from 'vitest';
+import { parseArchiveKey } from '../../../src/archive/format.js';
 import { readArchive } from '../../../src/archive.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
-import { parseArchiveKey } from '../../../src/sinks/archive-format.js';
 import { runSinkTestKit } from '../../../src/sinks/testkit.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { s3ClientFor, startRecordingS3 } from './s3-helpers.js';

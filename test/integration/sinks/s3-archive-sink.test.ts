@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planArchiveObjects } from '../../../src/archive/objects.js';
 import { decodeArchiveObject, readArchive } from '../../../src/archive.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import type { S3Server } from '../../../src/local/servers/s3-server.js';
 import { NumberValue, parseStreamRecord } from '../../../src/records/index.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
 import { ARCHIVE_STORAGE_CLASSES, S3ArchiveSink, S3DeadLetterSink } from '../../../src/s3.js';
-import { planArchiveObjects } from '../../../src/sinks/archive-objects.js';
 import { ArchiveWriteError } from '../../../src/sinks/errors.js';
 import { sampleTtlDeleteRecords, sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';

@@ -2,9 +2,9 @@ import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type CompactionSource, planCompaction, rowSetSha256 } from '../../../src/archive/compaction-plan.js';
-import { decodeObject, parseArchiveKey } from '../../../src/sinks/archive-format.js';
-import { planArchiveObjects } from '../../../src/sinks/archive-objects.js';
-import { tenantFromPartitionKey, tenantOfSegment } from '../../../src/sinks/archive-partition.js';
+import { decodeObject, parseArchiveKey } from '../../../src/archive/format.js';
+import { planArchiveObjects } from '../../../src/archive/objects.js';
+import { tenantFromPartitionKey, tenantOfSegment } from '../../../src/archive/partition.js';
 import { tenantRecords } from '../../support/tenant-records.js';
 
 const partitionBy = tenantFromPartitionKey();

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { eraseAction, splitRows } from '../../../src/archive/erase-plan.js';
+import type { ArchiveRow } from '../../../src/archive/format.js';
 import {
   closesAt,
   DEFAULT_CLOSED_AFTER_SECONDS,
@@ -9,7 +10,6 @@ import {
   wholeHours,
 } from '../../../src/archive/hours.js';
 import { type CompactionManifest, manifestKey, parseManifest } from '../../../src/archive/manifest.js';
-import type { ArchiveRow } from '../../../src/sinks/archive-format.js';
 import { ArchiveFormatError } from '../../../src/sinks/index.js';
 
 const HOUR = 3_600_000;

@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ClassifiedRecord } from '../../../src/records/types.js';
-import { parseArchiveKey } from '../../../src/sinks/archive-format.js';
-import { planArchiveObjects } from '../../../src/sinks/archive-objects.js';
+import { parseArchiveKey } from '../../../src/archive/format.js';
+import { planArchiveObjects } from '../../../src/archive/objects.js';
 import {
   tenantFromPartitionKey,
   tenantOfSegment,
   tenantProblem,
   tenantSegment,
-} from '../../../src/sinks/archive-partition.js';
+} from '../../../src/archive/partition.js';
+import type { ClassifiedRecord } from '../../../src/records/types.js';
 import { ArchiveKeyError, InvalidTenantError } from '../../../src/sinks/index.js';
 import { tenantRecords } from '../../support/tenant-records.js';
 

@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseArchiveKey } from '../../../src/archive/format.js';
 import { decodeArchiveObject } from '../../../src/archive.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
-import { parseArchiveKey } from '../../../src/sinks/archive-format.js';
 import { ArchiveWriteError, FileSink } from '../../../src/sinks/index.js';
 import { sampleTtlDeleteRecords, sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { runSinkTestKit } from '../../../src/sinks/testkit.js';

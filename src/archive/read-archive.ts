@@ -1,9 +1,10 @@
 import { defineOptions } from '../core/options.js';
 import { parseStreamRecord } from '../records/index.js';
 import type { ClassifiedRecord } from '../records/types.js';
-import { UnpartitionedObjectsError } from './archive-errors.js';
-import { type ArchiveRow, archiveRowId, isStandInShard, rowToLambdaRecord } from './archive-format.js';
-import { recordTenantSegment, type TenantPartitioner, tenantSegment } from './archive-partition.js';
+import { ArchiveFormatError } from '../sinks/errors.js';
+import { type ArchiveRow, archiveRowId, isStandInShard, rowToLambdaRecord } from './format.js';
+import { UnpartitionedObjectsError } from './layout-errors.js';
+import { recordTenantSegment, type TenantPartitioner, tenantSegment } from './partition.js';
 import {
   type ArchiveRange,
   type ArchiveRangeOptions,
@@ -12,8 +13,7 @@ import {
   listArchiveHours,
   RANGE_OPTIONS,
   resolveRange,
-} from './archive-store.js';
-import { ArchiveFormatError } from './errors.js';
+} from './read-store.js';
 
 /** An object readArchive skipped (with `onCorruptObject`) because it is not a readable archive object. */
 export interface CorruptArchiveObject {

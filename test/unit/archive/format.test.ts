@@ -1,10 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionsError } from '../../../src/core/errors.js';
-import { MalformedRecordError, parseStreamRecord } from '../../../src/records/index.js';
-import type { AttributeValue, LambdaStreamRecord } from '../../../src/records/types.js';
-import { S3ArchiveSink } from '../../../src/s3.js';
 import {
   decodeObject,
   objectKey,
@@ -12,8 +8,12 @@ import {
   parseArchiveKey,
   rowToLambdaRecord,
   shardSegment,
-} from '../../../src/sinks/archive-format.js';
-import { planArchiveObjects } from '../../../src/sinks/archive-objects.js';
+} from '../../../src/archive/format.js';
+import { planArchiveObjects } from '../../../src/archive/objects.js';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
+import { MalformedRecordError, parseStreamRecord } from '../../../src/records/index.js';
+import type { AttributeValue, LambdaStreamRecord } from '../../../src/records/types.js';
+import { S3ArchiveSink } from '../../../src/s3.js';
 import { ArchiveFormatError, ArchiveKeyError } from '../../../src/sinks/index.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 

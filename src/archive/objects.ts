@@ -1,4 +1,5 @@
 import type { ClassifiedRecord } from '../records/types.js';
+import type { SinkFailure } from '../sinks/types.js';
 import {
   chunkRows,
   encodeObject,
@@ -6,8 +7,7 @@ import {
   objectKey,
   objectTag,
   type TenantSplit,
-} from './archive-format.js';
-import type { SinkFailure } from './types.js';
+} from './format.js';
 
 /** Layout settings shared by the S3 and file archive sinks, resolved once per sink. */
 export interface ArchiveLayout {

@@ -6,7 +6,7 @@ import { S3ArchiveSink } from '../../../src/s3.js';
 import { ArchiveFormatError } from '../../../src/sinks/errors.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
-import { listKeys } from './s3-helpers.js';
+import { listKeys } from '../sinks/s3-helpers.js';
 
 const WIDE = { table: 'archive-sample', from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z' };
 

@@ -5,7 +5,9 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import type { InvalidOptionsError } from '../core/errors.js';
-import { ArchiveBucketNotFoundError, isNoSuchBucket } from './archive-errors.js';
+import { sha256Base64 } from '../sinks/digest.js';
+import { ArchiveFormatError } from '../sinks/errors.js';
+import { keyPrefix, PREFIX_OPTION } from '../sinks/options.js';
 import {
   type ArchiveKeyParts,
   type ArchiveRow,
@@ -14,10 +16,8 @@ import {
   partitionPrefix,
   partitionTime,
   safeSegment,
-} from './archive-format.js';
-import { sha256Base64 } from './digest.js';
-import { ArchiveFormatError } from './errors.js';
-import { keyPrefix, PREFIX_OPTION } from './options.js';
+} from './format.js';
+import { ArchiveBucketNotFoundError, isNoSuchBucket } from './layout-errors.js';
 
 // Reading a stored archive from S3: listing its hour partitions and fetching an object's rows.
 // readArchive, compaction and erase all go through these, so they agree on what an object is.

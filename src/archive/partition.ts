@@ -1,7 +1,7 @@
 import { describeError, InvalidOptionsError } from '../core/errors.js';
 import type { ClassifiedRecord } from '../records/types.js';
-import { InvalidTenantError } from './archive-errors.js';
-import { ArchiveKeyError } from './errors.js';
+import { ArchiveKeyError } from '../sinks/errors.js';
+import { InvalidTenantError } from './layout-errors.js';
 
 /**
  * Names the tenant a record belongs to. The archive sinks put each tenant's rows in objects of

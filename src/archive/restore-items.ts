@@ -10,8 +10,8 @@ import { PartialFailureError } from '../core/errors.js';
 import { defineOptions } from '../core/options.js';
 import { RETRY_POLICIES, type RetryPolicy, withAttempts, withRetry } from '../core/retry.js';
 import type { AttributeMap, AttributeValue, ClassifiedRecord } from '../records/types.js';
-import type { ArchiveRow } from './archive-format.js';
-import { RestoreError, RestoreWriteError } from './errors.js';
+import { RestoreError, RestoreWriteError } from '../sinks/errors.js';
+import type { ArchiveRow } from './format.js';
 
 /**
  * What to do with the TTL attribute of a restored image. Left as archived, its time is past, so

@@ -10,9 +10,9 @@ import type {
   StreamEventName,
   StreamViewType,
 } from '../records/types.js';
-import { recordTenantSegment, type TenantPartitioner } from './archive-partition.js';
-import { sha256Base64, sha256Hex } from './digest.js';
-import { ArchiveFormatError, ArchiveKeyError } from './errors.js';
+import { sha256Base64, sha256Hex } from '../sinks/digest.js';
+import { ArchiveFormatError, ArchiveKeyError } from '../sinks/errors.js';
+import { recordTenantSegment, type TenantPartitioner } from './partition.js';
 
 /** Bumped only on an incompatible change; readers accept every version they know. */
 export const ARCHIVE_FORMAT = 'tidewater-ndjson-v1';
