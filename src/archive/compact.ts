@@ -1,7 +1,6 @@
 import pLimit from 'p-limit';
 import { defineOptions } from '../core/options.js';
-import { type ServerSideEncryption, SSE_OPTION, sseParams } from '../sinks/options.js';
-import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
+import { type ServerSideEncryption, SSE_OPTION, sseParams } from './bucket-options.js';
 import { type CompactionSource, planCompaction } from './compaction-plan.js';
 import {
   ArchiveRestoreRequiredError,
@@ -9,31 +8,29 @@ import {
   hourLabel,
   OpenPartitionError,
 } from './errors.js';
-import { partitionTime } from './format.js';
+import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, partitionTime } from './format.js';
 import { closesAt, DEFAULT_CLOSED_AFTER_SECONDS, wholeHours } from './hours.js';
 import { type CompactionManifest, manifestKey, manifestPrefix, parseManifest } from './manifest.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from './objects.js';
 import type { TenantPartitioner } from './partition.js';
 import {
   type ArchiveRangeOptions,
+  deleteObject,
   type FetchedArchiveObject,
   fetchArchiveObject,
+  getText,
   HOUR_MS,
   type ListedArchiveObject,
   type ListedHour,
   listArchiveHours,
-  needsRestore,
-  RANGE_OPTIONS,
-  resolveRange,
-  toMillis,
-} from './read-store.js';
-import {
-  deleteObject,
-  getText,
   listKeys,
+  needsRestore,
   putArchiveObject,
   putJson,
+  RANGE_OPTIONS,
+  resolveRange,
   type Store,
+  toMillis,
   type WriteSettings,
 } from './store.js';
 

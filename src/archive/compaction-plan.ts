@@ -1,4 +1,4 @@
-import { sha256Hex } from '../sinks/digest.js';
+import { sha256Hex } from '../core/digest.js';
 import { type ArchivePartition, type ArchiveRow, archiveRowId } from './format.js';
 import { recordTenantSegment, type TenantPartitioner } from './partition.js';
 import { rowToRecord } from './read-archive.js';

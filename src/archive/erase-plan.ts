@@ -1,5 +1,5 @@
 import type { ArchiveRow } from './format.js';
-import { HOUR_MS } from './read-store.js';
+import { HOUR_MS } from './store.js';
 
 /**
  * What erasing one tenant does with one archive object, before reading it:

@@ -6,30 +6,27 @@ import {
   type ServerSideEncryption,
   SSE_OPTION,
   sseParams,
-} from '../sinks/options.js';
-import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
+} from './bucket-options.js';
 import { type DeadLetterScan, scanDeadLetters } from './dead-letters.js';
 import { eraseAction, splitRows } from './erase-plan.js';
-import { ArchiveRestoreRequiredError, EraseIncompleteError } from './errors.js';
+import { ArchiveRestoreRequiredError, EraseIncompleteError, UnpartitionedObjectsError } from './errors.js';
 import type { ArchivePartition, ArchiveRow } from './format.js';
-import { UnpartitionedObjectsError } from './layout-errors.js';
+import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from './format.js';
 import { recordTenantSegment, type TenantPartitioner, tenantSegment } from './partition.js';
 import { rowToRecord } from './read-archive.js';
+import { type RewrittenObject, rewrittenObject } from './rewritten-object.js';
 import {
   type ArchiveRangeOptions,
+  deleteEveryVersion,
   fetchArchiveObject,
+  keepsVersions,
   type ListedArchiveObject,
   listArchiveHours,
   needsRestore,
-  RANGE_OPTIONS,
-  resolveRange,
-} from './read-store.js';
-import { type RewrittenObject, rewrittenObject } from './rewritten-object.js';
-import {
-  deleteEveryVersion,
-  keepsVersions,
   putArchiveObject,
+  RANGE_OPTIONS,
   recordCount,
+  resolveRange,
   type Store,
   type WriteSettings,
 } from './store.js';

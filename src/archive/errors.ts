@@ -1,5 +1,129 @@
-import { describeError, TidewaterError } from '../core/errors.js';
-import { someKeys } from './layout-errors.js';
+import {
+  describeError,
+  RecordError,
+  type RecordIdentity,
+  recordLabel,
+  TidewaterError,
+} from '../core/errors.js';
+
+// Every error of the archive's S3 layout: placing, reading, restoring and maintaining it. The
+// archive sink's own write failure (ArchiveWriteError) is the sink's, in sinks/errors.ts.
+
+/** A tenant id that cannot name a tenant partition (empty, with a `/`, control characters, too long). */
+export class InvalidTenantError extends TidewaterError {
+  override name = 'InvalidTenantError';
+  readonly tenant: string;
+  constructor(tenant: string, detail: string) {
+    const shown = tenant.length > 60 ? `${tenant.slice(0, 60)}…` : tenant;
+    super(`tenant ${JSON.stringify(shown)}: ${detail}`);
+    this.tenant = tenant;
+  }
+}
+
+/** The archive bucket does not exist (S3 answered NoSuchBucket): a typo, or the wrong account or region. */
+export class ArchiveBucketNotFoundError extends TidewaterError {
+  override name = 'ArchiveBucketNotFoundError';
+  readonly bucket: string;
+  constructor(bucket: string, options?: { cause?: unknown }) {
+    super(
+      `bucket ${JSON.stringify(bucket)} does not exist (NoSuchBucket): check its name, account and region`,
+      options,
+    );
+    this.bucket = bucket;
+  }
+}
+
+/**
+ * One tenant was asked for, but some objects in range hold every tenant's rows (written without
+ * `partitionBy`, or by a batch over `maxPartitionsPerBatch`): only `partitionBy` can tell which
+ * rows in them are the tenant's. eraseTenant throws it before changing anything; readArchive
+ * before reading the hour that holds them, instead of returning part of the tenant's rows.
+ */
+export class UnpartitionedObjectsError extends TidewaterError {
+  override name = 'UnpartitionedObjectsError';
+  readonly keys: readonly string[];
+  constructor(tenant: string, keys: readonly string[]) {
+    super(
+      `${keys.length} archive object(s) in range hold rows of every tenant (${someKeys(keys)}); ` +
+        `pass partitionBy to pick tenant ${JSON.stringify(tenant)}'s rows out of them`,
+    );
+    this.keys = keys;
+  }
+}
+
+/** The first 5 keys and, past 5, how many in all: how an error's message names many keys. */
+export function someKeys(keys: readonly string[]): string {
+  return keys.slice(0, 5).join(', ') + (keys.length > 5 ? `, … (${keys.length} in all)` : '');
+}
+
+/** True for S3's NoSuchBucket answer. */
+export function isNoSuchBucket(error: unknown): boolean {
+  const e = error as { name?: string; Code?: string } | undefined;
+  return e?.name === 'NoSuchBucket' || e?.Code === 'NoSuchBucket';
+}
+
+/**
+ * A record could not be placed in an archive object (no table name, a tenant it cannot be filed
+ * under). It is reported as a per-record failure, so the pipeline retries and finally
+ * dead-letters it. A record without a creation time is malformed instead (MalformedRecordError:
+ * dead-lettered at once).
+ */
+export class ArchiveKeyError extends RecordError {
+  override name = 'ArchiveKeyError';
+  declare readonly eventID: string;
+  declare readonly sequenceNumber: string;
+  constructor(detail: string, record: { eventID: string; sequenceNumber: string }) {
+    super(`cannot archive record ${recordLabel(record)}: ${detail}`, record);
+  }
+}
+
+/** An archive object (or one of its lines) is not what tidewater wrote: bad gzip, bad JSON, checksum mismatch. */
+export class ArchiveFormatError extends TidewaterError {
+  override name = 'ArchiveFormatError';
+  readonly key: string;
+  readonly line: number | undefined;
+  constructor(key: string, detail: string, line?: number, options?: { cause?: unknown }) {
+    super(`archive object ${key}${line === undefined ? '' : ` line ${line}`}: ${detail}`, options);
+    this.key = key;
+    this.line = line;
+  }
+}
+
+/** A record cannot be restored (its stream view carries no image to write back). */
+export class RestoreError extends RecordError {
+  override name = 'RestoreError';
+  constructor(detail: string, record: RecordIdentity) {
+    super(`cannot restore ${recordLabel(record)}: ${detail}`, record);
+  }
+}
+
+/**
+ * A write of restoreItems failed (after the client's retries), so the restore stopped. The counts
+ * are what was durably written or skipped before it stopped; a re-run skips what was written.
+ */
+export class RestoreWriteError extends RecordError {
+  override name = 'RestoreWriteError';
+  readonly written: number;
+  readonly skipped: number;
+  readonly calls: number;
+  /** `record` identifies the (first) record whose write failed. */
+  constructor(
+    tableName: string,
+    record: RecordIdentity,
+    progress: { written: number; skipped: number; calls: number },
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `restoring into ${tableName} failed at ${recordLabel(record)} ` +
+        `(written ${progress.written}, skipped ${progress.skipped}): ${describeError(options?.cause)}`,
+      record,
+      options,
+    );
+    this.written = progress.written;
+    this.skipped = progress.skipped;
+    this.calls = progress.calls;
+  }
+}
 
 /** `table/dt/hour`, how errors and reports name an hour partition. */
 export function hourLabel(table: string, dt: string, hour: string): string {

@@ -1,4 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { sha256Base64, sha256Hex } from '../core/digest.js';
 import { MalformedRecordError } from '../records/errors.js';
 import type {
   AttributeMap,
@@ -10,12 +11,28 @@ import type {
   StreamEventName,
   StreamViewType,
 } from '../records/types.js';
-import { sha256Base64, sha256Hex } from '../sinks/digest.js';
-import { ArchiveFormatError, ArchiveKeyError } from '../sinks/errors.js';
+import { ArchiveFormatError, ArchiveKeyError } from './errors.js';
 import { recordTenantSegment, type TenantPartitioner } from './partition.js';
 
 /** Bumped only on an incompatible change; readers accept every version they know. */
 export const ARCHIVE_FORMAT = 'tidewater-ndjson-v1';
+
+/** The storage classes an archive may be written in, for validating configuration (e.g. environment). */
+export const ARCHIVE_STORAGE_CLASSES = [
+  'STANDARD',
+  'STANDARD_IA',
+  'GLACIER_IR',
+  'GLACIER',
+  'DEEP_ARCHIVE',
+] as const;
+
+export type ArchiveStorageClass = (typeof ARCHIVE_STORAGE_CLASSES)[number];
+
+/** A record the layout could not place or serialize: an archive sink reports it as its SinkFailure. */
+export interface UnplacedRecord {
+  sequenceNumber: string;
+  error: unknown;
+}
 
 /**
  * One archived record: one JSON line. Keys and images stay raw DynamoDB JSON (Lambda shape,
@@ -299,7 +316,7 @@ export function chunkRows(
   partition: ArchivePartition,
   ttlAttribute: string,
   maxBytes: number,
-  failed?: { sequenceNumber: string; error: unknown }[],
+  failed?: UnplacedRecord[],
 ): EncodedChunk[] {
   const chunks: EncodedChunk[] = [];
   let current: EncodedChunk | undefined;
@@ -418,11 +435,11 @@ export function groupByPartition(
   tenants?: TenantSplit,
 ): {
   groups: Map<string, { partition: ArchivePartition; records: ClassifiedRecord[] }>;
-  failed: { sequenceNumber: string; error: unknown }[];
+  failed: UnplacedRecord[];
   overflow: number;
 } {
   const groups = new Map<string, { partition: ArchivePartition; records: ClassifiedRecord[] }>();
-  const failed: { sequenceNumber: string; error: unknown }[] = [];
+  const failed: UnplacedRecord[] = [];
   const admitted = new Set<string>();
   let overflow = 0;
   for (const record of records) {

@@ -1,4 +1,4 @@
-import { HOUR_MS } from './read-store.js';
+import { HOUR_MS } from './store.js';
 
 /**
  * When an hour counts as closed, by default: the hour's end plus 25 hours. A record is archived

@@ -1,4 +1,4 @@
-import { ArchiveFormatError } from '../sinks/errors.js';
+import { ArchiveFormatError } from './errors.js';
 
 export const MANIFEST_TYPE = 'tidewater.compaction';
 

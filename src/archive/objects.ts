@@ -1,5 +1,4 @@
 import type { ClassifiedRecord } from '../records/types.js';
-import type { SinkFailure } from '../sinks/types.js';
 import {
   chunkRows,
   encodeObject,
@@ -7,6 +6,7 @@ import {
   objectKey,
   objectTag,
   type TenantSplit,
+  type UnplacedRecord,
 } from './format.js';
 
 /** Layout settings shared by the S3 and file archive sinks, resolved once per sink. */
@@ -40,7 +40,7 @@ export const DEFAULT_MAX_OBJECT_BYTES = 16 * 1024 * 1024;
 export function planArchiveObjects(
   records: readonly ClassifiedRecord[],
   layout: ArchiveLayout,
-): { objects: PlannedObject[]; failed: SinkFailure[]; overflow: number } {
+): { objects: PlannedObject[]; failed: UnplacedRecord[]; overflow: number } {
   const { groups, failed, overflow } = groupByPartition(records, layout.table, layout.tenants);
   const objects: PlannedObject[] = [];
   for (const { partition, records: groupRecords } of groups.values()) {

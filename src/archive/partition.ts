@@ -1,7 +1,6 @@
 import { describeError, InvalidOptionsError } from '../core/errors.js';
 import type { ClassifiedRecord } from '../records/types.js';
-import { ArchiveKeyError } from '../sinks/errors.js';
-import { InvalidTenantError } from './layout-errors.js';
+import { ArchiveKeyError, InvalidTenantError } from './errors.js';
 
 /**
  * Names the tenant a record belongs to. The archive sinks put each tenant's rows in objects of

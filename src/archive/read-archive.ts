@@ -1,9 +1,8 @@
 import { defineOptions } from '../core/options.js';
 import { parseStreamRecord } from '../records/index.js';
 import type { ClassifiedRecord } from '../records/types.js';
-import { ArchiveFormatError } from '../sinks/errors.js';
+import { ArchiveFormatError, UnpartitionedObjectsError } from './errors.js';
 import { type ArchiveRow, archiveRowId, isStandInShard, rowToLambdaRecord } from './format.js';
-import { UnpartitionedObjectsError } from './layout-errors.js';
 import { recordTenantSegment, type TenantPartitioner, tenantSegment } from './partition.js';
 import {
   type ArchiveRange,
@@ -13,7 +12,7 @@ import {
   listArchiveHours,
   RANGE_OPTIONS,
   resolveRange,
-} from './read-store.js';
+} from './store.js';
 
 /** An object readArchive skipped (with `onCorruptObject`) because it is not a readable archive object. */
 export interface CorruptArchiveObject {

@@ -10,7 +10,7 @@ import { PartialFailureError } from '../core/errors.js';
 import { defineOptions } from '../core/options.js';
 import { RETRY_POLICIES, type RetryPolicy, withAttempts, withRetry } from '../core/retry.js';
 import type { AttributeMap, AttributeValue, ClassifiedRecord } from '../records/types.js';
-import { RestoreError, RestoreWriteError } from '../sinks/errors.js';
+import { RestoreError, RestoreWriteError } from './errors.js';
 import type { ArchiveRow } from './format.js';
 
 /**

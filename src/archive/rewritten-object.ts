@@ -1,4 +1,4 @@
-import { sha256Hex } from '../sinks/digest.js';
+import { sha256Hex } from '../core/digest.js';
 import { type ArchivePartition, encodeObject, objectKey } from './format.js';
 
 /** Hex digits of a rewritten object's tag, as long as the sinks' tags. */

@@ -1,9 +1,9 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
 import { type CompactionReport, compactArchive, type HourCompaction } from './compact.js';
 import { CompactionFailedHoursError, hourLabel } from './errors.js';
+import type { ArchiveStorageClass } from './format.js';
 import { scheduledWindow } from './hours.js';
-import { HOUR_MS } from './read-store.js';
+import { HOUR_MS } from './store.js';
 
 export interface RecentHoursOptions {
   client: S3Client;

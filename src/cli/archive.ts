@@ -1,5 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../archive/format.js';
 import {
   CompactionIncompleteError,
   compactArchive,
@@ -8,7 +9,6 @@ import {
   parseHour,
 } from '../archive/index.js';
 import { tenantFromPartitionKey } from '../archive/partition.js';
-import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
 import { EXIT } from './exit-codes.js';
 import { integer } from './parse.js';
 

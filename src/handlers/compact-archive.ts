@@ -1,4 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../archive/format.js';
 import { DEFAULT_CLOSED_AFTER_SECONDS } from '../archive/hours.js';
 import {
   compactRecentHours,
@@ -6,7 +7,6 @@ import {
   type RecentHoursSummary,
 } from '../archive/scheduled.js';
 import { defineEnvironment, type Environment } from '../core/options.js';
-import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../sinks/s3-archive-sink.js';
 import { ARCHIVE_ROUTES, type ArchiveRoutes, clientRetry, userDeletePrefix } from './archive-settings.js';
 import { HandlerConfigError } from './config-error.js';
 import { KEY_PREFIX_OPTION } from './key-prefix.js';

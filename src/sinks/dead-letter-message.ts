@@ -1,4 +1,4 @@
-import { sha256Hex } from './digest.js';
+import { sha256Hex } from '../core/digest.js';
 import type { DeadLetterEntry } from './types.js';
 
 export const DEAD_LETTER_TYPE = 'tidewater.dead-letter';

@@ -1,7 +1,13 @@
 // The sinks every handler may use without an AWS client. Sinks that talk to AWS have their own
 // entry points (src/s3.ts, src/sqs.ts, src/archive.ts), so a handler loads only the client it uses.
 
-export { InvalidTenantError } from '../archive/layout-errors.js';
+export {
+  ArchiveFormatError,
+  ArchiveKeyError,
+  InvalidTenantError,
+  RestoreError,
+  RestoreWriteError,
+} from '../archive/errors.js';
 export type { TenantFromPartitionKeyOptions, TenantPartitioner } from '../archive/partition.js';
 export { DEFAULT_MAX_PARTITIONS_PER_BATCH, tenantFromPartitionKey } from '../archive/partition.js';
 export {
@@ -9,15 +15,7 @@ export {
   DEAD_LETTER_TYPE,
   serializeDeadLetterEntry,
 } from './dead-letter-message.js';
-export {
-  ArchiveFormatError,
-  ArchiveKeyError,
-  ArchiveWriteError,
-  DeadLetterSendError,
-  InjectedSinkFailure,
-  RestoreError,
-  RestoreWriteError,
-} from './errors.js';
+export { ArchiveWriteError, DeadLetterSendError, InjectedSinkFailure } from './errors.js';
 export type { FileSinkOptions } from './file-sink.js';
 export { FileSink } from './file-sink.js';
 export type { MemoryDeadLetterSinkOptions } from './memory-dead-letter-sink.js';

@@ -1,20 +1,13 @@
 import type { PutObjectCommandInput } from '@aws-sdk/client-s3';
+import { keyPrefix, PREFIX_OPTION, SSE_OPTION } from '../archive/bucket-options.js';
 import { type ArchiveLayout, DEFAULT_MAX_OBJECT_BYTES } from '../archive/objects.js';
 import { DEFAULT_MAX_PARTITIONS_PER_BATCH, type TenantPartitioner } from '../archive/partition.js';
 import { RETRY_POLICIES } from '../core/backoff.js';
-import { defineOptions, type OptionReader } from '../core/options.js';
+import type { OptionReader } from '../core/options.js';
 import { type SdkRetryStrategy, SinkRetryStrategy } from './retry-strategy.js';
 import type { SinkContext } from './types.js';
 
 // Option rules several sinks share, declared once for core/options' reader.
-
-/** A key prefix; keyPrefix() drops its leading and trailing slashes. */
-export const PREFIX_OPTION = { kind: 'string' } as const;
-
-/** Key prefix without leading/trailing slashes; '' for none. */
-export function keyPrefix(prefix: string | undefined): string {
-  return prefix === undefined ? '' : prefix.replace(/^\/+|\/+$/g, '');
-}
 
 /** The archive layout's options: S3ArchiveSink and FileSink write the same keys and bytes. */
 export interface ArchiveLayoutOptions {
@@ -154,38 +147,9 @@ export function lazyClient<C>(
   };
 }
 
-export type ServerSideEncryption = 'AES256' | { kmsKeyId: string; bucketKeyEnabled?: boolean };
-
-/** The `sse` option; a `{ kmsKeyId }` object's members are read by sseParams. */
-export const SSE_OPTION = {
-  kind: 'custom',
-  expected: "'AES256' or { kmsKeyId, bucketKeyEnabled? }",
-  check: (v: unknown) => v === 'AES256' || (v !== null && typeof v === 'object' && !Array.isArray(v)),
-} as const;
-
 /** The options an S3 sink is pointed at its bucket with. */
 export const S3_OPTIONS = {
   bucket: { kind: 'nonEmptyString', required: true },
   ...CLIENT_OPTIONS,
   sse: SSE_OPTION,
 } as const;
-
-const readKms = /* @__PURE__ */ defineOptions<Exclude<ServerSideEncryption, 'AES256'>>()('sse', {
-  kmsKeyId: { kind: 'nonEmptyString', required: true },
-  bucketKeyEnabled: { kind: 'boolean' },
-});
-
-/** PutObject encryption parameters of an `sse` option SSE_OPTION accepted, shared by every S3 sink. */
-export function sseParams(
-  sse: ServerSideEncryption | undefined,
-  where: string,
-): Partial<PutObjectCommandInput> {
-  if (sse === undefined) return {};
-  if (sse === 'AES256') return { ServerSideEncryption: 'AES256' };
-  const { kmsKeyId, bucketKeyEnabled } = readKms(sse, where, 'sse.');
-  return {
-    ServerSideEncryption: 'aws:kms',
-    SSEKMSKeyId: kmsKeyId,
-    ...(bucketKeyEnabled === undefined ? {} : { BucketKeyEnabled: bucketKeyEnabled }),
-  };
-}

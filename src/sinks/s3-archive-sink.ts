@@ -5,7 +5,8 @@ import {
   type StorageClass,
 } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
-import { ARCHIVE_FORMAT } from '../archive/format.js';
+import { type ServerSideEncryption, sseParams } from '../archive/bucket-options.js';
+import { ARCHIVE_FORMAT, ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../archive/format.js';
 import { type ArchiveLayout, type PlannedObject, planArchiveObjects } from '../archive/objects.js';
 import { RETRY_POLICIES, waitBeforeRetry } from '../core/backoff.js';
 import { defineOptions } from '../core/options.js';
@@ -17,23 +18,10 @@ import {
   LAYOUT_OPTIONS,
   lazyClient,
   S3_OPTIONS,
-  type ServerSideEncryption,
   type SinkClientOptions,
-  sseParams,
   warnOverflow,
 } from './options.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';
-
-/** The storage classes an archive may be written in, for validating configuration (e.g. environment). */
-export const ARCHIVE_STORAGE_CLASSES = [
-  'STANDARD',
-  'STANDARD_IA',
-  'GLACIER_IR',
-  'GLACIER',
-  'DEEP_ARCHIVE',
-] as const;
-
-export type ArchiveStorageClass = (typeof ARCHIVE_STORAGE_CLASSES)[number];
 
 export type { ServerSideEncryption };
 

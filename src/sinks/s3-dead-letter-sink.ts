@@ -5,21 +5,14 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
+import { keyPrefix, PREFIX_OPTION, type ServerSideEncryption, sseParams } from '../archive/bucket-options.js';
 import { safeSegment } from '../archive/format.js';
+import { sha256Base64 } from '../core/digest.js';
 import { describeError } from '../core/errors.js';
 import { defineOptions } from '../core/options.js';
 import { entryIdentity, entryLabel, serializeDeadLetterEntry } from './dead-letter-message.js';
-import { sha256Base64 } from './digest.js';
 import { DeadLetterSendError } from './errors.js';
-import {
-  keyPrefix,
-  lazyClient,
-  PREFIX_OPTION,
-  S3_OPTIONS,
-  type ServerSideEncryption,
-  type SinkClientOptions,
-  sseParams,
-} from './options.js';
+import { lazyClient, S3_OPTIONS, type SinkClientOptions } from './options.js';
 import type { DeadLetterEntry, DeadLetterSink, SinkContext } from './types.js';
 
 export interface S3DeadLetterSinkOptions extends SinkClientOptions<S3Client> {

@@ -1,4 +1,5 @@
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
+import { sha256Hex } from '../core/digest.js';
 import { describeError, PartialFailureError } from '../core/errors.js';
 import { defineOptions } from '../core/options.js';
 import { RETRY_POLICIES, type RetryPolicy, withAttempts, withRetry } from '../core/retry.js';
@@ -10,7 +11,6 @@ import {
   serializeDeadLetterEntry,
   serializeDeadLetterPointer,
 } from './dead-letter-message.js';
-import { sha256Hex } from './digest.js';
 import { DeadLetterSendError } from './errors.js';
 import { CLIENT_OPTIONS, lazyClient, type SinkClientOptions } from './options.js';
 import { S3DeadLetterSink } from './s3-dead-letter-sink.js';

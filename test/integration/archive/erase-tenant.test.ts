@@ -1,7 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { InvalidTenantError } from '../../../src/archive/errors.js';
 import { decodeObject, parseArchiveKey } from '../../../src/archive/format.js';
-import { InvalidTenantError } from '../../../src/archive/layout-errors.js';
 import { tenantFromPartitionKey } from '../../../src/archive/partition.js';
 import { ArchiveBucketNotFoundError, eraseTenant, UnpartitionedObjectsError } from '../../../src/archive.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';

@@ -1,9 +1,9 @@
 import { gzipSync } from 'node:zlib';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
+import { ArchiveFormatError } from '../../../src/archive/errors.js';
 import { type CorruptArchiveObject, readArchive, readArchiveRows } from '../../../src/archive.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
-import { ArchiveFormatError } from '../../../src/sinks/errors.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { listKeys } from '../sinks/s3-helpers.js';
