@@ -8,12 +8,11 @@ import {
   patternWarnings,
 } from '../../filters/index.js';
 import { emitFilterWarning } from '../../filters/lint.js';
-import { WINDOW_STATE_LIMIT_BYTES, windowStateBytes } from '../../pipeline/window-event.js';
 import type { LambdaStreamRecord } from '../../records/index.js';
 import { type Clock, systemClock } from './clock.js';
 import type { FailureCondition, FailureDestination } from './destinations.js';
 import type { EmulatorEvent, ShardResult } from './emulator-log.js';
-import { EmulatorStoppedError, ReplayStalledError, UnstreamableRecordError } from './errors.js';
+import { EmulatorStoppedError, UnstreamableRecordError } from './errors.js';
 import { callHandler } from './handler-call.js';
 import { invocationRecord } from './invocation-record.js';
 import { createLambdaContext, lambdaFunctionArn } from './lambda-context.js';
@@ -25,16 +24,18 @@ import {
 } from './mapping-options.js';
 import { EVENT_ENVELOPE_BYTES, INVOCATION_PAYLOAD_LIMIT_BYTES, recordPayloadBytes } from './payload-limit.js';
 import { createdAtMs, splitExpired, trimmedAtMs } from './record-age.js';
-import { judgeResponse, type Verdict } from './response.js';
+import { judgeResponse } from './response.js';
 import {
-  isoSecond,
-  openSegment,
-  type WindowInvocation,
-  type WindowSegment,
-  type WindowSpan,
-  windowEvent,
-  windowSpanOf,
-} from './tumbling-window.js';
+  type Attempt,
+  attemptError,
+  type Entry,
+  type Lane,
+  type ShardState,
+  type WindowCall,
+} from './shard-state.js';
+import { DEFAULT_STALL_AFTER_ATTEMPTS, type StallPolicy, StallWatch } from './stall-watchdog.js';
+import { isoSecond, windowEvent } from './tumbling-window.js';
+import { WindowLifecycle } from './window-lifecycle.js';
 
 export type { EmulatorEvent, InvocationOutcome, ShardResult } from './emulator-log.js';
 export type {
@@ -43,6 +44,7 @@ export type {
   StreamHandlerEvent,
   StreamHandlerResult,
 } from './mapping-options.js';
+export { DEFAULT_STALL_AFTER_ATTEMPTS } from './stall-watchdog.js';
 
 export interface ShardInput {
   shardId: string;
@@ -59,73 +61,6 @@ export interface ShardInput {
    * whole shard.
    */
   shardEnded?: () => boolean;
-}
-
-interface Entry {
-  record: LambdaStreamRecord;
-  seq: bigint;
-  done: boolean;
-  /** When it was first invoked (clock ms): from then on it can expire from the stream while retried. */
-  deliveredAt: number | undefined;
-  /** With a tumbling window: the window it is aggregated in. */
-  span: WindowSpan | undefined;
-}
-
-interface ShardState {
-  shardId: string;
-  streamArn: string;
-  entries: Entry[];
-  head: number;
-  checkpoint: string | undefined;
-  result: ShardResult;
-  /** Set by the first batch that could not be settled: no lane invokes anything after it. */
-  failed: boolean;
-  onCheckpoint: ((sequenceNumber: string) => void | Promise<void>) | undefined;
-  /** With a tumbling window: the window open on this shard, until its final invocation succeeds. */
-  segment: WindowSegment<Entry> | undefined;
-}
-
-interface Lane {
-  index: number;
-  buffer: Entry[];
-  /** The buffered records' bytes in the invocation payload. */
-  bufferBytes: number;
-  /** When the current batching window opened (clock ms). */
-  windowOpenedAt: number;
-  /** An invocation of this lane has completed: batching windows open at completions from then on. */
-  completedAny: boolean;
-  /** Batches scheduled and not yet completed. */
-  inFlight: number;
-  /** With a tumbling window: the window the lane gathers records for, until it is closed. */
-  span: WindowSpan | undefined;
-  /** The latest window a record of this lane fell in (open or closed). */
-  latest: WindowSpan | undefined;
-  tail: Promise<void>;
-  failure: unknown;
-}
-
-/**
- * Failed invocations in a row, with nothing settled in between, after which unbounded retries end
- * (see `stallAfterAttempts`). Small enough that a poison record stops a replay in seconds, large
- * enough that a handler recovering from a transient failure (a throttled write, a sink restarting)
- * gets through.
- */
-export const DEFAULT_STALL_AFTER_ATTEMPTS = 10;
-
-/** One lane's failures since its last progress: what decides that a batch is stuck. */
-interface StallWatch {
-  /** Failed invocations in a row without progress. */
-  attempts: number;
-  /** The clock at the last failure or progress: with an age limit, time passing is progress. */
-  clock: number;
-  lastError: string;
-}
-
-type Attempt = Verdict | { outcome: 'function-error' | 'timeout'; error: string };
-
-/** What a windowed invocation needs besides its records. */
-interface WindowCall extends WindowInvocation {
-  segment: WindowSegment<Entry>;
 }
 
 /**
@@ -148,19 +83,17 @@ export class EventSourceMappingEmulator {
   private readonly maxRetries: number;
   private readonly maxAgeMs: number;
   private readonly lanes: number;
-  /** Tumbling window width; 0 without one. */
-  private readonly tumblingMs: number;
   private readonly onFailure: FailureDestination | undefined;
   private readonly retryDelayMs: number;
   private readonly timedOutSettleMs: number;
   /** Infinity when retries are bounded or the user asked for endless ones. */
   private readonly stallAfter: number;
-  /** A window's final invocation is retried without bound by Lambda: this ends it locally. */
-  private readonly finalStallAfter: number;
   private readonly clock: Clock;
   private readonly onEvent: ((event: EmulatorEvent) => void) | undefined;
   private readonly keepLog: boolean;
   private stopped = false;
+  private readonly windows: WindowLifecycle;
+  private readonly stallPolicy: StallPolicy;
 
   constructor(options: EventSourceMappingOptions) {
     const o = readMappingOptions(options);
@@ -176,17 +109,27 @@ export class EventSourceMappingEmulator {
     this.bisect = o.bisectBatchOnFunctionError;
     this.maxRetries = o.maximumRetryAttempts;
     this.maxAgeMs = o.maximumRecordAgeInSeconds < 0 ? -1 : o.maximumRecordAgeInSeconds * 1000;
-    this.tumblingMs = o.tumblingWindowInSeconds * 1000;
+    const tumblingMs = o.tumblingWindowInSeconds * 1000;
     // A window's state is per shard ("1 MB per shard"), so a windowed shard runs one batch at a time.
-    this.lanes = this.tumblingMs > 0 ? 1 : o.parallelizationFactor;
+    this.lanes = tumblingMs > 0 ? 1 : o.parallelizationFactor;
     this.onFailure = o.onFailure;
     this.retryDelayMs = o.retryDelayMs;
     this.timedOutSettleMs = o.timedOutSettleMs;
-    this.finalStallAfter = o.stallAfterAttempts ?? DEFAULT_STALL_AFTER_ATTEMPTS;
-    this.stallAfter = this.maxRetries < 0 ? this.finalStallAfter : Number.POSITIVE_INFINITY;
+    const finalStallAfter = o.stallAfterAttempts ?? DEFAULT_STALL_AFTER_ATTEMPTS;
+    this.stallAfter = this.maxRetries < 0 ? finalStallAfter : Number.POSITIVE_INFINITY;
     this.clock = o.clock ?? systemClock;
     this.onEvent = o.onEvent;
     this.keepLog = o.keepLog;
+    this.stallPolicy = { clock: this.clock, maxAgeMs: this.maxAgeMs, retryDelayMs: this.retryDelayMs };
+    this.windows = new WindowLifecycle(tumblingMs, finalStallAfter, this.stallPolicy, {
+      flush: (shard, lane) => this.flush(shard, lane),
+      schedule: (shard, lane, task) => this.schedule(shard, lane, task),
+      invoke: (shard, lane, batch, attempt, window) => this.invoke(shard, lane, batch, attempt, window),
+      advanceCheckpoint: (shard) => this.advanceCheckpoint(shard),
+      emit: (event) => this.emit(event),
+      pauseBeforeRetry: () => this.pauseBeforeRetry(),
+      stopped: () => this.stopped,
+    });
   }
 
   /** Stops retrying: a batch still failing rejects with EmulatorStoppedError. */
@@ -250,20 +193,19 @@ export class EventSourceMappingEmulator {
           continue;
         }
         const lane = lanes[this.lanes === 1 ? 0 : laneOf(record, this.lanes)] as Lane;
-        if (this.tumblingMs > 0) this.placeInWindow(shard, lane, entry, now);
+        if (this.windows.enabled) this.windows.place(shard, lane, entry, now);
         this.gather(shard, lane, entry, now);
       }
       for (const lane of lanes) {
         if (lane.buffer.length > 0 && this.batchingWindowClosed(lane, now)) this.flush(shard, lane);
-        // The tumbling window's end has passed: its final invocation, after its last records.
-        if (lane.span !== undefined && now >= lane.span.endMs) this.closeWindow(shard, lane);
+        this.windows.closeIfEnded(shard, lane, now);
       }
       await this.settle(shard, lanes);
     }
     const shardEnded = input.shardEnded?.() ?? true;
     for (const lane of lanes) {
       this.flush(shard, lane);
-      if (lane.span !== undefined && shardEnded) this.closeWindow(shard, lane);
+      if (shardEnded) this.windows.close(shard, lane);
     }
     await this.settle(shard, lanes);
     shard.result.checkpoint = shard.checkpoint;
@@ -311,34 +253,12 @@ export class EventSourceMappingEmulator {
     if (lane.buffer.length >= this.batchSize) this.flush(shard, lane);
   }
 
-  /**
-   * Assigns a record to its tumbling window; a record of a later window closes the open one. A
-   * record stamped earlier than the lane's latest window (creation times are approximate) joins
-   * the latest window: a window is never reopened behind one that began after it.
-   */
-  private placeInWindow(shard: ShardState, lane: Lane, entry: Entry, now: number): void {
-    let span = windowSpanOf(entry.record, this.tumblingMs, now);
-    if (lane.latest !== undefined && span.startMs <= lane.latest.startMs) span = lane.latest;
-    if (lane.span !== undefined && span.startMs > lane.span.startMs) this.closeWindow(shard, lane);
-    lane.span = span;
-    lane.latest = span;
-    entry.span = span;
-  }
-
   private flush(shard: ShardState, lane: Lane): void {
     if (lane.buffer.length === 0) return;
     const batch = lane.buffer;
     lane.buffer = [];
     lane.bufferBytes = 0;
     this.schedule(shard, lane, () => this.processBatch(shard, lane, batch));
-  }
-
-  /** Invokes what the lane gathered for its open window, then the window's final invocation. */
-  private closeWindow(shard: ShardState, lane: Lane): void {
-    const span = lane.span as WindowSpan;
-    this.flush(shard, lane);
-    lane.span = undefined;
-    this.schedule(shard, lane, () => this.endSegment(shard, lane, span, false));
   }
 
   private schedule(shard: ShardState, lane: Lane, task: () => Promise<void>): void {
@@ -373,7 +293,7 @@ export class EventSourceMappingEmulator {
   private async processBatch(shard: ShardState, lane: Lane, entries: Entry[]): Promise<void> {
     const pending: Entry[][] = [entries];
     // Spans the bisected halves: a half is progress only when it settles records, not by being new.
-    const stall: StallWatch = { attempts: 0, clock: this.clock.now(), lastError: '' };
+    const stall = new StallWatch(this.stallPolicy);
     while (pending.length > 0) {
       let batch = pending.shift() as Entry[];
       let retries = 0;
@@ -384,22 +304,22 @@ export class EventSourceMappingEmulator {
         if (this.stopped) throw new EmulatorStoppedError(batch[0]?.record.dynamodb.SequenceNumber);
         batch = await this.dropAged(shard, lane, batch, invocations, stall);
         if (batch.length === 0) break;
-        const window = this.windowCallFor(shard, batch);
+        const window = this.windows.callFor(shard, batch);
         const attempt = await this.invoke(shard, lane, batch, retries + 1, window);
         invocations++;
         shard.result.invocations++;
         if (attempt.outcome === 'success') {
-          await this.settleProcessed(shard, lane, batch, attempt.state);
-          this.progressed(stall);
+          await this.windows.settleProcessed(shard, lane, batch, attempt.state);
+          stall.progressed();
           break;
         }
         const settledSome = attempt.outcome === 'partial-failure' && attempt.index > 0;
-        if (settledSome) this.progressed(stall);
-        else this.failedWithoutProgress(stall, attempt, batch);
+        if (settledSome) stall.progressed();
+        else stall.failed(attemptError(attempt, batch), true);
         if (settledSome) {
           // Lambda checkpoints at the lowest failed record now, not when the retries end: a
           // restart meanwhile redelivers from the failed record, never the records before it.
-          await this.settleProcessed(shard, lane, batch.slice(0, attempt.index), attempt.state);
+          await this.windows.settleProcessed(shard, lane, batch.slice(0, attempt.index), attempt.state);
           const rest = batch.slice(attempt.index);
           if (this.bisect) {
             // "When a partial batch success response is received and both BisectBatchOnFunctionError
@@ -442,15 +362,7 @@ export class EventSourceMappingEmulator {
         }
         // Checked only where the same batch would be invoked again: bisecting ends by itself.
         if (stall.attempts >= this.stallAfter) {
-          throw new ReplayStalledError({
-            shardId: shard.shardId,
-            sequenceNumbers: batch.map((e) => e.record.dynamodb.SequenceNumber),
-            eventIds: batch.map((e) => e.record.eventID),
-            attempts: stall.attempts,
-            lastError: stall.lastError,
-            checkpoint: shard.checkpoint,
-            ...(this.maxAgeMs >= 0 ? { maximumRecordAgeInSeconds: this.maxAgeMs / 1000 } : {}),
-          });
+          throw stall.error(shard, batch);
         }
         this.emit({
           type: 'retry',
@@ -472,28 +384,6 @@ export class EventSourceMappingEmulator {
     // none): without a turn of the event loop, endless retries would starve timers, abort signals
     // and any server in this process, so stop() could never arrive.
     await new Promise((resolve) => setImmediate(resolve));
-  }
-
-  /** A record of this lane was checkpointed or discarded: whatever failed before is not stuck. */
-  private progressed(stall: StallWatch): void {
-    stall.attempts = 0;
-    stall.clock = this.clock.now();
-  }
-
-  private failedWithoutProgress(stall: StallWatch, attempt: Attempt, batch: Entry[]): void {
-    stall.lastError =
-      attempt.outcome === 'partial-failure'
-        ? `batchItemFailures reported ${(batch[attempt.index] as Entry).record.dynamodb.SequenceNumber} as failed`
-        : 'error' in attempt
-          ? attempt.error
-          : attempt.outcome;
-    const now = this.clock.now();
-    // With an age limit, a clock that moves (on its own, or by the retry delay) will reach it and
-    // the records will be discarded, as Lambda discards them: not stuck. A clock that stands still
-    // (a replay's, without retryDelayMs) never gets there.
-    const ageApproaching = this.maxAgeMs >= 0 && (now !== stall.clock || this.retryDelayMs > 0);
-    stall.attempts = ageApproaching ? 0 : stall.attempts + 1;
-    stall.clock = now;
   }
 
   /**
@@ -529,7 +419,7 @@ export class EventSourceMappingEmulator {
     }
     if (kept !== batch) {
       await this.advanceCheckpoint(shard);
-      this.progressed(stall);
+      stall.progressed();
     }
     return kept;
   }
@@ -557,7 +447,7 @@ export class EventSourceMappingEmulator {
     if (this.onFailure) await this.onFailure.send(record, records);
     shard.result.discarded += batch.length;
     this.emit({ type: 'discard', shardId: shard.shardId, lane: lane.index, condition, record });
-    await this.settleLost(shard, lane, batch);
+    await this.windows.settleLost(shard, lane, batch);
   }
 
   /** Records retried until the stream trimmed them: Lambda can no longer read them, so they are lost. */
@@ -570,105 +460,7 @@ export class EventSourceMappingEmulator {
       lane: lane.index,
       sequenceNumbers: batch.map((e) => e.record.dynamodb.SequenceNumber),
     });
-    await this.settleLost(shard, lane, batch);
-  }
-
-  /** Records the function processed: checkpointed, or with a tumbling window kept for the window's end. */
-  private async settleProcessed(
-    shard: ShardState,
-    lane: Lane,
-    entries: Entry[],
-    state: Record<string, unknown> | undefined,
-  ): Promise<void> {
-    const segment = shard.segment;
-    if (this.tumblingMs === 0 || segment === undefined) {
-      markDone(entries);
-      await this.advanceCheckpoint(shard);
-      return;
-    }
-    segment.settled.push(...entries);
-    if (state !== undefined) segment.state = state;
-    // "Your state can be a maximum of 1 MB per shard. If it exceeds that size, Lambda terminates
-    // the window early."
-    if (windowStateBytes(segment.state) > WINDOW_STATE_LIMIT_BYTES)
-      await this.endSegment(shard, lane, segment.span, true);
-  }
-
-  /**
-   * Records given up on (discarded or expired). With a tumbling window the window's state no
-   * longer covers every record of it, so the window ends early: its final invocation says so
-   * (isWindowTerminatedEarly), and the rest of the window starts again from an empty state.
-   */
-  private async settleLost(shard: ShardState, lane: Lane, entries: Entry[]): Promise<void> {
-    const span = entries[0]?.span;
-    if (this.tumblingMs === 0 || span === undefined) {
-      markDone(entries);
-      return;
-    }
-    this.segmentFor(shard, span).settled.push(...entries);
-    await this.endSegment(shard, lane, span, true);
-  }
-
-  /** The open window of a batch's records; a window not open yet (or ended early) starts empty. */
-  private segmentFor(shard: ShardState, span: WindowSpan): WindowSegment<Entry> {
-    if (shard.segment === undefined || shard.segment.span.startMs !== span.startMs)
-      shard.segment = openSegment<Entry>(span);
-    return shard.segment;
-  }
-
-  private windowCallFor(shard: ShardState, batch: Entry[]): WindowCall | undefined {
-    const span = batch[0]?.span;
-    if (this.tumblingMs === 0 || span === undefined) return undefined;
-    return { segment: this.segmentFor(shard, span), final: false, terminatedEarly: false };
-  }
-
-  /**
-   * A window's final invocation: the state, no records, `isFinalInvokeForWindow`. "If invocation
-   * is unsuccessful, your Lambda function suspends further processing until a successful
-   * invocation": it is retried without a bound (the stall check ends that locally). On success
-   * the window's records are checkpointed and its state dropped.
-   */
-  private async endSegment(shard: ShardState, lane: Lane, span: WindowSpan, early: boolean): Promise<void> {
-    const segment = shard.segment;
-    if (segment === undefined || segment.span.startMs !== span.startMs) return;
-    let failures = 0;
-    let lastError = '';
-    for (let attempt = 1; ; attempt++) {
-      if (shard.failed) return;
-      if (this.stopped) throw new EmulatorStoppedError(segment.settled[0]?.record.dynamodb.SequenceNumber);
-      const verdict = await this.invoke(shard, lane, [], attempt, {
-        segment,
-        final: true,
-        terminatedEarly: early,
-      });
-      shard.result.invocations++;
-      if (verdict.outcome === 'success') break;
-      failures++;
-      lastError = 'error' in verdict ? verdict.error : verdict.outcome;
-      if (failures >= this.finalStallAfter) {
-        throw new ReplayStalledError({
-          shardId: shard.shardId,
-          sequenceNumbers: segment.settled.map((e) => e.record.dynamodb.SequenceNumber),
-          eventIds: segment.settled.map((e) => e.record.eventID),
-          attempts: failures,
-          lastError,
-          checkpoint: shard.checkpoint,
-          finalInvokeOfWindow: isoSecond(span.startMs),
-        });
-      }
-      this.emit({
-        type: 'retry',
-        shardId: shard.shardId,
-        lane: lane.index,
-        retry: attempt,
-        firstSequenceNumber: segment.settled[0]?.record.dynamodb.SequenceNumber ?? '',
-        size: 0,
-      });
-      await this.pauseBeforeRetry();
-    }
-    markDone(segment.settled);
-    shard.segment = undefined;
-    await this.advanceCheckpoint(shard);
+    await this.windows.settleLost(shard, lane, batch);
   }
 
   private async invoke(
@@ -780,10 +572,6 @@ function compileFilters(
     for (const warning of patternWarnings(pattern)) emitFilterWarning(`filter ${i}: ${warning}`);
   });
   return compileFilterCriteria(patterns);
-}
-
-function markDone(batch: Entry[]): void {
-  for (const entry of batch) entry.done = true;
 }
 
 /** The record's sequence number as the emulator orders by it; digits only, as DynamoDB writes them. */
