@@ -12,9 +12,9 @@ import type { LambdaStreamRecord } from '../../records/index.js';
 import { type Clock, systemClock } from './clock.js';
 import type { FailureCondition, FailureDestination } from './destinations.js';
 import type { EmulatorEvent, ShardResult } from './emulator-log.js';
-import { EmulatorStoppedError, UnstreamableRecordError } from './errors.js';
+import { EmulatorStoppedError } from './errors.js';
 import { callHandler } from './handler-call.js';
-import { invocationRecord } from './invocation-record.js';
+import { mappingInvocationRecord } from './invocation-record.js';
 import { createLambdaContext, lambdaFunctionArn } from './lambda-context.js';
 import {
   type EventSourceMappingOptions,
@@ -23,7 +23,8 @@ import {
   type StreamHandler,
 } from './mapping-options.js';
 import { EVENT_ENVELOPE_BYTES, INVOCATION_PAYLOAD_LIMIT_BYTES, recordPayloadBytes } from './payload-limit.js';
-import { createdAtMs, splitExpired, trimmedAtMs } from './record-age.js';
+import { splitExpired, trimmedAtMs } from './record-age.js';
+import { DYNAMODB_SOURCE, type RecordSource } from './record-source.js';
 import { judgeResponse } from './response.js';
 import {
   type Attempt,
@@ -46,11 +47,11 @@ export type {
 } from './mapping-options.js';
 export { DEFAULT_STALL_AFTER_ATTEMPTS } from './stall-watchdog.js';
 
-export interface ShardInput {
+export interface ShardInput<R = LambdaStreamRecord> {
   shardId: string;
   streamArn: string;
   /** Pages of records in shard order (e.g. one per GetRecords call). An empty page lets batching windows close. */
-  pages: AsyncIterable<LambdaStreamRecord[]> | Iterable<LambdaStreamRecord[]>;
+  pages: AsyncIterable<R[]> | Iterable<R[]>;
   /** Called whenever every record up to `sequenceNumber` has been handled (processed, filtered or discarded). */
   onCheckpoint?: (sequenceNumber: string) => void | Promise<void>;
   /**
@@ -63,12 +64,16 @@ export interface ShardInput {
   shardEnded?: () => boolean;
 }
 
+/** The mapping's settings with the handler its source's events go to. */
+export type MappingOptions<H> = Omit<EventSourceMappingOptions, 'handler'> & { handler: H };
+
 /**
- * Lambda's DynamoDB Streams event source mapping, locally: the same batching, filtering, retry,
- * bisect, partial-batch, record-age, tumbling-window and on-failure rules, applied to records from
- * any source (the stream poller, a replay file, built events). Everything it decides is in `log`.
+ * Lambda's event source mapping for a stream, locally: batching, filtering, retry, bisect,
+ * partial-batch, record-age, tumbling-window and on-failure rules, applied to the records of one
+ * source (`RecordSource`: a DynamoDB stream or a Kinesis stream), from whatever reads them (a
+ * poller, a replay file, built events). Everything it decides is in `log`.
  */
-export class EventSourceMappingEmulator {
+export class MappingEmulator<R> {
   readonly log: EmulatorEvent[] = [];
   readonly functionArn: string;
   private readonly handler: StreamHandler;
@@ -95,8 +100,11 @@ export class EventSourceMappingEmulator {
   private readonly windows: WindowLifecycle;
   private readonly stallPolicy: StallPolicy;
 
-  constructor(options: EventSourceMappingOptions) {
-    const o = readMappingOptions(options);
+  constructor(
+    options: MappingOptions<unknown>,
+    private readonly source: RecordSource<R>,
+  ) {
+    const o = readMappingOptions(options as EventSourceMappingOptions);
     this.handler = o.handler;
     this.functionName = o.functionName;
     this.functionArn = lambdaFunctionArn(o.region, o.accountId, this.functionName);
@@ -138,7 +146,7 @@ export class EventSourceMappingEmulator {
   }
 
   /** Runs one shard's records through the mapping until every one is processed, filtered or discarded. */
-  async runShard(input: ShardInput): Promise<ShardResult> {
+  async runShard(input: ShardInput<R>): Promise<ShardResult> {
     const shard: ShardState = {
       shardId: input.shardId,
       streamArn: input.streamArn,
@@ -173,26 +181,30 @@ export class EventSourceMappingEmulator {
     for await (const page of input.pages) {
       const now = this.clock.now();
       for (const record of page) {
+        const { sequenceNumber, eventId } = this.source.identity(record);
         const entry: Entry = {
           record,
-          seq: sequenceOf(record),
+          sequenceNumber,
+          eventId,
+          seq: BigInt(sequenceNumber),
+          stampedAtMs: this.source.stampedAtMs(record),
           done: false,
           deliveredAt: undefined,
           span: undefined,
         };
         shard.entries.push(entry);
         shard.result.records++;
-        if (this.filter && !this.filter(record)) {
+        if (this.filter && !this.filter(this.source.filterInput(record))) {
           entry.done = true;
           shard.result.filtered++;
           this.emit({
             type: 'filtered',
             shardId: shard.shardId,
-            sequenceNumber: record.dynamodb.SequenceNumber,
+            sequenceNumber,
           });
           continue;
         }
-        const lane = lanes[this.lanes === 1 ? 0 : laneOf(record, this.lanes)] as Lane;
+        const lane = lanes[this.lanes === 1 ? 0 : laneOf(this.source.laneKey(record), this.lanes)] as Lane;
         if (this.windows.enabled) this.windows.place(shard, lane, entry, now);
         this.gather(shard, lane, entry, now);
       }
@@ -213,14 +225,10 @@ export class EventSourceMappingEmulator {
   }
 
   /** Convenience for one batch of records (a Lambda event, a replayed page). */
-  runRecords(
-    records: LambdaStreamRecord[],
-    shardId = 'shardId-local-0',
-    streamArn?: string,
-  ): Promise<ShardResult> {
+  runRecords(records: R[], shardId = 'shardId-local-0', streamArn?: string): Promise<ShardResult> {
     return this.runShard({
       shardId,
-      streamArn: streamArn ?? records[0]?.eventSourceARN ?? '',
+      streamArn: streamArn ?? (records[0] as { eventSourceARN?: string } | undefined)?.eventSourceARN ?? '',
       pages: [records],
     });
   }
@@ -238,7 +246,7 @@ export class EventSourceMappingEmulator {
 
   /** Adds a record to its lane's next batch; a full batch, or a full 6 MB payload, is invoked. */
   private gather(shard: ShardState, lane: Lane, entry: Entry, now: number): void {
-    const bytes = recordPayloadBytes(entry.record);
+    const bytes = recordPayloadBytes(entry.record, entry);
     // The payload limit cuts the batch before the record that would pass it; a record over the
     // limit on its own (a DynamoDB item is at most 400 KB, so never on AWS) goes alone.
     // recordPayloadBytes counts a comma per record; an event has one fewer than its records.
@@ -301,7 +309,7 @@ export class EventSourceMappingEmulator {
       while (batch.length > 0) {
         // Another lane's batch could not be settled: the shard stops here, as the whole mapping would.
         if (shard.failed) return;
-        if (this.stopped) throw new EmulatorStoppedError(batch[0]?.record.dynamodb.SequenceNumber);
+        if (this.stopped) throw new EmulatorStoppedError(batch[0]?.sequenceNumber);
         batch = await this.dropAged(shard, lane, batch, invocations, stall);
         if (batch.length === 0) break;
         const window = this.windows.callFor(shard, batch);
@@ -369,7 +377,7 @@ export class EventSourceMappingEmulator {
           shardId: shard.shardId,
           lane: lane.index,
           retry: retries,
-          firstSequenceNumber: (batch[0] as Entry).record.dynamodb.SequenceNumber,
+          firstSequenceNumber: (batch[0] as Entry).sequenceNumber,
           size: batch.length,
         });
         await this.pauseBeforeRetry();
@@ -402,16 +410,14 @@ export class EventSourceMappingEmulator {
     let kept = batch;
     const oldest = now - this.maxAgeMs;
     const aged =
-      this.maxAgeMs >= 0
-        ? splitExpired(kept, (entry) => (createdAtMs(entry.record) ?? oldest) < oldest)
-        : undefined;
+      this.maxAgeMs >= 0 ? splitExpired(kept, (entry) => (entry.stampedAtMs ?? oldest) < oldest) : undefined;
     if (aged) {
       await this.discard(shard, lane, aged.expired, 'RecordAgeExceeded', invocations, undefined);
       kept = aged.kept;
     }
     const trimmed = splitExpired(
       kept,
-      (entry) => entry.deliveredAt !== undefined && now >= trimmedAtMs(entry.record, entry.deliveredAt),
+      (entry) => entry.deliveredAt !== undefined && now >= trimmedAtMs(entry.stampedAtMs, entry.deliveredAt),
     );
     if (trimmed) {
       await this.expire(shard, lane, trimmed.expired);
@@ -432,18 +438,21 @@ export class EventSourceMappingEmulator {
     invocations: number,
     functionError: string | undefined,
   ): Promise<void> {
-    const records = batch.map((e) => e.record);
-    const record = invocationRecord({
-      requestId: randomUUID(),
-      functionArn: this.functionArn,
-      shardId: shard.shardId,
-      streamArn: shard.streamArn,
-      records,
-      condition,
-      invocations,
-      functionError,
-      now: this.clock.now(),
-    });
+    const records = batch.map((e) => e.record as R);
+    const record = mappingInvocationRecord(
+      {
+        requestId: randomUUID(),
+        functionArn: this.functionArn,
+        shardId: shard.shardId,
+        streamArn: shard.streamArn,
+        records,
+        condition,
+        invocations,
+        functionError,
+        now: this.clock.now(),
+      },
+      this.source,
+    );
     if (this.onFailure) await this.onFailure.send(record, records);
     shard.result.discarded += batch.length;
     this.emit({ type: 'discard', shardId: shard.shardId, lane: lane.index, condition, record });
@@ -458,7 +467,7 @@ export class EventSourceMappingEmulator {
       type: 'expired',
       shardId: shard.shardId,
       lane: lane.index,
-      sequenceNumbers: batch.map((e) => e.record.dynamodb.SequenceNumber),
+      sequenceNumbers: batch.map((e) => e.sequenceNumber),
     });
     await this.windows.settleLost(shard, lane, batch);
   }
@@ -480,7 +489,7 @@ export class EventSourceMappingEmulator {
       lane: lane.index,
       requestId,
       attempt,
-      sequenceNumbers: records.map((r) => r.dynamodb.SequenceNumber),
+      sequenceNumbers: batch.map((e) => e.sequenceNumber),
       ...(window
         ? {
             window: {
@@ -505,7 +514,7 @@ export class EventSourceMappingEmulator {
     const result = await callHandler(this.handler, event, context, {
       timeoutMs: this.timeoutMs,
       timedOutSettleMs: this.timedOutSettleMs,
-      firstSequenceNumber: records[0]?.dynamodb.SequenceNumber ?? 'none (a final invocation)',
+      firstSequenceNumber: batch[0]?.sequenceNumber ?? 'none (a final invocation)',
     });
     const outcome: Attempt =
       'error' in result
@@ -521,7 +530,7 @@ export class EventSourceMappingEmulator {
       requestId,
       outcome: outcome.outcome,
       ...(outcome.outcome === 'partial-failure'
-        ? { failedSequenceNumber: (batch[outcome.index] as Entry).record.dynamodb.SequenceNumber }
+        ? { failedSequenceNumber: (batch[outcome.index] as Entry).sequenceNumber }
         : {}),
       ...('error' in outcome ? { error: outcome.error } : {}),
     });
@@ -533,7 +542,7 @@ export class EventSourceMappingEmulator {
     let head = shard.head;
     while (head < entries.length && (entries[head] as Entry).done) head++;
     if (head === shard.head) return;
-    const sequenceNumber = (entries[head - 1] as Entry).record.dynamodb.SequenceNumber;
+    const sequenceNumber = (entries[head - 1] as Entry).sequenceNumber;
     if (head > 4096) {
       entries.splice(0, head);
       head = 0;
@@ -574,19 +583,6 @@ function compileFilters(
   return compileFilterCriteria(patterns);
 }
 
-/** The record's sequence number as the emulator orders by it; digits only, as DynamoDB writes them. */
-function sequenceOf(record: LambdaStreamRecord): bigint {
-  const text = record.dynamodb?.SequenceNumber;
-  if (typeof text !== 'string' || !/^\d{1,40}$/.test(text)) {
-    throw new UnstreamableRecordError(
-      record.eventID,
-      typeof text === 'string' ? text : undefined,
-      `SequenceNumber ${JSON.stringify(text)} is not a DynamoDB sequence number (1 to 40 digits); the emulator orders records by it`,
-    );
-  }
-  return BigInt(text);
-}
-
 function indexOfSequence(batch: Entry[], id: string): number {
   let seq: bigint;
   try {
@@ -598,17 +594,22 @@ function indexOfSequence(batch: Entry[], id: string): number {
   return -1;
 }
 
-/** Records of one item (same key) always land in the same lane, so per-item order holds. */
-function laneOf(record: LambdaStreamRecord, lanes: number): number {
-  const keys = record.dynamodb.Keys;
+/**
+ * Records of one lane key (the item's keys, or the Kinesis partition key) always land in the same
+ * lane, so their order holds.
+ */
+function laneOf(key: string, lanes: number): number {
   let hash = 0x811c9dc5;
-  const names = Object.keys(keys).sort();
-  for (const name of names) {
-    const text = `${name}=${JSON.stringify(keys[name])};`;
-    for (let i = 0; i < text.length; i++) {
-      hash ^= text.charCodeAt(i);
-      hash = Math.imul(hash, 0x01000193);
-    }
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
   }
   return (hash >>> 0) % lanes;
+}
+
+/** Lambda's DynamoDB Streams event source mapping, locally (see MappingEmulator). */
+export class EventSourceMappingEmulator extends MappingEmulator<LambdaStreamRecord> {
+  constructor(options: EventSourceMappingOptions) {
+    super(options, DYNAMODB_SOURCE);
+  }
 }

@@ -1,4 +1,3 @@
-import type { LambdaStreamRecord } from '../../records/index.js';
 import type { ShardResult } from './emulator-log.js';
 import type { Verdict } from './response.js';
 import type { WindowInvocation, WindowSegment, WindowSpan } from './tumbling-window.js';
@@ -7,8 +6,13 @@ import type { WindowInvocation, WindowSegment, WindowSpan } from './tumbling-win
 // its window lifecycle and its stall watchdog.
 
 export interface Entry {
-  record: LambdaStreamRecord;
+  /** The record as its source delivers it (see record-source.ts). */
+  record: unknown;
+  sequenceNumber: string;
+  eventId: string | undefined;
   seq: bigint;
+  /** When the stream stamped it, epoch ms (RecordSource.stampedAtMs). */
+  stampedAtMs: number | undefined;
   done: boolean;
   /** When it was first invoked (clock ms): from then on it can expire from the stream while retried. */
   deliveredAt: number | undefined;
@@ -63,6 +67,6 @@ export function markDone(batch: readonly Entry[]): void {
 /** The error an attempt ended with, as a stall report quotes it. */
 export function attemptError(attempt: Attempt, batch: readonly Entry[]): string {
   if (attempt.outcome === 'partial-failure')
-    return `batchItemFailures reported ${(batch[attempt.index] as Entry).record.dynamodb.SequenceNumber} as failed`;
+    return `batchItemFailures reported ${(batch[attempt.index] as Entry).sequenceNumber} as failed`;
   return 'error' in attempt ? attempt.error : attempt.outcome;
 }

@@ -67,8 +67,8 @@ export class StallWatch {
   ): ReplayStalledError {
     return new ReplayStalledError({
       shardId: shard.shardId,
-      sequenceNumbers: entries.map((e) => e.record.dynamodb.SequenceNumber),
-      eventIds: entries.map((e) => e.record.eventID),
+      sequenceNumbers: entries.map((e) => e.sequenceNumber),
+      eventIds: entries.map((e) => e.eventId ?? '?'),
       attempts: this.attempts,
       lastError: this.lastError,
       checkpoint: shard.checkpoint,

@@ -10,7 +10,7 @@ import {
   type WindowCall,
 } from './shard-state.js';
 import { type StallPolicy, StallWatch } from './stall-watchdog.js';
-import { openSegment, type WindowSegment, type WindowSpan, windowSpanOf } from './tumbling-window.js';
+import { openSegment, type WindowSegment, type WindowSpan, windowSpanAt } from './tumbling-window.js';
 
 /** What the window lifecycle asks of the emulator that runs it. */
 export interface WindowHost {
@@ -57,7 +57,7 @@ export class WindowLifecycle {
    * the latest window: a window is never reopened behind one that began after it.
    */
   place(shard: ShardState, lane: Lane, entry: Entry, now: number): void {
-    let span = windowSpanOf(entry.record, this.widthMs, now);
+    let span = windowSpanAt(entry.stampedAtMs, this.widthMs, now);
     if (lane.latest !== undefined && span.startMs <= lane.latest.startMs) span = lane.latest;
     if (lane.span !== undefined && span.startMs > lane.span.startMs) this.close(shard, lane);
     lane.span = span;
@@ -141,8 +141,7 @@ export class WindowLifecycle {
     const stall = new StallWatch(this.stallPolicy);
     for (let attempt = 1; ; attempt++) {
       if (shard.failed) return;
-      if (this.host.stopped())
-        throw new EmulatorStoppedError(segment.settled[0]?.record.dynamodb.SequenceNumber);
+      if (this.host.stopped()) throw new EmulatorStoppedError(segment.settled[0]?.sequenceNumber);
       const verdict = await this.host.invoke(shard, lane, [], attempt, {
         segment,
         final: true,
@@ -157,7 +156,7 @@ export class WindowLifecycle {
         shardId: shard.shardId,
         lane: lane.index,
         retry: attempt,
-        firstSequenceNumber: segment.settled[0]?.record.dynamodb.SequenceNumber ?? '',
+        firstSequenceNumber: segment.settled[0]?.sequenceNumber ?? '',
         size: 0,
       });
       await this.host.pauseBeforeRetry();
