@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/write-file-atomic.js';
+import { batchInfoOf } from '../local/emulator/invocation-record.js';
 import { aborted } from '../local/emulator/poller.js';
 import {
   createServiceResources,
@@ -285,7 +286,7 @@ async function runFunction(
           `${fn.key}: ${size} record${size === 1 ? '' : 's'} → ${event.outcome}${event.error ? `: ${event.error}` : ''}`,
         );
     } else if (event.type === 'discard') {
-      const size = event.record.DDBStreamBatchInfo.batchSize;
+      const size = batchInfoOf(event.record).batchSize;
       stats.discarded += size;
       log(
         `${fn.key}: ${size} record${size === 1 ? '' : 's'} discarded (${event.condition}); on failure: ${running.onFailureNote}`,

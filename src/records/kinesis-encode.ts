@@ -48,31 +48,16 @@ export function toKinesisRecord(
   record: LambdaStreamRecord,
   options: ToKinesisRecordOptions,
 ): LambdaKinesisRecord {
-  const d = record.dynamodb;
   const unit = options.precision === 'MICROSECOND' ? 1e6 : 1e3;
-  const created = options.creationTime ?? Math.round((d.ApproximateCreationDateTime ?? 0) * unit);
-  const change = {
-    awsRegion: record.awsRegion,
-    eventID: record.eventID,
-    eventName: record.eventName,
-    userIdentity: record.userIdentity ?? null,
-    recordFormat: 'application/json',
-    tableName: options.tableName,
-    dynamodb: {
-      ApproximateCreationDateTime: created,
-      Keys: d.Keys,
-      NewImage: d.NewImage,
-      OldImage: d.OldImage,
-      SizeBytes: d.SizeBytes,
-    },
-    eventSource: 'aws:dynamodb',
-  };
+  const created =
+    options.creationTime ?? Math.round((record.dynamodb.ApproximateCreationDateTime ?? 0) * unit);
+  const change = kinesisChangeRecord(record, { tableName: options.tableName, creationTime: created });
   const data = Buffer.from(JSON.stringify(change), 'utf8').toString('base64');
   const shardId = options.shardId ?? 'shardId-000000000000';
   return {
     kinesis: {
       kinesisSchemaVersion: '1.0',
-      partitionKey: options.partitionKey ?? partitionKeyOf(JSON.stringify(d.Keys)),
+      partitionKey: options.partitionKey ?? kinesisPartitionKey(record.dynamodb.Keys),
       sequenceNumber: options.sequenceNumber,
       data,
       approximateArrivalTimestamp: created / unit,
@@ -86,8 +71,39 @@ export function toKinesisRecord(
   };
 }
 
-/** 32 hex digits from a text (FNV-1a, four rounds): stable per item, like DynamoDB's own partition keys. */
-function partitionKeyOf(text: string): string {
+/**
+ * The change record a table's Kinesis streaming destination writes for a DynamoDB stream record
+ * (a Kinesis record's `data` before base64), `creationTime` in the table's precision's unit.
+ */
+export function kinesisChangeRecord(
+  record: LambdaStreamRecord,
+  options: { tableName: string; creationTime: number },
+): Record<string, unknown> {
+  const d = record.dynamodb;
+  return {
+    awsRegion: record.awsRegion,
+    eventID: record.eventID,
+    eventName: record.eventName,
+    userIdentity: record.userIdentity ?? null,
+    recordFormat: 'application/json',
+    tableName: options.tableName,
+    dynamodb: {
+      ApproximateCreationDateTime: options.creationTime,
+      Keys: d.Keys,
+      NewImage: d.NewImage,
+      OldImage: d.OldImage,
+      SizeBytes: d.SizeBytes,
+    },
+    eventSource: 'aws:dynamodb',
+  };
+}
+
+/**
+ * An item's Kinesis partition key: 32 hex digits from its keys (FNV-1a, four rounds), stable per
+ * item, as the streaming destination's hash of the keys is.
+ */
+export function kinesisPartitionKey(keys: LambdaStreamRecord['dynamodb']['Keys']): string {
+  const text = JSON.stringify(keys);
   let out = '';
   for (let round = 0; round < 4; round++) {
     let h = 0x811c9dc5 ^ round;

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { defineOptions } from '../../core/index.js';
-import type { LambdaStreamRecord, StreamInvocationRecord } from '../../records/index.js';
+import type { StreamInvocationRecord } from '../../records/index.js';
+import { batchInfoOf, type MappingInvocationRecord } from './invocation-record.js';
 
 export type { FailureCondition, StreamInvocationRecord } from '../../records/index.js';
 
@@ -11,13 +12,17 @@ export type { FailureCondition, StreamInvocationRecord } from '../../records/ind
  * an S3 destination also gets the batch's records, so `records` is handed to every destination.
  */
 export interface FailureDestination {
-  send(record: StreamInvocationRecord, records: readonly LambdaStreamRecord[]): Promise<void>;
+  /** `record` names the batch (DDBStreamBatchInfo or, from a Kinesis stream, KinesisBatchInfo). */
+  send(record: MappingInvocationRecord, records: readonly unknown[]): Promise<void>;
 }
 
-export class MemoryFailureDestination implements FailureDestination {
-  readonly records: StreamInvocationRecord[] = [];
-  async send(record: StreamInvocationRecord): Promise<void> {
-    this.records.push(record);
+/** Keeps what it is sent; `T` is the kind of invocation record its mapping sends. */
+export class MemoryFailureDestination<T extends MappingInvocationRecord = StreamInvocationRecord>
+  implements FailureDestination
+{
+  readonly records: T[] = [];
+  async send(record: MappingInvocationRecord): Promise<void> {
+    this.records.push(record as T);
   }
 }
 
@@ -26,7 +31,7 @@ export class SqsFailureDestination implements FailureDestination {
     private readonly sqs: SQSClient,
     private readonly queueUrl: string,
   ) {}
-  async send(record: StreamInvocationRecord): Promise<void> {
+  async send(record: MappingInvocationRecord): Promise<void> {
     await this.sqs.send(
       new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(record) }),
     );
@@ -44,7 +49,7 @@ export interface S3FailureDestinationOptions {
  * sources", the example Amazon S3 invocation record) — the event `{"Records":[…]}` as text, to be
  * JSON.parse'd.
  */
-export type S3InvocationRecord = StreamInvocationRecord & { payload: string };
+export type S3InvocationRecord = MappingInvocationRecord & { payload: string };
 
 const readOptions = defineOptions<S3FailureDestinationOptions>()('S3FailureDestination', {
   eventSourceMappingUuid: {
@@ -72,14 +77,14 @@ export class S3FailureDestination implements FailureDestination {
   }
 
   /** The object key for an invocation record. */
-  keyOf(record: StreamInvocationRecord): string {
+  keyOf(record: MappingInvocationRecord): string {
     const time = record.timestamp; // ISO 8601, UTC: 2026-01-01T12:34:56.789Z
     const day = time.slice(0, 10).replaceAll('-', '/');
     const stamp = `${time.slice(0, 10)}T${time.slice(11, 19).replaceAll(':', '.')}`;
-    return `aws/lambda/${this.eventSourceMappingUuid}/${record.DDBStreamBatchInfo.shardId}/${day}/${stamp}-${randomUUID()}`;
+    return `aws/lambda/${this.eventSourceMappingUuid}/${batchInfoOf(record).shardId}/${day}/${stamp}-${randomUUID()}`;
   }
 
-  async send(record: StreamInvocationRecord, records: readonly LambdaStreamRecord[]): Promise<void> {
+  async send(record: MappingInvocationRecord, records: readonly unknown[]): Promise<void> {
     const body: S3InvocationRecord = { ...record, payload: JSON.stringify({ Records: records }) };
     await this.s3.send(
       new PutObjectCommand({

@@ -1,4 +1,5 @@
-import type { FailureCondition, StreamInvocationRecord } from './destinations.js';
+import type { FailureCondition } from './destinations.js';
+import type { MappingInvocationRecord } from './invocation-record.js';
 
 // What the emulator reports: each decision as it happens (EmulatorEvent) and each shard's totals.
 
@@ -39,7 +40,7 @@ export type EmulatorEvent =
       shardId: string;
       lane: number;
       condition: FailureCondition;
-      record: StreamInvocationRecord;
+      record: MappingInvocationRecord;
     }
   | {
       /**

@@ -174,3 +174,14 @@ function stalledMessage(batch: StalledBatch): string {
 function quoted(error: string): string {
   return error.length > QUOTED_ERROR_CHARS ? `${error.slice(0, QUOTED_ERROR_CHARS)}…` : error;
 }
+
+/** The local Kinesis streaming destination could not put a table's changes into its Kinesis stream. */
+export class KinesisBridgeError extends TidewaterError {
+  override name = 'KinesisBridgeError';
+  constructor(
+    readonly streamName: string,
+    detail: string,
+  ) {
+    super(`Kinesis stream ${streamName}: ${detail}`);
+  }
+}

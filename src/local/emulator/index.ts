@@ -1,4 +1,4 @@
-// Lambda's event source mapping for DynamoDB Streams, locally: the emulator (batching, filters,
+// Lambda's event source mapping for DynamoDB Streams and Kinesis Data Streams, locally: the emulator (batching, filters,
 // retries, bisect, partial batch responses, on-failure destinations), the stream poller that
 // feeds it, checkpoints, replay and capture files, and what a handler is called with (events,
 // context, the loaded module). It reads records from any source and knows no config file.
@@ -26,12 +26,24 @@ export {
   EmulatorStoppedError,
   HandlerLoadError,
   HandlerTimeoutError,
+  KinesisBridgeError,
   ReplayFileError,
   ReplayStalledError,
   UnstreamableRecordError,
 } from './errors.js';
 export type { LoadHandlerOptions } from './handler-loader.js';
 export { loadHandler, resolveHandlerModule } from './handler-loader.js';
+export type { KinesisInvocationRecord, MappingInvocationRecord } from './invocation-record.js';
+export type { KinesisBridgeFaults, KinesisBridgeOptions, KinesisBridgeResult } from './kinesis-bridge.js';
+export { KinesisBridge } from './kinesis-bridge.js';
+export type {
+  KinesisHandlerEvent,
+  KinesisMappingOptions,
+  KinesisStreamHandler,
+} from './kinesis-emulator.js';
+export { KinesisMappingEmulator } from './kinesis-emulator.js';
+export type { KinesisApi, KinesisReadOptions, KinesisShardReaderOptions } from './kinesis-reader.js';
+export { KinesisShardReader } from './kinesis-reader.js';
 export { INVOCATION_PAYLOAD_LIMIT_BYTES } from './payload-limit.js';
 export type {
   PollerEvent,

@@ -1,15 +1,32 @@
-import type { LambdaStreamRecord } from '../../records/index.js';
-import type { FailureCondition, StreamInvocationRecord } from './destinations.js';
+import type { LambdaStreamRecord, StreamBatchInfo, StreamInvocationRecord } from '../../records/index.js';
+import type { FailureCondition } from './destinations.js';
+import { DYNAMODB_SOURCE, type RecordSource } from './record-source.js';
 import { isoSecond } from './tumbling-window.js';
 
+/**
+ * The invocation record for a Kinesis stream: the same fields, the batch under `KinesisBatchInfo`
+ * (Lambda developer guide, "Retaining discarded batches for a Kinesis Data Streams event source").
+ */
+export type KinesisInvocationRecord = Omit<StreamInvocationRecord, 'DDBStreamBatchInfo'> & {
+  KinesisBatchInfo: StreamBatchInfo;
+};
+
+/** What an event source mapping sends to its on-failure destination, whichever its source. */
+export type MappingInvocationRecord = StreamInvocationRecord | KinesisInvocationRecord;
+
+/** The batch an invocation record names, whichever its source. */
+export function batchInfoOf(record: MappingInvocationRecord): StreamBatchInfo {
+  return 'KinesisBatchInfo' in record ? record.KinesisBatchInfo : record.DDBStreamBatchInfo;
+}
+
 /** What the mapping knows about a batch it gives up on. */
-export interface DiscardedBatch {
+export interface DiscardedBatch<R = LambdaStreamRecord> {
   requestId: string;
   functionArn: string;
   shardId: string;
   streamArn: string;
   /** The batch, in shard order (at least one record). */
-  records: readonly LambdaStreamRecord[];
+  records: readonly R[];
   condition: FailureCondition;
   /** Invocations of this batch so far (0: discarded for its age before any). */
   invocations: number;
@@ -25,9 +42,26 @@ export interface DiscardedBatch {
  * `responseContext` only when the function was invoked.
  */
 export function invocationRecord(batch: DiscardedBatch): StreamInvocationRecord {
-  const first = batch.records[0] as LambdaStreamRecord;
-  const last = batch.records[batch.records.length - 1] as LambdaStreamRecord;
-  return {
+  return mappingInvocationRecord(batch, DYNAMODB_SOURCE) as StreamInvocationRecord;
+}
+
+/** The invocation record for a batch of any source; its batch info under the source's key. */
+export function mappingInvocationRecord<R>(
+  batch: DiscardedBatch<R>,
+  source: RecordSource<R>,
+): MappingInvocationRecord {
+  const first = batch.records[0] as R;
+  const last = batch.records[batch.records.length - 1] as R;
+  const info: StreamBatchInfo = {
+    shardId: batch.shardId,
+    startSequenceNumber: source.identity(first).sequenceNumber,
+    endSequenceNumber: source.identity(last).sequenceNumber,
+    approximateArrivalOfFirstRecord: arrival(source.stampedAtMs(first)),
+    approximateArrivalOfLastRecord: arrival(source.stampedAtMs(last)),
+    batchSize: batch.records.length,
+    streamArn: batch.streamArn,
+  };
+  const record = {
     requestContext: {
       requestId: batch.requestId,
       functionArn: batch.functionArn,
@@ -43,21 +77,15 @@ export function invocationRecord(batch: DiscardedBatch): StreamInvocationRecord 
           },
         }
       : {}),
-    version: '1.0',
+    version: '1.0' as const,
     timestamp: new Date(batch.now).toISOString(),
-    DDBStreamBatchInfo: {
-      shardId: batch.shardId,
-      startSequenceNumber: first.dynamodb.SequenceNumber,
-      endSequenceNumber: last.dynamodb.SequenceNumber,
-      approximateArrivalOfFirstRecord: arrival(first),
-      approximateArrivalOfLastRecord: arrival(last),
-      batchSize: batch.records.length,
-      streamArn: batch.streamArn,
-    },
   };
+  return source.batchInfoKey === 'KinesisBatchInfo'
+    ? { ...record, KinesisBatchInfo: info }
+    : { ...record, DDBStreamBatchInfo: info };
 }
 
 /** Whole seconds, as in Lambda's invocation records (`2019-11-14T00:13:19Z`); the stream's clock has no more. */
-function arrival(record: LambdaStreamRecord): string {
-  return isoSecond((record.dynamodb.ApproximateCreationDateTime ?? 0) * 1000);
+function arrival(stampedAtMs: number | undefined): string {
+  return isoSecond(stampedAtMs ?? 0);
 }

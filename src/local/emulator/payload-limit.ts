@@ -1,4 +1,3 @@
-import type { LambdaStreamRecord } from '../../records/index.js';
 import { UnstreamableRecordError } from './errors.js';
 
 /**
@@ -15,15 +14,21 @@ export const INVOCATION_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
 export const EVENT_ENVELOPE_BYTES = Buffer.byteLength('{"Records":[]}');
 
 /** What one record adds to an event's JSON: its own bytes and the comma before it. */
-export function recordPayloadBytes(record: LambdaStreamRecord): number {
+export function recordPayloadBytes(
+  record: unknown,
+  identity: { eventId: string | undefined; sequenceNumber: string | undefined } = {
+    eventId: undefined,
+    sequenceNumber: undefined,
+  },
+): number {
   let json: string;
   try {
     json = JSON.stringify(record);
   } catch (error) {
     // Only a record nested thousands of levels deep (DynamoDB stops at 32) overflows the stack here.
     throw new UnstreamableRecordError(
-      record.eventID,
-      record.dynamodb?.SequenceNumber,
+      identity.eventId,
+      identity.sequenceNumber,
       `cannot be serialized into an invocation payload (${error instanceof Error ? error.message : String(error)})`,
       { cause: error },
     );

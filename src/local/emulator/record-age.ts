@@ -16,13 +16,13 @@ export function createdAtMs(record: LambdaStreamRecord): number | undefined {
 }
 
 /**
- * When a record delivered first at `deliveredAtMs` leaves the stream. A record handed to the
+ * When a record stamped at `stampedAtMs` and delivered first at `deliveredAtMs` leaves the stream. A record handed to the
  * mapping was readable when it was read, so one whose creation time is already more than 24 hours
  * before its first delivery (built events with a fixed time, a capture replayed days later) is
  * taken as written at that delivery; any other expires 24 hours after its creation.
  */
-export function trimmedAtMs(record: LambdaStreamRecord, deliveredAtMs: number): number {
-  const created = createdAtMs(record) ?? deliveredAtMs;
+export function trimmedAtMs(stampedAtMs: number | undefined, deliveredAtMs: number): number {
+  const created = stampedAtMs ?? deliveredAtMs;
   const expires = created + STREAM_RETENTION_MS;
   return expires > deliveredAtMs ? expires : deliveredAtMs + STREAM_RETENTION_MS;
 }

@@ -25,7 +25,12 @@ export interface WindowSpan {
  */
 export function windowSpanOf(record: LambdaStreamRecord, widthMs: number, nowMs: number): WindowSpan {
   const created = record.dynamodb.ApproximateCreationDateTime;
-  const at = created === undefined ? nowMs : created * 1000;
+  return windowSpanAt(created === undefined ? undefined : created * 1000, widthMs, nowMs);
+}
+
+/** The window of a record the stream stamped at `stampedAtMs` (any source: see RecordSource.stampedAtMs). */
+export function windowSpanAt(stampedAtMs: number | undefined, widthMs: number, nowMs: number): WindowSpan {
+  const at = stampedAtMs ?? nowMs;
   const startMs = Math.floor(at / widthMs) * widthMs;
   return { startMs, endMs: startMs + widthMs };
 }
@@ -58,14 +63,14 @@ export interface WindowInvocation {
 
 /** The event of an invocation in a window, shaped as the guide's DynamodbTimeWindowEvent. */
 export function windowEvent(
-  records: LambdaStreamRecord[],
+  records: readonly unknown[],
   segment: WindowSegment<unknown>,
   shardId: string,
   streamArn: string,
   invocation: WindowInvocation,
 ): TimeWindowEvent {
   return {
-    Records: records,
+    Records: records as LambdaStreamRecord[],
     window: { start: isoSecond(segment.span.startMs), end: isoSecond(segment.span.endMs) },
     // A copy: a handler that mutates its event's state must not change what the emulator keeps.
     state: structuredClone(segment.state),

@@ -1,10 +1,13 @@
-// Local AWS servers: DynamoDB Local, the S3 server (s3rver with S3's rules), the SQS server, and
-// what points code at them (clients, AWS_ENDPOINT_URL_* variables). Nothing here knows Lambda:
+// Local AWS servers: DynamoDB Local, the S3 server (s3rver with S3's rules), the SQS server, the
+// Kinesis server (kinesalite), and what points code at them (clients, AWS_ENDPOINT_URL_*
+// variables). Nothing here knows Lambda:
 // the emulator and the config readers use these servers, never the other way round.
 export type { DynamoDbLocal, DynamoDbLocalOptions } from './dynamodb-local.js';
 export { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from './dynamodb-local.js';
 export { isLocalEndpoint } from './endpoint.js';
 export { JavaMissingError, LocalServerStartError } from './errors.js';
+export type { KinesisServer, KinesisServerOptions } from './kinesis-server.js';
+export { localKinesisClient, startKinesisServer } from './kinesis-server.js';
 export type { LocalAws, LocalAwsOptions } from './local-aws.js';
 export { connectLocalAws, startLocalAws } from './local-aws.js';
 export type { S3Server, S3ServerMiddleware, S3ServerOptions, S3ServerRequestContext } from './s3-server.js';
