@@ -35,6 +35,7 @@ import {
   windowEvent,
   windowSpanOf,
 } from './tumbling-window.js';
+import { boundedPages, type WaitBound, withinBound } from './wait-bound.js';
 
 export type { EmulatorEvent, InvocationOutcome, ShardResult } from './emulator-log.js';
 export type {
@@ -83,6 +84,8 @@ interface ShardState {
   onCheckpoint: ((sequenceNumber: string) => void | Promise<void>) | undefined;
   /** With a tumbling window: the window open on this shard, until its final invocation succeeds. */
   segment: WindowSegment<Entry> | undefined;
+  /** How long a page, the checkpoint callback or the destination may take (see `waitBoundMs`). */
+  bound: WaitBound;
 }
 
 interface Lane {
@@ -160,6 +163,7 @@ export class EventSourceMappingEmulator {
   private readonly clock: Clock;
   private readonly onEvent: ((event: EmulatorEvent) => void) | undefined;
   private readonly keepLog: boolean;
+  private readonly waitBoundMs: number;
   private stopped = false;
 
   constructor(options: EventSourceMappingOptions) {
@@ -187,6 +191,7 @@ export class EventSourceMappingEmulator {
     this.clock = o.clock ?? systemClock;
     this.onEvent = o.onEvent;
     this.keepLog = o.keepLog;
+    this.waitBoundMs = o.waitBoundMs;
   }
 
   /** Stops retrying: a batch still failing rejects with EmulatorStoppedError. */
@@ -214,6 +219,7 @@ export class EventSourceMappingEmulator {
       },
       onCheckpoint: input.onCheckpoint,
       segment: undefined,
+      bound: { ms: this.waitBoundMs, shardId: input.shardId, checkpoint: () => shard.checkpoint },
     };
     const lanes: Lane[] = Array.from({ length: this.lanes }, (_, index) => ({
       index,
@@ -227,7 +233,7 @@ export class EventSourceMappingEmulator {
       tail: Promise.resolve(),
       failure: undefined,
     }));
-    for await (const page of input.pages) {
+    for await (const page of boundedPages(input.pages, shard.bound)) {
       const now = this.clock.now();
       for (const record of page) {
         const entry: Entry = {
@@ -554,7 +560,13 @@ export class EventSourceMappingEmulator {
       functionError,
       now: this.clock.now(),
     });
-    if (this.onFailure) await this.onFailure.send(record, records);
+    if (this.onFailure)
+      await withinBound(
+        this.onFailure.send(record, records),
+        shard.bound,
+        'on-failure destination send',
+        records[0]?.dynamodb.SequenceNumber,
+      );
     shard.result.discarded += batch.length;
     this.emit({ type: 'discard', shardId: shard.shardId, lane: lane.index, condition, record });
     await this.settleLost(shard, lane, batch);
@@ -749,7 +761,13 @@ export class EventSourceMappingEmulator {
     shard.head = head;
     shard.checkpoint = sequenceNumber;
     this.emit({ type: 'checkpoint', shardId: shard.shardId, sequenceNumber });
-    if (shard.onCheckpoint) await shard.onCheckpoint(sequenceNumber);
+    if (shard.onCheckpoint)
+      await withinBound(
+        Promise.resolve(shard.onCheckpoint(sequenceNumber)),
+        shard.bound,
+        'checkpoint callback',
+        sequenceNumber,
+      );
   }
 
   private emit(event: EmulatorEvent): void {
