@@ -36,6 +36,7 @@ import {
 } from './shard-state.js';
 import { DEFAULT_STALL_AFTER_ATTEMPTS, type StallPolicy, StallWatch } from './stall-watchdog.js';
 import { isoSecond, windowEvent } from './tumbling-window.js';
+import { boundedPages, type WaitBound, withinBound } from './wait-bound.js';
 import { WindowLifecycle } from './window-lifecycle.js';
 
 export type { EmulatorEvent, InvocationOutcome, ShardResult } from './emulator-log.js';
@@ -96,6 +97,7 @@ export class MappingEmulator<R> {
   private readonly clock: Clock;
   private readonly onEvent: ((event: EmulatorEvent) => void) | undefined;
   private readonly keepLog: boolean;
+  private readonly waitBoundMs: number;
   private stopped = false;
   private readonly windows: WindowLifecycle;
   private readonly stallPolicy: StallPolicy;
@@ -138,6 +140,7 @@ export class MappingEmulator<R> {
       pauseBeforeRetry: () => this.pauseBeforeRetry(),
       stopped: () => this.stopped,
     });
+    this.waitBoundMs = o.waitBoundMs;
   }
 
   /** Stops retrying: a batch still failing rejects with EmulatorStoppedError. */
@@ -165,6 +168,7 @@ export class MappingEmulator<R> {
       },
       onCheckpoint: input.onCheckpoint,
       segment: undefined,
+      bound: { ms: this.waitBoundMs, shardId: input.shardId, checkpoint: () => shard.checkpoint },
     };
     const lanes: Lane[] = Array.from({ length: this.lanes }, (_, index) => ({
       index,
@@ -178,7 +182,7 @@ export class MappingEmulator<R> {
       tail: Promise.resolve(),
       failure: undefined,
     }));
-    for await (const page of input.pages) {
+    for await (const page of boundedPages(input.pages, shard.bound)) {
       const now = this.clock.now();
       for (const record of page) {
         const { sequenceNumber, eventId } = this.source.identity(record);
@@ -453,7 +457,13 @@ export class MappingEmulator<R> {
       },
       this.source,
     );
-    if (this.onFailure) await this.onFailure.send(record, records);
+    if (this.onFailure)
+      await withinBound(
+        this.onFailure.send(record, records),
+        shard.bound,
+        'on-failure destination send',
+        batch[0] === undefined ? undefined : this.source.identity(batch[0].record as R).sequenceNumber,
+      );
     shard.result.discarded += batch.length;
     this.emit({ type: 'discard', shardId: shard.shardId, lane: lane.index, condition, record });
     await this.windows.settleLost(shard, lane, batch);
@@ -550,7 +560,13 @@ export class MappingEmulator<R> {
     shard.head = head;
     shard.checkpoint = sequenceNumber;
     this.emit({ type: 'checkpoint', shardId: shard.shardId, sequenceNumber });
-    if (shard.onCheckpoint) await shard.onCheckpoint(sequenceNumber);
+    if (shard.onCheckpoint)
+      await withinBound(
+        Promise.resolve(shard.onCheckpoint(sequenceNumber)),
+        shard.bound,
+        'checkpoint callback',
+        sequenceNumber,
+      );
   }
 
   private emit(event: EmulatorEvent): void {

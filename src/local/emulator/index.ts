@@ -57,3 +57,5 @@ export { StreamPoller } from './poller.js';
 export { STREAM_RETENTION_MS } from './record-age.js';
 export type { CaptureOptions, ReplayOptions, ReplayResult } from './replay.js';
 export { capture, failureLine, RepeatedLineWriter, readReplayFile, replay } from './replay.js';
+export type { EmulatorWaitTarget } from './wait-bound.js';
+export { DEFAULT_WAIT_BOUND_MS, EmulatorWaitTimeoutError } from './wait-bound.js';

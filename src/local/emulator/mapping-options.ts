@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import type { FailureDestination } from './destinations.js';
 import type { EmulatorEvent } from './emulator-log.js';
 import { MAX_TUMBLING_WINDOW_SECONDS } from './tumbling-window.js';
+import { DEFAULT_WAIT_BOUND_MS } from './wait-bound.js';
 
 /**
  * What a handler may return: a partial batch response, nothing, or with a tumbling window the
@@ -110,6 +111,13 @@ export interface EventSourceMappingOptions {
    * bounded: that bound already ends the retries, exactly as Lambda does.
    */
   stallAfterAttempts?: number;
+  /**
+   * How long (ms) to wait at most for the next page of records, the `onCheckpoint` callback or the
+   * on-failure destination's send before the run ends with EmulatorWaitTimeoutError naming what
+   * it waited for; default 300000 (`DEFAULT_WAIT_BOUND_MS`). The handler call is bounded by
+   * `timeoutSeconds` and `timedOutSettleMs` instead. `Infinity` waits without end.
+   */
+  waitBoundMs?: number;
   clock?: Clock;
   /** Called for each event as it happens (the CLI prints them). */
   onEvent?: (event: EmulatorEvent) => void;
@@ -163,6 +171,12 @@ export const readMappingOptions = defineOptions<EventSourceMappingOptions>()('Ev
     expected: 'a positive integer, or Infinity to retry without end',
     check: (value) =>
       value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1),
+  },
+  waitBoundMs: {
+    kind: 'custom',
+    expected: 'a positive number of milliseconds, or Infinity',
+    check: (value) => typeof value === 'number' && value > 0,
+    default: DEFAULT_WAIT_BOUND_MS,
   },
   clock: { kind: 'object', methods: ['now', 'sleep'], expected: 'a Clock (with now() and sleep())' },
   onEvent: { kind: 'function' },

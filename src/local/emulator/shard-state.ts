@@ -1,6 +1,7 @@
 import type { ShardResult } from './emulator-log.js';
 import type { Verdict } from './response.js';
 import type { WindowInvocation, WindowSegment, WindowSpan } from './tumbling-window.js';
+import type { WaitBound } from './wait-bound.js';
 
 // What the emulator keeps per shard and per lane while it runs one shard: shared by the emulator,
 // its window lifecycle and its stall watchdog.
@@ -32,6 +33,8 @@ export interface ShardState {
   onCheckpoint: ((sequenceNumber: string) => void | Promise<void>) | undefined;
   /** With a tumbling window: the window open on this shard, until its final invocation succeeds. */
   segment: WindowSegment<Entry> | undefined;
+  /** How long a page, the checkpoint callback or the destination may take (see `waitBoundMs`). */
+  bound: WaitBound;
 }
 
 export interface Lane {
