@@ -5,7 +5,8 @@ import { POISON_KINDS, runFaultSoak } from '../../../bench/lib/fault-soak.js';
 // every kind, through the event source mapping emulator into the archive pipeline, on an S3
 // server that fails 30% of writes, lands some PUTs it answers with an error, and has the archive
 // prefix down for a while; the function throws and times out before and after processing.
-// bench/suites/fault-soak.ts runs the large one and writes its figures to BENCHMARKS.md.
+// The second run: issue 24's shape (tenant objects, compaction and erase beside a redelivery).
+// bench/suites/fault-soak.ts and `npm run soak` run the large ones; BENCHMARKS.md has their figures.
 
 describe('fault soak (small)', () => {
   it('loses nothing, changes nothing, reads back no duplicate, archives no poison and dead-letters all of it', async () => {
@@ -38,12 +39,65 @@ describe('fault soak (small)', () => {
       poisonArchived: result.poisonArchived,
       poisonDeadLettered: result.poisonDeadLettered,
       unexplainedStrays: result.unexplainedStrays,
+      processErrors: result.processErrors,
+      stalls: result.stalls,
+      serverErrors: result.serverErrors,
     }).toEqual({
       lost: 0,
       mismatched: 0,
       duplicatesAsRead: 0,
       poisonArchived: 0,
       poisonDeadLettered: POISON_KINDS.length,
+      unexplainedStrays: [],
+      processErrors: [],
+      stalls: [],
+      serverErrors: [],
+    });
+  }, 120_000);
+
+  it('tenant objects (8 per batch), then a redelivery from the start while compactArchive and eraseTenant run: nothing escapes, nothing lost, the erased tenant gone', async () => {
+    const result = await runFaultSoak({
+      seed: 24,
+      records: 400,
+      shards: 2,
+      tenants: 20,
+      maxPartitionsPerBatch: 8,
+      compactAndEraseDuringRedelivery: true,
+      timeoutSeconds: 1.5,
+      s3MaxAttempts: 8,
+      faults: {
+        s3Errors: 0.3,
+        deleteErrors: 0.1,
+        latePuts: 0.05,
+        throwBefore: 0,
+        throwAfter: 0,
+        timeoutBefore: 0,
+        timeoutAfter: 0,
+        schedule: { 1: 'throwAfter', 4: 'timeoutAfter', 7: 'throwBefore' },
+      },
+    });
+    expect(result.maintenance?.compactedHours).toBeGreaterThan(0);
+    expect(result.maintenance?.erasedRows).toBeGreaterThan(0);
+    expect(result.injected.s3Errors).toBeGreaterThan(0);
+    expect({
+      processErrors: result.processErrors,
+      stalls: result.stalls,
+      serverErrors: result.serverErrors,
+      lost: result.lost,
+      mismatched: result.mismatched,
+      duplicatesAsRead: result.duplicatesAsRead,
+      erasedTenantRowsLeft: result.maintenance?.erasedTenantRowsLeft,
+      poisonArchived: result.poisonArchived,
+      unexplainedStrays: result.unexplainedStrays,
+    }).toEqual({
+      processErrors: [],
+      stalls: [],
+      serverErrors: [],
+      lost: 0,
+      mismatched: 0,
+      duplicatesAsRead: 0,
+      erasedTenantRowsLeft: 0,
+      poisonArchived: 0,
       unexplainedStrays: [],
     });
   }, 120_000);
