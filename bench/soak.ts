@@ -5,7 +5,8 @@
  * emulator into createStreamHandler's archive pipeline (S3ArchiveSink with partitionBy and
  * maxPartitionsPerBatch 8, S3DeadLetterSink), on a local S3 server failing 30% of PUTs and
  * DELETEs (and 10% more of DELETEs), with function crashes and hangs; then every shard is
- * redelivered from its start while compactArchive and eraseTenant run. Per seed it prints the
+ * redelivered from its start while compactArchive and eraseTenant run; then createWindowHandler's
+ * totals in tumbling windows under the same kind of faults. Per seed it prints the
  * figures that must be zero — process-level errors, stalls, lost, duplicates as read, the server's
  * own 5xx answers — as a JSON line on stdout, and exits 1 when any is not.
  *
@@ -17,6 +18,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { noneInjected, runFaultSoak, type SoakFaults, type SoakResult } from './lib/fault-soak.js';
+import { runWindowSoak } from './lib/window-soak.js';
 
 export const ISSUE_24_FAULTS: SoakFaults = {
   s3Errors: 0.3,
@@ -42,12 +44,16 @@ export interface SoakFigures {
   poisonArchived: number;
   erasedTenantRowsLeft: number;
   unexplainedStrays: number;
+  /** createWindowHandler's stored totals against what was sent: records and sum off. */
+  windowCountOff: number;
+  windowSumOff: number;
   /** Not goals: what the run went through. */
   detail: {
     invocations: number;
     injected: SoakResult['injected'];
     validDeadLettered: number;
     maintenanceFailedUnderFaults: string[];
+    windowSegments: number;
     samples: string[];
   };
 }
@@ -62,6 +68,8 @@ const GOALS = [
   'poisonArchived',
   'erasedTenantRowsLeft',
   'unexplainedStrays',
+  'windowCountOff',
+  'windowSumOff',
 ] as const satisfies readonly (keyof SoakFigures)[];
 
 export async function soakOnce(
@@ -81,25 +89,44 @@ export async function soakOnce(
     faults: ISSUE_24_FAULTS,
     log,
   });
+  log('windows: createWindowHandler in 60-second tumbling windows under the same kind of faults');
+  const w = await runWindowSoak({
+    seed,
+    records: Math.max(100, Math.round(records / 5)),
+    shards: 2,
+    timeoutSeconds: 2,
+    faults: { s3Errors: 0.3, latePuts: 0.05, throwBefore: 0.03, throwAfter: 0.03, hang: 0.01 },
+  });
   return {
     seed,
     records,
     seconds: Math.round(r.seconds * 10) / 10,
-    processErrors: r.processErrors.length,
-    stalls: r.stalls.length,
+    processErrors: r.processErrors.length + w.processErrors.length,
+    stalls: r.stalls.length + w.stalls.length,
     lost: r.lost,
     duplicatesAsRead: r.duplicatesAsRead,
-    serverErrors: r.serverErrors.length,
+    serverErrors: r.serverErrors.length + w.serverErrors.length,
     mismatched: r.mismatched,
     poisonArchived: r.poisonArchived,
     erasedTenantRowsLeft: r.maintenance?.erasedTenantRowsLeft ?? 0,
     unexplainedStrays: r.strayDeadLetters.unexplained,
+    windowCountOff: w.countOff,
+    windowSumOff: w.sumOff,
     detail: {
       invocations: r.invocations,
       injected: r.injected,
       validDeadLettered: r.validDeadLettered,
       maintenanceFailedUnderFaults: r.maintenance?.failedRuns ?? [],
-      samples: [...r.processErrors, ...r.stalls, ...r.serverErrors, ...r.unexplainedStrays].slice(0, 5),
+      windowSegments: w.segments,
+      samples: [
+        ...r.processErrors,
+        ...w.processErrors,
+        ...r.stalls,
+        ...w.stalls,
+        ...r.serverErrors,
+        ...w.serverErrors,
+        ...r.unexplainedStrays,
+      ].slice(0, 5),
     },
   };
 }
@@ -155,11 +182,14 @@ function emptyFigures(seed: number, records: number): SoakFigures {
     poisonArchived: 0,
     erasedTenantRowsLeft: 0,
     unexplainedStrays: 0,
+    windowCountOff: 0,
+    windowSumOff: 0,
     detail: {
       invocations: 0,
       injected: noneInjected(),
       validDeadLettered: 0,
       maintenanceFailedUnderFaults: [],
+      windowSegments: 0,
       samples: [],
     },
   };

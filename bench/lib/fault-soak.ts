@@ -9,18 +9,19 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { compactArchive, decodeArchiveObject, eraseTenant, readArchiveRows } from '../../src/archive.js';
 import { EventSourceMappingEmulator } from '../../src/local/emulator/emulator.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/servers/dynamodb-local.js';
 import { type S3ServerMiddleware, startS3Server } from '../../src/local/servers/s3-server.js';
 import { createPipeline, createStreamHandler, type PipelineLogger, route } from '../../src/pipeline/index.js';
 import type { AttributeMap, AttributeValue, LambdaStreamRecord } from '../../src/records/types.js';
-import { S3ArchiveSink, S3DeadLetterSink, SinkRetryStrategy } from '../../src/s3.js';
+import { S3ArchiveSink, S3DeadLetterSink } from '../../src/s3.js';
 import { tenantFromPartitionKey } from '../../src/sinks/archive-partition.js';
 import { DeadLetterSendError } from '../../src/sinks/errors.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../../src/sinks/types.js';
+import { watchEscapes } from './escapes.js';
 import { createRandom, type Random } from './random.js';
+import { passOnCountingErrors, soakS3Client } from './soak-s3.js';
 
 export interface SoakFaults {
   /** Share of S3 requests answered 500 or 503 without being applied. */
@@ -445,18 +446,8 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
   const serverErrors: string[] = [];
   const faultRandom = createRandom(options.seed ^ 0x5eed);
   // Whatever the server answers 5xx without the soak asking for it is a request S3 would accept.
-  const passOn = async (ctx: Parameters<S3ServerMiddleware>[0], next: () => Promise<unknown>) => {
-    try {
-      await next();
-    } catch (error) {
-      // s3rver throws its S3 errors (404 NoSuchKey, 412) for Koa to answer: only a 5xx counts.
-      const status = (error as { status?: unknown }).status;
-      if (typeof status !== 'number' || status >= 500)
-        serverErrors.push(`${ctx.method} ${status ?? 500}: ${String(error)}`);
-      throw error;
-    }
-    if (ctx.status >= 500) serverErrors.push(`${ctx.method} ${ctx.status}`);
-  };
+  const passOn = (ctx: Parameters<S3ServerMiddleware>[0], next: () => Promise<void>) =>
+    passOnCountingErrors(ctx, next, serverErrors);
   const middleware: S3ServerMiddleware = async (ctx, next) => {
     if (!faulting || (ctx.method !== 'PUT' && ctx.method !== 'DELETE')) return passOn(ctx, next);
     const path = decodeURIComponent(ctx.path);
@@ -490,13 +481,8 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
     return passOn(ctx, next);
   };
   // Anything that escapes the code under test while the soak runs: counted, reported, never ignored.
-  const processErrors: string[] = [];
-  const onEscape = (kind: string) => (error: unknown) =>
-    processErrors.push(`${kind}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  const onRejection = onEscape('unhandledRejection');
-  const onException = onEscape('uncaughtException');
-  process.on('unhandledRejection', onRejection);
-  process.on('uncaughtException', onException);
+  const escapes = watchEscapes();
+  const processErrors = escapes.errors;
   const tenants = options.tenants ?? 7;
   const partitioned = options.maxPartitionsPerBatch !== undefined;
   if (options.compactAndEraseDuringRedelivery && !partitioned)
@@ -510,16 +496,7 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
     for (const r of shard.records) sent.set(identity(r.dynamodb.SequenceNumber, r.eventID), r);
 
   const server = await startS3Server({ buckets: [BUCKET], middleware: [middleware] });
-  const client = new S3Client({
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-    endpoint: server.endpoint,
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts: options.s3MaxAttempts ?? 4,
-    retryStrategy: new SinkRetryStrategy(options.s3MaxAttempts ?? 4),
-  });
+  const client = soakS3Client(server.endpoint, options.s3MaxAttempts ?? 4);
   const started = performance.now();
   try {
     // Which invocation stored which dead letters, which sends failed, whose response was lost.
@@ -778,10 +755,7 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
   } finally {
     client.destroy();
     await server.stop();
-    // A rejection of the run's last requests surfaces after its microtasks: one macrotask more.
-    await new Promise((resolve) => setImmediate(resolve));
-    process.off('unhandledRejection', onRejection);
-    process.off('uncaughtException', onException);
+    await escapes.stop();
   }
 }
 

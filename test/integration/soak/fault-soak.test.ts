@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { POISON_KINDS, runFaultSoak } from '../../../bench/lib/fault-soak.js';
+import { runWindowSoak } from '../../../bench/lib/window-soak.js';
 
 // The project's own fault soak, small: ~600 TTL deletes with hard values and one poison record of
 // every kind, through the event source mapping emulator into the archive pipeline, on an S3
@@ -101,4 +102,25 @@ describe('fault soak (small)', () => {
       unexplainedStrays: [],
     });
   }, 120_000);
+
+  it('createWindowHandler in tumbling windows, the function failing and hanging, onWindowEnd on a failing S3: every record counted once', async () => {
+    const result = await runWindowSoak({
+      seed: 24,
+      records: 120,
+      shards: 2,
+      timeoutSeconds: 1,
+      faults: { s3Errors: 0.3, latePuts: 0.1, throwBefore: 0.06, throwAfter: 0.06, hang: 0.02 },
+    });
+    expect(result.segments).toBeGreaterThan(2);
+    expect(
+      result.injected.s3Errors + result.injected.throwBefore + result.injected.throwAfter,
+    ).toBeGreaterThan(0);
+    expect({
+      countOff: result.countOff,
+      sumOff: result.sumOff,
+      processErrors: result.processErrors,
+      stalls: result.stalls,
+      serverErrors: result.serverErrors,
+    }).toEqual({ countOff: 0, sumOff: 0, processErrors: [], stalls: [], serverErrors: [] });
+  }, 60_000);
 });
