@@ -9,21 +9,25 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { decodeArchiveObject, readArchiveRows } from '../../src/archive.js';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { compactArchive, decodeArchiveObject, eraseTenant, readArchiveRows } from '../../src/archive.js';
 import { EventSourceMappingEmulator } from '../../src/local/emulator/emulator.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/servers/dynamodb-local.js';
 import { type S3ServerMiddleware, startS3Server } from '../../src/local/servers/s3-server.js';
-import { createPipeline, type PipelineLogger, route } from '../../src/pipeline/index.js';
+import { createPipeline, createStreamHandler, type PipelineLogger, route } from '../../src/pipeline/index.js';
 import type { AttributeMap, AttributeValue, LambdaStreamRecord } from '../../src/records/types.js';
 import { S3ArchiveSink, S3DeadLetterSink } from '../../src/s3.js';
+import { tenantFromPartitionKey } from '../../src/sinks/archive-partition.js';
 import { DeadLetterSendError } from '../../src/sinks/errors.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../../src/sinks/types.js';
+import { watchEscapes } from './escapes.js';
 import { createRandom, type Random } from './random.js';
+import { passOnCountingErrors, soakS3Client } from './soak-s3.js';
 
 export interface SoakFaults {
   /** Share of S3 requests answered 500 or 503 without being applied. */
   s3Errors: number;
+  /** Share of DELETEs answered 500 without being applied, on top of `s3Errors`. */
+  deleteErrors?: number;
   /** Share of PUTs applied and then answered 500: the client retries or gives up on a write that landed. */
   latePuts: number;
   /** Archive PUTs (counted from the run's first) that are late whatever the share says. */
@@ -50,8 +54,25 @@ export interface SoakOptions {
   /** Function timeout in seconds: every injected timeout costs this much wall time. */
   timeoutSeconds: number;
   batchSize?: number;
-  /** The S3 client's attempts per request (its standard retry strategy); default 4. */
+  /** The S3 client's attempts per request (SinkRetryStrategy, as the sinks build it); default 4. */
   s3MaxAttempts?: number;
+  /**
+   * How the function runs the pipeline: `createStreamHandler` (middy, as deployed; its early
+   * timeout ends the invocation while the pipeline may still run) or `pipeline.process`.
+   * Default createStreamHandler.
+   */
+  via?: 'createStreamHandler' | 'pipeline';
+  /** Tenants the records spread over (by partition key); default 7. */
+  tenants?: number;
+  /** Archive objects per tenant (`partitionBy`), at most this many tenants per batch; default unpartitioned. */
+  maxPartitionsPerBatch?: number;
+  /**
+   * After the first pass: the shards redelivered again from their start (a restart from an old
+   * checkpoint), under the same faults, while compactArchive and eraseTenant (of tenant 0, whose
+   * records the redelivery no longer carries: it was deleted) run on the same archive. Needs
+   * maxPartitionsPerBatch.
+   */
+  compactAndEraseDuringRedelivery?: boolean;
   log?: (message: string) => void;
 }
 
@@ -120,6 +141,21 @@ export interface SoakResult {
   };
   /** For each unexplained stray: the record, and the invocations that stored its entry with their outcomes. */
   unexplainedStrays: string[];
+  /** unhandledRejection / uncaughtException events in this process during the run. */
+  processErrors: string[];
+  /** Shard runs that ended with an error (a stall, a wait that never ended) instead of a result. */
+  stalls: string[];
+  /** 5xx answers of the local S3 server the soak did not inject (requests S3 would have accepted): method, status, error. */
+  serverErrors: string[];
+  /** With compactAndEraseDuringRedelivery: what ran beside the redelivery, and the erased tenant's rows left. */
+  maintenance?: {
+    compactedHours: number;
+    erasedRows: number;
+    /** Runs of compaction / erase that failed under the faults and were run again after. */
+    failedRuns: string[];
+    /** Rows of the erased tenant readArchiveRows still yields. */
+    erasedTenantRowsLeft: number;
+  };
 }
 
 const TABLE = 'soak-orders';
@@ -334,6 +370,7 @@ export function buildShards(
   random: Random,
   valid: number,
   shards: number,
+  tenants = 7,
 ): { shards: Shard[]; poison: Set<string> } {
   const out: Shard[] = [];
   const poison = new Set<string>();
@@ -355,7 +392,7 @@ export function buildShards(
           n,
           sequence,
           created,
-          image(random, `tenant#${n % 7}/order#${n}`, random.digits(random.int(1, 38)), created, n),
+          image(random, `tenant#${n % tenants}/order#${n}`, random.digits(random.int(1, 38)), created, n),
         ),
       );
       sequence += BigInt(random.int(1, 500));
@@ -378,15 +415,16 @@ export function buildShards(
 
 // ---- the run ---------------------------------------------------------------------------------
 
+/** The tenant of a soak record: its partition key before the `/`. */
+const tenantOf = tenantFromPartitionKey({ separator: '/' });
+const ERASED_TENANT = 'tenant#0';
+
 function identity(sequenceNumber: string | undefined, eventID: string | undefined): string {
   return `${sequenceNumber}/${eventID}`;
 }
 
-export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
-  const log = options.log ?? (() => undefined);
-  const random = createRandom(options.seed);
-  const faults = options.faults;
-  const injected = {
+export function noneInjected(): SoakResult['injected'] {
+  return {
     s3Errors: 0,
     latePuts: 0,
     outage: 0,
@@ -395,12 +433,23 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
     timeoutBefore: 0,
     timeoutAfter: 0,
   };
+}
+
+export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
+  const log = options.log ?? (() => undefined);
+  const random = createRandom(options.seed);
+  const faults = options.faults;
+  const injected = noneInjected();
   const lateKeys = new Set<string>();
   let faulting = true;
   let archivePuts = 0;
+  const serverErrors: string[] = [];
   const faultRandom = createRandom(options.seed ^ 0x5eed);
+  // Whatever the server answers 5xx without the soak asking for it is a request S3 would accept.
+  const passOn = (ctx: Parameters<S3ServerMiddleware>[0], next: () => Promise<void>) =>
+    passOnCountingErrors(ctx, next, serverErrors);
   const middleware: S3ServerMiddleware = async (ctx, next) => {
-    if (!faulting || (ctx.method !== 'PUT' && ctx.method !== 'DELETE')) return next();
+    if (!faulting || (ctx.method !== 'PUT' && ctx.method !== 'DELETE')) return passOn(ctx, next);
     const path = decodeURIComponent(ctx.path);
     const archive = ctx.method === 'PUT' && path.startsWith(`/${BUCKET}/${ARCHIVE_PREFIX}/`);
     const put = archive ? archivePuts++ : -1;
@@ -418,32 +467,36 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
       injected.s3Errors++;
       return faultRandom.next() < 0.5 ? fail('InternalError', 500) : fail('ServiceUnavailable', 503);
     }
+    if (ctx.method === 'DELETE' && faultRandom.next() < (faults.deleteErrors ?? 0)) {
+      injected.s3Errors++;
+      return fail('InternalError', 500);
+    }
     if (ctx.method === 'PUT' && (faults.latePutsAt?.includes(put) || faultRandom.next() < faults.latePuts)) {
-      await next();
+      await passOn(ctx, next);
       if (ctx.status !== 200) return;
       injected.latePuts++;
       lateKeys.add(path.slice(BUCKET.length + 2));
       return fail('InternalError', 500);
     }
-    return next();
+    return passOn(ctx, next);
   };
+  // Anything that escapes the code under test while the soak runs: counted, reported, never ignored.
+  const escapes = watchEscapes();
+  const processErrors = escapes.errors;
+  const tenants = options.tenants ?? 7;
+  const partitioned = options.maxPartitionsPerBatch !== undefined;
+  if (options.compactAndEraseDuringRedelivery && !partitioned)
+    throw new Error(
+      'compactAndEraseDuringRedelivery needs maxPartitionsPerBatch (eraseTenant reads tenants)',
+    );
 
-  const { shards, poison } = buildShards(random, options.records, options.shards);
+  const { shards, poison } = buildShards(random, options.records, options.shards, tenants);
   const sent = new Map<string, LambdaStreamRecord>();
   for (const shard of shards)
     for (const r of shard.records) sent.set(identity(r.dynamodb.SequenceNumber, r.eventID), r);
 
   const server = await startS3Server({ buckets: [BUCKET], middleware: [middleware] });
-  const client = new S3Client({
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-    endpoint: server.endpoint,
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts: options.s3MaxAttempts ?? 4,
-    retryMode: 'standard',
-  });
+  const client = soakS3Client(server.endpoint, options.s3MaxAttempts ?? 4);
   const started = performance.now();
   try {
     // Which invocation stored which dead letters, which sends failed, whose response was lost.
@@ -480,7 +533,7 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
         }
       },
     };
-    const pipeline = createPipeline({
+    const pipelineConfig = {
       routes: [
         route({
           when: 'ttl-delete',
@@ -489,6 +542,9 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
             bucket: BUCKET,
             prefix: ARCHIVE_PREFIX,
             ttlAttribute: TTL_ATTRIBUTE,
+            ...(partitioned
+              ? { partitionBy: tenantOf, maxPartitionsPerBatch: options.maxPartitionsPerBatch }
+              : {}),
           }),
         }),
       ],
@@ -497,7 +553,14 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
       deadlineMarginMs: 300,
       logger: quietLogger,
       metrics: false,
-    });
+    } as const;
+    const pipeline = createPipeline(pipelineConfig);
+    const streamHandler = createStreamHandler(pipelineConfig);
+    const processBatch =
+      (options.via ?? 'createStreamHandler') === 'pipeline'
+        ? pipeline.process
+        : (event: Parameters<typeof pipeline.process>[0], context: Parameters<typeof streamHandler>[1]) =>
+            streamHandler(event as never, context);
     const functionRandom = createRandom(options.seed ^ 0xfa17);
     const pickFault = (n: number): FunctionFault | undefined => {
       const scheduled = faults.schedule?.[n];
@@ -546,7 +609,7 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
             return undefined;
           }
           processed.add(n);
-          const response = await pipeline.process(event, context);
+          const response = await processBatch(event, context as never);
           if (fault === 'throwAfter') {
             lostResponses.add(n);
             throw new Error('injected: the function failed after processing');
@@ -560,32 +623,52 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
       },
     });
     log(`${options.records} TTL deletes and ${poison.size} poison records on ${shards.length} shards`);
-    await Promise.all(
-      shards.map((shard) =>
-        emulator.runShard({
-          shardId: shard.shardId,
-          streamArn: STREAM_ARN,
-          pages: pagesOf(shard.records, 250),
-        }),
-      ),
-    );
+    const stalls: string[] = [];
+    const runShards = (keep: (record: LambdaStreamRecord) => boolean) =>
+      Promise.all(
+        shards.map((shard) =>
+          emulator
+            .runShard({
+              shardId: shard.shardId,
+              streamArn: STREAM_ARN,
+              pages: pagesOf(shard.records.filter(keep), 250),
+            })
+            .catch((error: unknown) => {
+              stalls.push(`${shard.shardId}: ${(error as Error).name}: ${(error as Error).message}`);
+            }),
+        ),
+      );
+    await runShards(() => true);
+    let maintenance: Omit<NonNullable<SoakResult['maintenance']>, 'erasedTenantRowsLeft'> | undefined;
+    const redelivered = new Set<number>();
+    if (options.compactAndEraseDuringRedelivery) {
+      const firstRedelivery = invocations;
+      log('redelivering every shard from its start while compactArchive and eraseTenant run');
+      maintenance = await maintainDuringRedelivery(
+        client,
+        log,
+        () => runShards((record) => tenantOfRecord(record) !== ERASED_TENANT),
+        () => {
+          faulting = false;
+        },
+      );
+      for (let n = firstRedelivery; n < invocations; n++) redelivered.add(n);
+    }
     const seconds = (performance.now() - started) / 1000;
     log(`processed in ${seconds.toFixed(1)} s over ${invocations} invocations; reading back`);
     faulting = false;
 
     // ---- read back ----
     const asRead = new Map<string, number>();
+    const erased = new Set<string>();
+    if (options.compactAndEraseDuringRedelivery)
+      for (const [id, record] of sent) if (tenantOfRecord(record) === ERASED_TENANT) erased.add(id);
+    let erasedTenantRowsLeft = 0;
     let mismatched = 0;
-    for await (const row of readArchiveRows({
-      client,
-      bucket: BUCKET,
-      prefix: ARCHIVE_PREFIX,
-      table: TABLE,
-      from: (START - 3_600) * 1000,
-      to: (START + 6 * 3_600) * 1000,
-    })) {
+    for await (const row of readArchiveRows(archiveRange(client))) {
       const id = identity(row.sequenceNumber, row.eventID);
       asRead.set(id, (asRead.get(id) ?? 0) + 1);
+      if (erased.has(id)) erasedTenantRowsLeft++;
       const original = sent.get(id);
       if (
         original === undefined ||
@@ -600,6 +683,8 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
     const objectsOf = new Map<string, string[]>();
     let storedRows = 0;
     for (const key of await listKeys(client, `${ARCHIVE_PREFIX}/`)) {
+      // Compaction's manifests live under the prefix too: they hold no rows.
+      if (key.includes('/_compaction/')) continue;
       const rows = decodeArchiveObject(await getBytes(client, key), key);
       storedRows += rows.length;
       for (const row of rows) {
@@ -621,11 +706,11 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
     let lost = 0;
     let validDeadLettered = 0;
     for (const id of sent.keys()) {
-      if (poison.has(id)) continue;
+      if (poison.has(id) || erased.has(id)) continue;
       if (deadLettered.has(id)) validDeadLettered++;
       if (!asRead.has(id) && !deadLettered.has(id)) lost++;
     }
-    const stray = { total: 0, responseLost: 0, failedSend: 0, latePut: 0, unexplained: 0 };
+    const stray = { total: 0, responseLost: 0, redelivery: 0, failedSend: 0, latePut: 0, unexplained: 0 };
     const unexplainedStrays: string[] = [];
     for (const id of deadLettered.keys()) {
       if (!asRead.has(id)) continue;
@@ -633,6 +718,8 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
       // Lambda redelivered a batch holding the record: it was archived and dead-lettered in two deliveries.
       if ((deliveredIn.get(id) ?? []).some((n) => processed.has(n) && lostResponses.has(n)))
         stray.responseLost++;
+      // Delivered again by the restart from the shard's start: archived once, dead-lettered the next time.
+      else if ((deliveredIn.get(id) ?? []).some((n) => redelivered.has(n))) stray.redelivery++;
       else if (failedSends.has(id)) stray.failedSend++;
       else if ((objectsOf.get(id) ?? []).some((key) => lateKeys.has(key))) stray.latePut++;
       else {
@@ -660,11 +747,82 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
       outcomes: countOutcomes(outcomes),
       strayDeadLetters: stray,
       unexplainedStrays,
+      processErrors,
+      stalls,
+      serverErrors,
+      ...(maintenance === undefined ? {} : { maintenance: { ...maintenance, erasedTenantRowsLeft } }),
     };
   } finally {
     client.destroy();
     await server.stop();
+    await escapes.stop();
   }
+}
+
+/** Every hour the soak's records fall in, with an hour of room either side. */
+function archiveRange(client: S3Client) {
+  return {
+    client,
+    bucket: BUCKET,
+    prefix: ARCHIVE_PREFIX,
+    table: TABLE,
+    from: (START - 3_600) * 1000,
+    to: (START + 6 * 3_600) * 1000,
+  };
+}
+
+function tenantOfRecord(record: LambdaStreamRecord): string | undefined {
+  const pk = record.dynamodb.Keys.pk?.S;
+  return pk === undefined ? undefined : pk.slice(0, pk.indexOf('/'));
+}
+
+/**
+ * Runs `redeliver` while compactArchive compacts every hour of the archive and eraseTenant erases
+ * tenant 0 (with its dead letters), all under the run's faults. Both run again once the
+ * redelivery is over and the faults have ended, as an operator would after a failed run: a run
+ * that failed under the faults is reported, and only a failure of the second fails the soak.
+ */
+async function maintainDuringRedelivery(
+  client: S3Client,
+  log: (message: string) => void,
+  redeliver: () => Promise<unknown>,
+  endFaults: () => void,
+): Promise<Omit<NonNullable<SoakResult['maintenance']>, 'erasedTenantRowsLeft'>> {
+  const range = archiveRange(client);
+  const failedRuns: string[] = [];
+  const compact = () => compactArchive({ ...range, partitionBy: tenantOf, now: Date.UTC(2100, 0, 1) });
+  const erase = () =>
+    eraseTenant({
+      ...range,
+      tenant: ERASED_TENANT,
+      partitionBy: tenantOf,
+      deadLetter: { prefix: DEAD_LETTER_PREFIX },
+    });
+  const attempt = async <T>(label: string, run: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await run();
+    } catch (error) {
+      failedRuns.push(`${label}: ${(error as Error).name}: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+  const [, compacted, erasedReport] = await Promise.all([
+    redeliver(),
+    attempt('compactArchive', compact),
+    attempt('eraseTenant', erase),
+  ]);
+  log(
+    `redelivery done; compaction ${compacted ? 'ran' : 'failed'}, erase ${erasedReport ? 'ran' : 'failed'}`,
+  );
+  // Again after the redelivery, the faults over: what it wrote is compacted, the erase complete.
+  endFaults();
+  const again = await compact();
+  const erasedAgain = await erase();
+  return {
+    compactedHours: (compacted?.hours.length ?? 0) + again.hours.length,
+    erasedRows: (erasedReport?.rowsErased ?? 0) + erasedAgain.rowsErased,
+    failedRuns,
+  };
 }
 
 /** GetRecords-sized pages, so the emulator batches as it would from a stream. */

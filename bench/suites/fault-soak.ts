@@ -23,6 +23,9 @@ const FAULTS: SoakFaults = {
 
 /** What must stay at zero, summed over the seeds. */
 const ZERO_GOALS: [string, (r: SoakResult) => number][] = [
+  ['process-level errors (unhandled rejections, uncaught exceptions)', (r) => r.processErrors.length],
+  ['stalls (a shard run that ended with an error)', (r) => r.stalls.length],
+  ["the local S3 server's own 5xx (requests S3 would have accepted)", (r) => r.serverErrors.length],
   ['records lost', (r) => r.lost],
   ['values changed', (r) => r.mismatched],
   ['duplicates as read', (r) => r.duplicatesAsRead],
@@ -62,7 +65,7 @@ const suite: Suite = {
     const sum = (pick: (r: SoakResult) => number) => results.reduce((n, r) => n + pick(r), 0);
     const poison = sum((r) => r.poison);
     const markdown = [
-      `${int(records)} TTL deletes per seed on 2 shards (both with the same sequence numbers, as AWS allows across shards) with hard values — 38-digit numbers, exact decimals (\`1.50\`), the range's ends (\`1E-130\`, \`9.99…E+125\`), binary, string/number/binary sets, unicode, nesting to DynamoDB's 32 levels, 60 KB strings — and one poison record of each of ${POISON_KINDS.length} kinds (${POISON_KINDS.join('; ')}). They run through the event source mapping emulator (BatchSize 100, ReportBatchItemFailures, 3 s timeout) into the archive pipeline (S3ArchiveSink + S3DeadLetterSink, retry 3 attempts) on a local S3 server that answers ${FAULTS.s3Errors * 100}% of PUTs and DELETEs with 500/503 without applying them, applies ${FAULTS.latePuts * 100}% of PUTs and answers them 500 (late PUTs), and answers ${FAULTS.archiveOutage?.puts} archive PUTs in a row with 503 SlowDown (an outage of the archive prefix); ${FAULTS.throwBefore * 100}% of invocations throw before processing and ${FAULTS.throwAfter * 100}% after, ${FAULTS.timeoutBefore * 100}% hang past the timeout before processing and ${FAULTS.timeoutAfter * 100}% after. Then every archived row (readArchiveRows, checksums verified) and every dead letter is read back and compared with what was sent.`,
+      `${int(records)} TTL deletes per seed on 2 shards (both with the same sequence numbers, as AWS allows across shards) with hard values — 38-digit numbers, exact decimals (\`1.50\`), the range's ends (\`1E-130\`, \`9.99…E+125\`), binary, string/number/binary sets, unicode, nesting to DynamoDB's 32 levels, 60 KB strings — and one poison record of each of ${POISON_KINDS.length} kinds (${POISON_KINDS.join('; ')}). They run through the event source mapping emulator (BatchSize 100, ReportBatchItemFailures, 3 s timeout) into the archive pipeline through createStreamHandler, as deployed (S3ArchiveSink + S3DeadLetterSink, retry 3 attempts; clients on SinkRetryStrategy) on a local S3 server that answers ${FAULTS.s3Errors * 100}% of PUTs and DELETEs with 500/503 without applying them, applies ${FAULTS.latePuts * 100}% of PUTs and answers them 500 (late PUTs), and answers ${FAULTS.archiveOutage?.puts} archive PUTs in a row with 503 SlowDown (an outage of the archive prefix); ${FAULTS.throwBefore * 100}% of invocations throw before processing and ${FAULTS.throwAfter * 100}% after, ${FAULTS.timeoutBefore * 100}% hang past the timeout before processing and ${FAULTS.timeoutAfter * 100}% after. Then every archived row (readArchiveRows, checksums verified) and every dead letter is read back and compared with what was sent. Issue 24's shape (tenant objects, compaction and erase beside a redelivery, windows, two soaks at once) is \`npm run soak\`, in its own section below.`,
       '',
       table(
         ['', ...results.map((r) => `seed ${r.seed}`)],
@@ -83,6 +86,9 @@ const suite: Suite = {
             (r) => `${r.injected.timeoutBefore} / ${r.injected.timeoutAfter}`,
             results,
           ),
+          row('**process-level errors**', (r) => `**${r.processErrors.length}**`, results),
+          row('**stalls**', (r) => `**${r.stalls.length}**`, results),
+          row("**S3 server's own 5xx**", (r) => `**${r.serverErrors.length}**`, results),
           row('**lost**', (r) => `**${r.lost}**`, results),
           row('**value mismatches**', (r) => `**${r.mismatched}**`, results),
           row('**duplicates as read**', (r) => `**${r.duplicatesAsRead}**`, results),

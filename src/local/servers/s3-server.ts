@@ -358,7 +358,8 @@ function s3Semantics(store: S3rverStore, spoolDirectory: string): S3rverMiddlewa
         return writes.run(`${bucket}/${key}`, next);
       case 'GET ':
       case 'HEAD ':
-        return readObject(ctx, next, bucket, key);
+        // In the key's turn: a read never meets a PUT or DELETE of the key half done.
+        return writes.run(`${bucket}/${key}`, () => readObject(ctx, next, bucket, key));
       default:
         return next();
     }

@@ -1,6 +1,10 @@
-import { lstat, readdir, unlink } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { lstat, mkdir, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 // How the local S3 server lays keys out on disk. s3rver 3.7 joins a key's segments into a path:
 // a key with `..` segments is written outside its directory (and never listed), `a//b` and `a/b`
@@ -16,6 +20,16 @@ export interface PatchableStore {
   getMetadata(bucket: string, key: string): Promise<Record<string, string | number>>;
   listObjects(bucket: string, options: ListOptions): Promise<ListResult>;
   deleteObject(bucket: string, key: string): Promise<void>;
+  putObject(object: StoredObject): Promise<{ size: number; md5: string }>;
+  putMetadata(bucket: string, key: string, metadata: Record<string, unknown>, md5?: string): Promise<void>;
+}
+
+/** What s3rver hands its store's putObject. */
+interface StoredObject {
+  bucket: string;
+  key: string;
+  content: Buffer | NodeJS.ReadableStream;
+  metadata: Record<string, unknown>;
 }
 
 interface ListOptions {
@@ -89,6 +103,21 @@ async function walkKeys(folder: string, relative: string, out: string[]): Promis
   }
 }
 
+/**
+ * Writes `path` through a temporary file beside it, renamed over it when complete. The temporary
+ * name does not end with an object suffix, so a listing never takes it for an object.
+ */
+async function writeAtomically(path: string, write: (temp: string) => Promise<void>): Promise<void> {
+  const temp = `${path}.${randomUUID()}.part`;
+  try {
+    await write(temp);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
 function isGone(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   return code === 'ENOENT' || code === 'ENOTDIR';
@@ -103,6 +132,7 @@ export function patchStore(store: PatchableStore): void {
     content: null,
     metadata: Record<string, string | number>,
   ) => unknown;
+  const allowedMetadata = (S3Object as unknown as { ALLOWED_METADATA: readonly string[] }).ALLOWED_METADATA;
   const resourcePath = store.getResourcePath.bind(store);
   store.getResourcePath = (bucket, key, resource) =>
     resourcePath(bucket, key === undefined ? undefined : encodeKey(key), resource);
@@ -116,6 +146,48 @@ export function patchStore(store: PatchableStore): void {
           if (!isGone(error)) throw error;
         }),
       ),
+    );
+  };
+
+  // s3rver writes an object's file and its metadata.json in place: a GET or a listing reading
+  // them meanwhile read a truncated object or half a JSON document ("Unexpected end of JSON
+  // input", answered 500). Written beside and renamed, a reader sees the old file or the new one.
+  store.putObject = async (object) => {
+    const objectPath = store.getResourcePath(object.bucket, object.key, 'object');
+    await mkdir(dirname(objectPath), { recursive: true });
+    const hash = createHash('md5');
+    let size = 0;
+    await writeAtomically(objectPath, async (temp) => {
+      if (Buffer.isBuffer(object.content)) {
+        hash.update(object.content);
+        size = object.content.length;
+        await writeFile(temp, object.content);
+        return;
+      }
+      const count = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          hash.update(chunk);
+          size += chunk.length;
+          callback(null, chunk);
+        },
+      });
+      await pipeline(object.content, count, createWriteStream(temp));
+    });
+    const md5 = hash.digest('hex');
+    await store.putMetadata(object.bucket, object.key, object.metadata, md5);
+    return { size, md5 };
+  };
+
+  store.putMetadata = async (bucket, key, metadata, md5) => {
+    const json = Object.fromEntries(
+      Object.entries(metadata).filter(
+        ([name]) => allowedMetadata.includes(name) || name.startsWith('x-amz-meta-'),
+      ),
+    );
+    if (md5)
+      await writeAtomically(store.getResourcePath(bucket, key, 'object.md5'), (temp) => writeFile(temp, md5));
+    await writeAtomically(store.getResourcePath(bucket, key, 'metadata.json'), (temp) =>
+      writeFile(temp, JSON.stringify(json, null, 2)),
     );
   };
 

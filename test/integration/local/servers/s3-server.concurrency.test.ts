@@ -140,3 +140,24 @@ describe('concurrent requests', () => {
     for (const key of await listKeys(client, BUCKET, 'busy/')) expect(await read(key)).toMatch(/^11-\d$/);
   });
 });
+
+describe('reads beside writes of the same key', () => {
+  it('a GET or a listing during PUTs of the key sees one whole version, never half a file or a 500', async () => {
+    const key = 'racing/object.json';
+    // Large enough that writing one takes several chunks; each version's text names it.
+    const version = (v: number) => JSON.stringify({ v, pad: String(v).repeat(200_000) });
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: version(0) }));
+    const writes = Array.from({ length: 12 }, (_, i) =>
+      client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: version(i + 1) })),
+    );
+    const reads = Array.from({ length: 24 }, () => read(key));
+    const listings = Array.from({ length: 12 }, () => listKeys(client, BUCKET, 'racing/'));
+    await Promise.all(writes);
+    for (const body of await Promise.all(reads)) {
+      const { v } = JSON.parse(body) as { v: number };
+      expect(body).toBe(version(v));
+    }
+    for (const keys of await Promise.all(listings)) expect(keys).toEqual([key]);
+    expect(await read(key)).toBe(version(12));
+  });
+});
