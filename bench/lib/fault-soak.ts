@@ -16,7 +16,7 @@ import { type S3ServerMiddleware, startS3Server } from '../../src/local/servers/
 import { createPipeline, createStreamHandler, type PipelineLogger, route } from '../../src/pipeline/index.js';
 import type { AttributeMap, AttributeValue, LambdaStreamRecord } from '../../src/records/types.js';
 import { S3ArchiveSink, S3DeadLetterSink } from '../../src/s3.js';
-import { tenantFromPartitionKey } from '../../src/sinks/archive-partition.js';
+import { tenantFromPartitionKey } from '../../src/archive/partition.js';
 import { DeadLetterSendError } from '../../src/sinks/errors.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../../src/sinks/types.js';
 import { watchEscapes } from './escapes.js';
