@@ -6,8 +6,9 @@
 // filters (dist/, next to this folder in the installed package) are loaded with import(): a
 // `${file()}` module may export a promise.
 //
-// Exports a promise of { 'ttl-deletes': patterns, 'all-deletes': patterns }; serverless.yml
-// picks one with custom.tidewater.archiveRoutes.
+// Exports a promise of { 'ttl-deletes': patterns, 'all-deletes': patterns } for serverless.yml's
+// stream event, and the same as FilterCriteria for Kinesis ('kinesis-ttl-deletes',
+// 'kinesis-all-deletes', infra/kinesis.yml); each picked with custom.tidewater.archiveRoutes.
 'use strict';
 
 const path = require('node:path');
@@ -23,9 +24,17 @@ async function filterPatterns() {
       `infra/filter-patterns.cjs: cannot load ${built} (${error.message}). In the tidewater repository, run \`npm run build\` first.`,
     );
   }
+  const routes = {
+    'ttl-deletes': [filters.ttlDeletes()],
+    'all-deletes': [filters.ttlDeletes(), filters.userDeletes()],
+  };
   return {
-    'ttl-deletes': filters.toServerlessFilterPatterns([filters.ttlDeletes()]),
-    'all-deletes': filters.toServerlessFilterPatterns([filters.ttlDeletes(), filters.userDeletes()]),
+    'ttl-deletes': filters.toServerlessFilterPatterns(routes['ttl-deletes']),
+    'all-deletes': filters.toServerlessFilterPatterns(routes['all-deletes']),
+    // The Kinesis trigger (infra/kinesis.yml) is a plain mapping resource: FilterCriteria as
+    // CloudFormation takes it, the same patterns nested under `data`.
+    'kinesis-ttl-deletes': filters.toFilterCriteria(filters.forKinesis(routes['ttl-deletes'])),
+    'kinesis-all-deletes': filters.toFilterCriteria(filters.forKinesis(routes['all-deletes'])),
   };
 }
 

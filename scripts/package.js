@@ -276,6 +276,40 @@ function compactionProblems(resources) {
   return problems;
 }
 
+// The settings infra/parameters.yml turns into stack parameters, by parameter: what to name.
+const PARAMETER_SETTINGS = {
+  KmsKeyArn: 'kmsKeyArn (TIDEWATER_KMS_KEY_ARN)',
+  ArchiveBucketName: 'bucketName (TIDEWATER_BUCKET_NAME)',
+  ArchiveSource: 'archiveSource (TIDEWATER_ARCHIVE_SOURCE)',
+};
+
+/**
+ * A parameter's Default is the setting, and CloudFormation refuses a stack whose parameter breaks
+ * its AllowedValues / AllowedPattern only at deploy time. Here it fails the package instead: an
+ * archiveSource other than the two would otherwise create neither trigger.
+ */
+function parameterProblems(parameters) {
+  const problems = [];
+  for (const [name, parameter] of Object.entries(parameters ?? {})) {
+    const value = parameter?.Default;
+    const setting = PARAMETER_SETTINGS[name] ?? `parameter ${name}`;
+    if (Array.isArray(parameter?.AllowedValues) && !parameter.AllowedValues.includes(value)) {
+      problems.push(
+        `${setting} is ${JSON.stringify(value)}; it must be one of ${parameter.AllowedValues.map((v) => JSON.stringify(v)).join(', ')}`,
+      );
+    }
+    if (
+      typeof parameter?.AllowedPattern === 'string' &&
+      !new RegExp(parameter.AllowedPattern).test(String(value))
+    ) {
+      problems.push(
+        `${setting} is ${JSON.stringify(value)}; it must be ${parameter.ConstraintDescription ?? `like ${parameter.AllowedPattern}`}`,
+      );
+    }
+  }
+  return problems;
+}
+
 /**
  * Settings problems that serverless cannot see but that would deploy a wrong stack, or a wider
  * grant than meant: one message per problem found in the packaged CloudFormation template (empty
@@ -283,7 +317,12 @@ function compactionProblems(resources) {
  */
 export function templateProblems(template) {
   const resources = template?.Resources ?? {};
-  return [...aggregatorProblems(resources), ...archiveProblems(resources), ...compactionProblems(resources)];
+  return [
+    ...parameterProblems(template?.Parameters),
+    ...aggregatorProblems(resources),
+    ...archiveProblems(resources),
+    ...compactionProblems(resources),
+  ];
 }
 
 /** The folder `serverless package` writes to: `--package <dir>` / `-p <dir>`, else .serverless. */

@@ -20,7 +20,13 @@ export interface ArchiveHandlerConfig {
   /** Key prefix in the archive bucket for dead-letter entries too large for an SQS message. */
   deadLetterOverflowPrefix: string;
   maxRecordAgeSeconds: number | undefined;
+  /** The trigger's source: the table's DynamoDB stream or its Kinesis copy (infra/kinesis.yml). */
+  source: ArchiveEventSource;
 }
+
+/** The sources the archive can be deployed on (infra/settings.yml archiveSource). */
+export const ARCHIVE_EVENT_SOURCES = ['dynamodb-stream', 'kinesis'] as const;
+export type ArchiveEventSource = (typeof ARCHIVE_EVENT_SOURCES)[number];
 
 /** The variables serverless.yml passes to archiveTtl (infra/settings.yml names them). */
 const readEnvironment = /* @__PURE__ */ defineEnvironment<{
@@ -32,6 +38,7 @@ const readEnvironment = /* @__PURE__ */ defineEnvironment<{
   DEAD_LETTER_QUEUE_URL: string;
   DEAD_LETTER_OVERFLOW_PREFIX?: string;
   MAX_RECORD_AGE_SECONDS?: number;
+  EVENT_SOURCE?: ArchiveEventSource;
 }>({ error: (message, variable) => new HandlerConfigError(variable ?? '', message) })('archiveTtl', {
   ARCHIVE_BUCKET: { kind: 'nonEmptyString', required: true },
   ARCHIVE_PREFIX: { ...KEY_PREFIX_OPTION, default: 'archive/' },
@@ -46,6 +53,7 @@ const readEnvironment = /* @__PURE__ */ defineEnvironment<{
   },
   DEAD_LETTER_OVERFLOW_PREFIX: { ...KEY_PREFIX_OPTION, default: 'dead-letter/' },
   MAX_RECORD_AGE_SECONDS: { kind: 'integer', min: 1 },
+  EVENT_SOURCE: { kind: 'enum', values: ARCHIVE_EVENT_SOURCES, default: 'dynamodb-stream' },
 });
 
 /**
@@ -64,6 +72,7 @@ export function readArchiveConfig(env: Environment): ArchiveHandlerConfig {
     deadLetterQueueUrl: e.DEAD_LETTER_QUEUE_URL.trim(),
     deadLetterOverflowPrefix: e.DEAD_LETTER_OVERFLOW_PREFIX,
     maxRecordAgeSeconds: e.MAX_RECORD_AGE_SECONDS,
+    source: e.EVENT_SOURCE,
   };
 }
 
@@ -99,6 +108,7 @@ export function createArchiveHandler(
     );
   }
   return createStreamHandler({
+    source: config.source,
     routes,
     ttlAttribute: config.ttlAttribute,
     onUnrouted: 'dead-letter',

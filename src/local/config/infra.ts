@@ -39,6 +39,10 @@ export interface InfraSettings {
   noncurrentExpireAfterDays: number;
   kmsKeyArn: string;
   archiveRoutes: string;
+  /** `dynamodb-stream` or `kinesis`: the archive function's event source (infra/kinesis.yml). */
+  archiveSource: string;
+  kinesisStreamName: string;
+  kinesisRetentionHours: number;
   batchSize: number;
   maximumBatchingWindow: number;
   maximumRetryAttempts: number;
@@ -71,7 +75,7 @@ export interface InfraOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Settings to replace after resolution; an unknown key or a wrong type throws. */
   overrides?: Partial<InfraSettings>;
-  /** The folder holding settings.yml, table.yml, bucket.yml, queues.yml. Default: the package's infra/. */
+  /** The folder holding settings.yml, parameters.yml, table.yml, bucket.yml, queues.yml. Default: the package's infra/. */
   infraDir?: string | URL;
 }
 
@@ -107,6 +111,9 @@ const readOptions = defineOptions<InfraOptions>()('planLocalResources', INFRA_OP
 
 const DEFAULT_INFRA_DIR = new URL('../../../infra/', import.meta.url);
 const SETTINGS_FILE = 'settings.yml';
+// The stack's parameters: settings that switch resources on or off (their Defaults come from
+// settings.yml), declared once for every resource file.
+const PARAMETERS_FILE = 'parameters.yml';
 const RESOURCE_FILES = ['table.yml', 'bucket.yml', 'queues.yml'] as const;
 
 /**
@@ -116,7 +123,7 @@ const RESOURCE_FILES = ['table.yml', 'bucket.yml', 'queues.yml'] as const;
 export function planLocalResources(options: InfraOptions = {}): InfraPlan {
   const { stage, service, region, env = process.env, overrides, infraDir } = readOptions(options);
   const dir = infraDirUrl(infraDir);
-  for (const file of [SETTINGS_FILE, ...RESOURCE_FILES]) {
+  for (const file of [SETTINGS_FILE, PARAMETERS_FILE, ...RESOURCE_FILES]) {
     try {
       accessSync(new URL(file, dir));
     } catch (error) {
@@ -141,13 +148,19 @@ export function planLocalResources(options: InfraOptions = {}): InfraPlan {
     resolveAs(SETTINGS_FILE, undefined, `\${file(./${SETTINGS_FILE})}`),
     overrides,
   );
+  const parameters = resolveAs(PARAMETERS_FILE, settings, `\${file(./${PARAMETERS_FILE})}`);
+  if (!isRecord(parameters) || !isRecord(parameters.Parameters))
+    throw new InfraDefinitionError(PARAMETERS_FILE, 'has no Parameters mapping');
   const plan = planTemplateParts(
-    RESOURCE_FILES.map((file) => {
-      const document = resolveAs(file, settings, `\${file(./${file})}`);
-      if (!isRecord(document) || !isRecord(document.Resources))
-        throw new InfraDefinitionError(file, 'has no Resources mapping');
-      return { where: file, document };
-    }),
+    [
+      { where: PARAMETERS_FILE, document: parameters },
+      ...RESOURCE_FILES.map((file) => {
+        const document = resolveAs(file, settings, `\${file(./${file})}`);
+        if (!isRecord(document) || !isRecord(document.Resources))
+          throw new InfraDefinitionError(file, 'has no Resources mapping');
+        return { where: file, document };
+      }),
+    ],
     { service, stage, region, source: 'infra' },
   );
   const single = <T extends ResolvedResource>(found: readonly T[], type: string): T => {

@@ -122,8 +122,8 @@ export function planTemplateParts(
   const conditions: Record<string, unknown> = {};
   const raw: { file: string; logicalId: string; definition: Record<string, unknown> }[] = [];
   const seen = new Set<string>();
-  for (const { where, document } of parts) {
-    if (!isRecord(document)) throw new InfraDefinitionError(where, 'is not a mapping');
+  for (const { where, document: declared } of withParameterDefaults(parts)) {
+    const document = declared as Record<string, unknown>;
     Object.assign(conditions, isRecord(document.Conditions) ? document.Conditions : {});
     if (document.Resources === undefined) continue;
     if (!isRecord(document.Resources)) throw new InfraDefinitionError(where, 'Resources is not a mapping');
@@ -170,6 +170,41 @@ export function planTemplateParts(
     notEmulated,
     conditions,
   };
+}
+
+/**
+ * The parts with every `Ref` to one of their `Parameters` replaced by its Default: a stack
+ * deployed without parameter values (as `serverless deploy` deploys) takes the Defaults, which
+ * infra/ sets from infra/settings.yml. A parameter without a Default has no value locally.
+ */
+function withParameterDefaults(parts: readonly TemplatePart[]): TemplatePart[] {
+  const defaults = new Map<string, unknown>();
+  for (const { where, document } of parts) {
+    if (!isRecord(document)) throw new InfraDefinitionError(where, 'is not a mapping');
+    if (document.Parameters === undefined) continue;
+    if (!isRecord(document.Parameters)) throw new InfraDefinitionError(where, 'Parameters is not a mapping');
+    for (const [name, parameter] of Object.entries(document.Parameters)) {
+      if (!isRecord(parameter) || !('Default' in parameter))
+        throw new InfraDefinitionError(
+          where,
+          `parameter ${name} has no Default: the local runtime, like a deploy without parameter values, uses Defaults`,
+        );
+      defaults.set(name, parameter.Default);
+    }
+  }
+  if (defaults.size === 0) return [...parts];
+  const substitute = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(substitute);
+    if (!isRecord(node)) return node;
+    const keys = Object.keys(node);
+    if (keys.length === 1 && keys[0] === 'Ref' && defaults.has(String(node.Ref)))
+      return defaults.get(String(node.Ref));
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, substitute(value)]));
+  };
+  return parts.map(({ where, document }) => {
+    const { Parameters: _declared, ...rest } = document as Record<string, unknown>;
+    return { where, document: substitute(rest) };
+  });
 }
 
 /**

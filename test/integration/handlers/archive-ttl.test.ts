@@ -7,6 +7,7 @@ import { createLocalResources } from '../../../src/local/config/resources.js';
 import { streamEvents } from '../../../src/local/emulator/events.js';
 import { createLambdaContext } from '../../../src/local/emulator/lambda-context.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
+import { toKinesisRecord } from '../../../src/records/kinesis-encode.js';
 import { localClients, startLocalSqs, uniqueName } from '../../support/aws.js';
 
 // The deployed entry point, composed exactly as in Lambda (module-level config from the
@@ -42,6 +43,26 @@ function invoke(handler: ArchiveModule['handler'], event: unknown) {
   return handler(event as Parameters<ArchiveModule['handler']>[0], context);
 }
 
+/** The handler on a fresh local bucket from infra/, with these variables over the ones serverless.yml sets. */
+async function archiveOnLocalBucket(stage: string, variables: Record<string, string>) {
+  const { dynamodb, s3 } = localClients();
+  const resources = await createLocalResources({ dynamodb, s3, stage: uniqueName(stage), env: {} });
+  const config = archiveModule.readArchiveConfig({
+    ARCHIVE_BUCKET: resources.bucket.name,
+    ARCHIVE_PREFIX: resources.bucket.archivePrefix,
+    TTL_ATTRIBUTE: resources.settings.ttlAttribute,
+    DEAD_LETTER_QUEUE_URL: deadLetterQueueUrl,
+    ...variables,
+  });
+  // No SQS server in the test run: the dead-letter queue must not be needed for good records.
+  const sqs = new SQSClient({
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    endpoint: 'http://127.0.0.1:9',
+  });
+  return { handler: archiveModule.createArchiveHandler(config, { s3, sqs }), resources };
+}
+
 describe('archiveTtl handler', () => {
   it('builds at cold start from the environment serverless.yml sets', () => {
     expect(typeof archiveModule.handler).toBe('function');
@@ -57,22 +78,7 @@ describe('archiveTtl handler', () => {
   });
 
   it('archives TTL deletes under the prefix and, with all-deletes, user deletes beside them', async () => {
-    const { dynamodb, s3 } = localClients();
-    const resources = await createLocalResources({ dynamodb, s3, stage: uniqueName('h'), env: {} });
-    const config = archiveModule.readArchiveConfig({
-      ARCHIVE_BUCKET: resources.bucket.name,
-      ARCHIVE_PREFIX: resources.bucket.archivePrefix,
-      TTL_ATTRIBUTE: resources.settings.ttlAttribute,
-      ARCHIVE_ROUTES: 'all-deletes',
-      DEAD_LETTER_QUEUE_URL: deadLetterQueueUrl,
-    });
-    // No SQS server in the test run: the dead-letter queue must not be needed for good records.
-    const sqs = new SQSClient({
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-      endpoint: 'http://127.0.0.1:9',
-    });
-    const handler = archiveModule.createArchiveHandler(config, { s3, sqs });
+    const { handler, resources } = await archiveOnLocalBucket('h', { ARCHIVE_ROUTES: 'all-deletes' });
 
     const events = streamEvents({ tableName: resources.table.name, keyAttributes: ['pk', 'sk'] });
     const event = events.event(
@@ -88,6 +94,28 @@ describe('archiveTtl handler', () => {
     expect(
       keys.filter((k) => k.startsWith('archive/') && !k.startsWith('archive/user-deletes/')),
     ).toHaveLength(1);
+  });
+});
+
+describe('archiveTtl on the Kinesis variant (EVENT_SOURCE kinesis, infra/kinesis.yml)', () => {
+  it('archives a TTL delete from the Kinesis copy of the change and refuses a DynamoDB stream batch', async () => {
+    const { handler, resources } = await archiveOnLocalBucket('k', { EVENT_SOURCE: 'kinesis' });
+    const events = streamEvents({ tableName: resources.table.name, keyAttributes: ['pk', 'sk'] });
+    const expired = events.ttlDelete({ pk: 'order#7', sk: 'v1', expiresAt: 1_767_225_000 });
+    // The precision infra/table.yml deploys.
+    const copy = toKinesisRecord(expired, {
+      sequenceNumber: '49590338271490256608559692538361571095921575989136588898',
+      tableName: resources.table.name,
+      precision: 'MICROSECOND',
+    });
+    expect(await invoke(handler, { Records: [copy] })).toEqual({ batchItemFailures: [] });
+    const keys = await archiveKeys(resources.bucket.name);
+    expect(keys).toHaveLength(1);
+    expect(keys[0]?.startsWith('archive/')).toBe(true);
+
+    await expect(invoke(handler, events.event(expired))).rejects.toThrow(
+      expect.objectContaining({ name: 'EventSourceMismatchError' }),
+    );
   });
 });
 
@@ -149,7 +177,9 @@ describe('readArchiveConfig', () => {
       deadLetterQueueUrl,
       deadLetterOverflowPrefix: 'dead-letter/',
       maxRecordAgeSeconds: undefined,
+      source: 'dynamodb-stream',
     });
+    expect(archiveModule.readArchiveConfig({ ...valid, EVENT_SOURCE: 'kinesis' }).source).toBe('kinesis');
   });
 
   const variable = (name: string) => `archiveTtl: environment variable '${name}'`;
@@ -164,6 +194,10 @@ describe('readArchiveConfig', () => {
     [
       { ARCHIVE_ROUTES: 'ttl' },
       `${variable('ARCHIVE_ROUTES')} must be one of 'ttl-deletes', 'all-deletes', got the string "ttl"`,
+    ],
+    [
+      { EVENT_SOURCE: 'dynamodb' },
+      `${variable('EVENT_SOURCE')} must be one of 'dynamodb-stream', 'kinesis', got the string "dynamodb"`,
     ],
     [
       { MAX_RECORD_AGE_SECONDS: '1.5' },

@@ -32,5 +32,13 @@ describe('KMS grants', () => {
     expect((await keyStatement('AggregateVotesRole'))?.Condition?.StringEquals?.['kms:ViaService']).toEqual(
       via('dynamodb'),
     );
+    // The backfill function reads the export and writes the archive (S3), sends dead letters (SQS);
+    // its state machine reads manifests and writes results (S3).
+    expect(
+      (await keyStatement('BackfillExportFileRole'))?.Condition?.StringEquals?.['kms:ViaService'],
+    ).toEqual([via('s3'), via('sqs')]);
+    expect(
+      (await keyStatement('BackfillStateMachineRole'))?.Condition?.StringEquals?.['kms:ViaService'],
+    ).toEqual([via('s3')]);
   });
 });

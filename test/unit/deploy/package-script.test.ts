@@ -99,6 +99,36 @@ describe('npm run package: settings checks on the packaged template', () => {
     expect(templateProblems(template({ aggregator: { SHARDS: '25' } }))).toEqual([]);
   });
 
+  it("refuses a parameter's Default outside its AllowedValues or AllowedPattern, naming the setting", () => {
+    const withParameters = (kmsKeyArn: string, archiveSource: string) => ({
+      ...template(),
+      // As infra/parameters.yml declares them.
+      Parameters: {
+        KmsKeyArn: {
+          Type: 'String',
+          Default: kmsKeyArn,
+          AllowedPattern: '^(arn:aws[a-zA-Z-]*:kms:[a-z0-9-]+:[0-9]{12}:key/[a-zA-Z0-9-]+)?$',
+          ConstraintDescription: 'empty, or a KMS key ARN',
+        },
+        ArchiveSource: {
+          Type: 'String',
+          Default: archiveSource,
+          AllowedValues: ['dynamodb-stream', 'kinesis'],
+        },
+      },
+    });
+    const key = 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-0000-0000-000000000000';
+    expect(templateProblems(withParameters('', 'dynamodb-stream'))).toEqual([]);
+    expect(templateProblems(withParameters(key, 'kinesis'))).toEqual([]);
+    expect(templateProblems(withParameters(key, 'kinesiss'))).toEqual([
+      'archiveSource (TIDEWATER_ARCHIVE_SOURCE) is "kinesiss"; it must be one of "dynamodb-stream", "kinesis"',
+    ]);
+    // An alias cannot be named in an IAM grant.
+    expect(templateProblems(withParameters('alias/archive', 'kinesis'))).toEqual([
+      'kmsKeyArn (TIDEWATER_KMS_KEY_ARN) is "alias/archive"; it must be empty, or a KMS key ARN',
+    ]);
+  });
+
   it('refuses a poll id with an IAM wildcard or a key separator', () => {
     for (const poll of ['*', 'final?', 'a#b', '']) {
       const problems: string[] = templateProblems(template({ aggregator: { POLL: poll } }));

@@ -20,7 +20,10 @@ describe('infra/ files', () => {
       'alarms.yml',
       'backfill.yml',
       'bucket.yml',
+      'functions.yml',
       'iam.yml',
+      'kinesis.yml',
+      'parameters.yml',
       'queues.yml',
       'settings.yml',
       'table.yml',
@@ -44,12 +47,15 @@ describe('infra/ files', () => {
     expect(config.service).toBe('tidewater');
     expect(config.custom.tidewater).toBe('${file(./infra/settings.yml)}');
     expect(config.resources).toEqual([
+      '${file(./infra/parameters.yml)}',
       '${file(./infra/table.yml)}',
       '${file(./infra/bucket.yml)}',
       '${file(./infra/queues.yml)}',
       '${file(./infra/iam.yml)}',
       '${file(./infra/alarms.yml)}',
       '${file(./infra/backfill.yml)}',
+      '${file(./infra/kinesis.yml)}',
+      '${file(./infra/functions.yml)}',
     ]);
   });
 });
