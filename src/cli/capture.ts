@@ -8,6 +8,7 @@ import {
   planServiceResources,
   type ServerlessConfig,
   ServerlessConfigError,
+  serverlessApp,
 } from '../local/index.js';
 import { overlayEnv } from '../local/servers/process-env.js';
 import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
@@ -123,7 +124,7 @@ async function streamSource(flags: CaptureFlags): Promise<{ table?: string; stre
   if (flags.table !== undefined)
     return { table: (config && (await tableName(config, flags.table))) ?? flags.table };
   if (!config) throw new ServerlessConfigError(flags.config, 'no such file (needed to find the function)');
-  const fn = await streamFunctionOf(config, flags.function);
+  const fn = await streamFunctionOf(await serverlessApp(config), flags.function);
   const arn = fn.stream.arn;
   if (typeof arn === 'string') return { streamArn: arn };
   const getAtt = (arn as { 'Fn::GetAtt'?: unknown } | null)?.['Fn::GetAtt'];

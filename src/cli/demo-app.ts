@@ -27,6 +27,7 @@ import {
   ServerlessConfigError,
   type StreamHandler,
   StreamPoller,
+  serverlessApp,
   toEmulatorOptions,
 } from '../local/index.js';
 import { LOCAL_ACCOUNT_ID } from '../local/servers/dynamodb-local.js';
@@ -161,7 +162,7 @@ export async function runDemo(input: DemoOptions = {}): Promise<DemoSummary> {
       TIDEWATER_DELETION_PROTECTION: 'false',
     },
   });
-  const archiveFn = await streamFunctionOf(config, options.archiveFunction);
+  const archiveFn = await streamFunctionOf(await serverlessApp(config), options.archiveFunction);
   const aggregateFn = await config.functionSettings(
     options.aggregateFunction ?? (await findAggregator(config)),
   );

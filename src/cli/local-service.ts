@@ -4,16 +4,14 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../core/write-file-atomic.js';
 import { aborted } from '../local/emulator/poller.js';
 import {
-  createServiceResources,
   type EmulatorEvent,
   EventSourceMappingEmulator,
   type FailureDestination,
   handlerFile,
+  type LocalApp,
   loadHandler,
-  loadServerlessConfig,
-  planServiceResources,
+  loadLocalApp,
   resolveEnvironment,
-  ServerlessConfigError,
   type ServiceResources,
   type StreamFunctionSettings,
   type StreamHandler,
@@ -30,8 +28,12 @@ import { onFailureDestination, type ServerEndpoints, type Servers, startServers 
  * source mapping would feed it, until stopped.
  */
 export interface LocalServiceOptions {
-  /** The service's serverless.yml. */
-  config: string;
+  /** The service's serverless.yml (unless a template or a cdk.out is given). */
+  config?: string;
+  /** A SAM template instead of serverless.yml. */
+  template?: string;
+  /** A CDK app's cdk.out instead of serverless.yml. */
+  cdkOut?: string;
   stage: string;
   /** Run only these functions (keys under `functions:`); default every stream function. */
   functions?: readonly string[];
@@ -69,16 +71,19 @@ interface RunningFunction {
 
 export async function runLocalService(options: LocalServiceOptions): Promise<LocalServiceResult> {
   const { log } = options;
-  // Everything that can be wrong in serverless.yml is found before a server starts.
-  const config = await loadServerlessConfig({ file: options.config, stage: options.stage });
-  const root = config.root;
-  const stage = await config.stage();
-  const service = await config.service();
-  const plan = await planServiceResources(config);
-  const streamFunctions = await selectFunctions(config, options.functions);
+  // Everything that can be wrong in serverless.yml or the template is found before a server starts.
+  const app = await loadLocalApp({
+    ...(options.config !== undefined ? { config: options.config } : {}),
+    ...(options.template !== undefined ? { template: options.template } : {}),
+    ...(options.cdkOut !== undefined ? { cdkOut: options.cdkOut } : {}),
+    stage: options.stage,
+  });
+  const { root } = app;
+  const plan = await app.plan();
+  const streamFunctions = await app.streamFunctions(options.functions);
   for (const fn of streamFunctions) handlerFile(fn, { root });
 
-  log(`${service} (stage ${stage}) from ${config.file}`);
+  log(`${app.name} (stage ${app.stage}) from ${app.file}`);
   const servers = await startServers(options.endpoints ?? {});
   const checkpoints = await mkdtemp(join(tmpdir(), 'tidewater-start-'));
   const stop = new AbortController();
@@ -95,17 +100,17 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
     log(`  S3        ${aws.s3Endpoint}${options.endpoints?.s3 ? ' (given)' : ''}`);
     log(`  SQS       ${servers.sqsEndpoint}${options.endpoints?.sqs ? ' (given)' : ''}`);
 
-    const resources = await createServiceResources({
-      config,
-      dynamodb: aws.dynamodb,
-      s3: aws.s3,
-      sqs: servers.sqs,
-    });
-    describeResources(resources, plan.tables.length + plan.buckets.length + plan.queues.length, log);
+    const resources = await app.createResources({ dynamodb: aws.dynamodb, s3: aws.s3, sqs: servers.sqs });
+    describeResources(
+      resources,
+      plan.tables.length + plan.buckets.length + plan.queues.length,
+      app.declaredIn,
+      log,
+    );
 
     const running: RunningFunction[] = [];
     for (const fn of streamFunctions) {
-      const prepared = await prepareFunction(fn, resources, localEnv, servers, root, log);
+      const prepared = await prepareFunction(fn, resources, localEnv, servers, app, log);
       if (prepared) running.push(prepared);
     }
     // One process runs every function: each handler was imported with its own environment (what
@@ -169,26 +174,16 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
   }
 }
 
-/** The stream functions to run: all, or the ones named (each must exist and have a stream). */
-async function selectFunctions(
-  config: Awaited<ReturnType<typeof loadServerlessConfig>>,
-  keys: readonly string[] | undefined,
-): Promise<StreamFunctionSettings[]> {
-  if (!keys?.length) return config.streamFunctions();
-  const out: StreamFunctionSettings[] = [];
-  for (const key of keys) {
-    const fn = await config.streamFunction(key);
-    if (!fn) throw new ServerlessConfigError(config.file, `function '${key}' has no DynamoDB stream event`);
-    out.push(fn);
-  }
-  return out;
-}
-
-function describeResources(resources: ServiceResources, declared: number, log: (line: string) => void) {
+function describeResources(
+  resources: ServiceResources,
+  declared: number,
+  declaredIn: string,
+  log: (line: string) => void,
+) {
   if (declared === 0) {
-    log("resources: serverless.yml's resources: declares no table, bucket or queue");
+    log(`resources: ${declaredIn} declares no table, bucket or queue`);
   } else {
-    log("resources (serverless.yml's resources:):");
+    log(`resources (${declaredIn}):`);
     for (const table of resources.tables) {
       const details = [
         table.streamArn ? 'stream' : 'no stream',
@@ -209,9 +204,10 @@ async function prepareFunction(
   resources: ServiceResources,
   localEnv: Record<string, string>,
   servers: Servers,
-  root: string,
+  app: Pick<LocalApp, 'root' | 'declaredIn'>,
   log: (line: string) => void,
 ): Promise<RunningFunction | undefined> {
+  const { root, declaredIn } = app;
   if (!fn.stream.enabled) {
     log(`function ${fn.key}: its stream event is disabled (enabled: false); not run`);
     return undefined;
@@ -219,8 +215,8 @@ async function prepareFunction(
   const streamArn = resources.streamArnOf(fn);
   if (!streamArn) {
     log(
-      `function ${fn.key}: its stream (${JSON.stringify(fn.stream.arn)}) is not a table serverless.yml's ` +
-        'resources: declares; not run',
+      `function ${fn.key}: its stream (${JSON.stringify(fn.stream.arn)}) is not a table ${declaredIn} ` +
+        'declares; not run',
     );
     return undefined;
   }
