@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { serverlessApp } from '../local/config/local-app.js';
 import {
   capture,
   loadServerlessConfig,
   planServiceResources,
   type ServerlessConfig,
   ServerlessConfigError,
-  serverlessApp,
 } from '../local/index.js';
 import { overlayEnv } from '../local/servers/process-env.js';
 import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';

@@ -15,6 +15,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { decodeArchiveObject } from '../archive.js';
 import { defineOptions } from '../core/index.js';
+import { serverlessApp } from '../local/config/local-app.js';
 import { createLambdaContext, lambdaFunctionArn } from '../local/emulator/lambda-context.js';
 import {
   createServiceResources,
@@ -27,7 +28,6 @@ import {
   ServerlessConfigError,
   type StreamHandler,
   StreamPoller,
-  serverlessApp,
   toEmulatorOptions,
 } from '../local/index.js';
 import { LOCAL_ACCOUNT_ID } from '../local/servers/dynamodb-local.js';

@@ -1,3 +1,5 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -162,4 +164,36 @@ describe('tidewater start --once for a SAM template and a cdk.out', () => {
     // The template runs archive and audit exactly what the serverless.yml service does.
     for (const result of templates) expect({ ...result, tool: serverless?.tool }).toEqual(serverless);
   }, 400_000);
+
+  it.each([
+    ['start', ['--once']],
+    ['replay', ['events.jsonl', '--aws']],
+  ])(
+    '%s with a template that cannot run: the TemplateReadError, and no server started',
+    async (command, args) => {
+      // The unit fixture's SAM app, its stream pointed at a table without a stream.
+      const dir = mkdtempSync(join(tmpdir(), 'tidewater-bad-template-'));
+      cpSync(join(import.meta.dirname, '..', '..', 'unit', 'local', 'config', 'fixtures', 'sam'), dir, {
+        recursive: true,
+      });
+      const template = join(dir, 'template.yaml');
+      writeFileSync(
+        template,
+        readFileSync(template, 'utf8').replace('!GetAtt OrdersTable.StreamArn', '!GetAtt Sessions.StreamArn'),
+      );
+      const err: string[] = [];
+      vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+        err.push(String(chunk));
+        return true;
+      });
+      // No endpoints given: had it got that far, start would have launched its own servers.
+      expect(await main([command as string, ...args, '--template', template])).toBe(EXIT.error);
+      const text = err.join('');
+      expect(text).toContain(
+        `TemplateReadError: ${template}: ArchiveFunction.Events.Expired.Properties.Stream: names Sessions, a table without a StreamSpecification`,
+      );
+      expect(text).not.toMatch(/DynamoDB|export AWS_|\(stage /);
+    },
+  );
 });
