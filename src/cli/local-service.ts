@@ -9,6 +9,7 @@ import {
   type FailureDestination,
   handlerFile,
   type LocalApp,
+  type LocalQueue,
   loadHandler,
   loadLocalApp,
   resolveEnvironment,
@@ -60,13 +61,21 @@ export interface LocalServiceResult {
   discarded: number;
 }
 
-interface RunningFunction {
+/** A stream function ready to run: its stream on the local server, its handler loaded. */
+export interface RunningFunction {
   fn: StreamFunctionSettings;
   streamArn: string;
   environment: Record<string, string>;
   handler: StreamHandler;
   onFailure?: FailureDestination;
+  /** The on-failure destination's queue, when it is one of the app's queues. */
+  onFailureQueue?: LocalQueue;
   onFailureNote: string;
+}
+
+/** What a handler run against the servers gets over its own environment: their endpoints. */
+export function serverEnvironment(servers: Servers): Record<string, string> {
+  return { ...servers.aws.env, AWS_ENDPOINT_URL_SQS: servers.sqsEndpoint };
 }
 
 export async function runLocalService(options: LocalServiceOptions): Promise<LocalServiceResult> {
@@ -95,7 +104,7 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
   const stats = { invocations: 0, discarded: 0 };
   try {
     const { aws } = servers;
-    const localEnv: Record<string, string> = { ...aws.env, AWS_ENDPOINT_URL_SQS: servers.sqsEndpoint };
+    const localEnv = serverEnvironment(servers);
     log(`  DynamoDB  ${aws.dynamoEndpoint}${options.endpoints?.dynamodb ? ' (given)' : ' (DynamoDB Local)'}`);
     log(`  S3        ${aws.s3Endpoint}${options.endpoints?.s3 ? ' (given)' : ''}`);
     log(`  SQS       ${servers.sqsEndpoint}${options.endpoints?.sqs ? ' (given)' : ''}`);
@@ -138,7 +147,16 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
     }
     if (running.length === 0) log('no function with a DynamoDB stream event to run');
 
-    const pollers = running.map((fn) => runFunction(fn, servers, checkpoints, stop.signal, options, stats));
+    const pollers = running.map((fn) =>
+      runFunction(fn, servers, {
+        checkpointFile: join(checkpoints, `${fn.fn.key}.json`),
+        signal: stop.signal,
+        ...(options.once ? { once: true } : {}),
+        ...(options.verbose ? { verbose: true } : {}),
+        log,
+        stats,
+      }),
+    );
     log(
       options.once
         ? 'delivering what the streams hold, then stopping'
@@ -198,8 +216,12 @@ function describeResources(
     log(`  deployed but not emulated locally: ${resources.notEmulated.join(', ')}`);
 }
 
-/** Resolves a function's stream, environment and on-failure destination, and loads its handler. */
-async function prepareFunction(
+/**
+ * Resolves a function's stream, environment and on-failure destination, and loads its handler
+ * with that environment (the servers' endpoints over it); undefined, said in `log`, for a mapping
+ * that is disabled or reads a stream the app does not declare.
+ */
+export async function prepareFunction(
   fn: StreamFunctionSettings,
   resources: ServiceResources,
   localEnv: Record<string, string>,
@@ -232,7 +254,7 @@ async function prepareFunction(
   } finally {
     restore();
   }
-  const { destination, note } = onFailureDestination(fn, resources, servers);
+  const { destination, queue, note } = onFailureDestination(fn, resources, servers);
   const s = fn.stream;
   const settings = [
     `batch ${s.batchSize ?? 100}`,
@@ -254,29 +276,44 @@ async function prepareFunction(
     environment: values,
     handler,
     ...(destination ? { onFailure: destination } : {}),
+    ...(queue ? { onFailureQueue: queue } : {}),
     onFailureNote: note,
   };
 }
 
-async function runFunction(
+/** How runFunction runs one function, and what it reports. */
+export interface FunctionRun {
+  checkpointFile: string;
+  signal: AbortSignal;
+  /** Stop once the stream is caught up. */
+  once?: boolean;
+  /** Every emulator decision in `log`, not only responses and discards. */
+  verbose?: boolean;
+  log: (line: string) => void;
+  /** Counted as Lambda would bill and lose: invocations, records discarded. */
+  stats: { invocations: number; discarded: number };
+  /** Every emulator event, after it is counted and logged. */
+  onEvent?: (event: EmulatorEvent) => void;
+}
+
+/** Polls a prepared function's stream into its handler through the event-source-mapping emulator. */
+export async function runFunction(
   running: RunningFunction,
   servers: Servers,
-  checkpoints: string,
-  signal: AbortSignal,
-  options: LocalServiceOptions,
-  stats: { invocations: number; discarded: number },
+  run: FunctionRun,
 ): Promise<void> {
-  const { fn, log } = { fn: running.fn, log: options.log };
+  const { fn } = running;
+  const { log, stats } = run;
   const sizes = new Map<string, number>();
   const onEvent = (event: EmulatorEvent) => {
-    if (options.verbose) log(`${fn.key}: ${describeEvent(event)}`);
+    if (run.verbose) log(`${fn.key}: ${describeEvent(event)}`);
     if (event.type === 'invoke') {
       stats.invocations++;
       sizes.set(event.requestId, event.sequenceNumbers.length);
     } else if (event.type === 'response') {
       const size = sizes.get(event.requestId) ?? 0;
       sizes.delete(event.requestId);
-      if (!options.verbose)
+      if (!run.verbose)
         log(
           `${fn.key}: ${size} record${size === 1 ? '' : 's'} → ${event.outcome}${event.error ? `: ${event.error}` : ''}`,
         );
@@ -294,6 +331,7 @@ async function runFunction(
           'lost, as Lambda loses them (bound maximumRetryAttempts or maximumRecordAgeInSeconds)',
       );
     }
+    run.onEvent?.(event);
   };
   const emulator = new EventSourceMappingEmulator({
     ...toEmulatorOptions(fn, { region: servers.aws.region }),
@@ -306,7 +344,7 @@ async function runFunction(
     streams: servers.aws.streams,
     streamArn: running.streamArn,
     startingPosition: fn.stream.startingPosition,
-    checkpointFile: join(checkpoints, `${fn.key}.json`),
+    checkpointFile: run.checkpointFile,
   });
-  await poller.runEmulator(emulator, { signal, ...(options.once ? { stopWhenCaughtUp: true } : {}) });
+  await poller.runEmulator(emulator, { signal: run.signal, ...(run.once ? { stopWhenCaughtUp: true } : {}) });
 }
