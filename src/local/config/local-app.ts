@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { defineOptions, type TidewaterError } from '../../core/index.js';
+import { defineOptions, InvalidOptionsError, type TidewaterError } from '../../core/index.js';
 import { LOCAL_REGION } from '../servers/dynamodb-local.js';
 import { readCdkOut } from './cdk-out.js';
 import { InfraDefinitionError, ServerlessConfigError, TemplateReadError } from './errors.js';
@@ -83,9 +83,9 @@ export async function loadLocalApp(input: LocalAppOptions = {}): Promise<LocalAp
   const options = readOptions(input);
   const given = (['config', 'template', 'cdkOut'] as const).filter((k) => options[k] !== undefined);
   if (given.length > 1)
-    throw new InfraDefinitionError(
-      'loadLocalApp',
-      `give one of config, template and cdkOut, not ${given.join(' and ')}`,
+    throw new InvalidOptionsError(
+      `loadLocalApp: give one of config, template and cdkOut, not ${given.join(' and ')}`,
+      { option: given[1] },
     );
   if (options.template !== undefined) return templateApp(readSamTemplate(options.template), options.stage);
   if (options.cdkOut !== undefined) return templateApp(readCdkOut(options.cdkOut), options.stage);

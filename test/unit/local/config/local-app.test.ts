@@ -69,6 +69,12 @@ describe('loadLocalApp', () => {
     expect(fn?.environment.ARCHIVE_BUCKET).toEqual({ 'Fn::Sub': '${Prefix}-${ArchiveBucket}' });
   });
 
+  it('reads one app: config, template and cdkOut together are an InvalidOptionsError', async () => {
+    await expect(
+      loadLocalApp({ template: join(fixtures, 'sam', 'template.yaml'), cdkOut: join(fixtures, 'cdk.out') }),
+    ).rejects.toMatchObject({ name: 'InvalidOptionsError', option: 'cdkOut' });
+  });
+
   it('plans a cdk.out and selects its functions by logical id', async () => {
     const app = await loadLocalApp({ cdkOut: join(fixtures, 'cdk.out') });
     expect(app.name).toBe('OrdersStack');
