@@ -76,7 +76,9 @@ export function readSamTemplate(file: string): TemplateApp {
   }
   return {
     file: path,
-    name: basename(dirname(path)),
+    // The stack name SAM would be given is not in the template; the folder's name stands in (as
+    // characters a table or queue name takes).
+    name: basename(dirname(path)).replace(/[^A-Za-z0-9_.-]/g, '-'),
     resources,
     conditions: isRecord(template) && isRecord(template.Conditions) ? template.Conditions : {},
     parameters: parameterDefaults(isRecord(template) ? template.Parameters : undefined),
