@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: CloudFormation Fn::Sub strings, not template literals
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,10 +24,13 @@ function copy(fixture: string, file: string, edit: (text: string) => string): st
 const sam = (edit: (text: string) => string) => ({
   template: join(copy('sam', 'template.yaml', edit), 'template.yaml'),
 });
-const cdk = (edit: (template: Record<string, any>) => void) => ({
+type Template = {
+  Resources: Record<string, { Properties: Record<string, unknown>; Metadata: Record<string, unknown> }>;
+};
+const cdk = (edit: (resources: Template['Resources']) => void) => ({
   cdkOut: copy('cdk.out', 'OrdersStack.template.json', (text) => {
-    const template = JSON.parse(text);
-    edit(template);
+    const template = JSON.parse(text) as Template;
+    edit(template.Resources);
     return JSON.stringify(template);
   }),
 });
@@ -138,8 +142,8 @@ describe('loadLocalApp', () => {
     [
       'a CDK asset missing from cdk.out',
       () =>
-        cdk((t) => {
-          t.Resources.ArchiveFunction5A6B.Metadata['aws:asset:path'] = 'asset.0000';
+        cdk((r) => {
+          r.ArchiveFunction5A6B!.Metadata['aws:asset:path'] = 'asset.0000';
         }),
       'ArchiveFunction5A6B',
       'Code.S3Key',
@@ -147,9 +151,8 @@ describe('loadLocalApp', () => {
     [
       'a CDK function with inline code',
       () =>
-        cdk((t) => {
-          const fn = t.Resources.AuditFunction1C2D.Properties;
-          fn.Code = { ZipFile: 'exports.handler = async () => {}' };
+        cdk((r) => {
+          r.AuditFunction1C2D!.Properties.Code = { ZipFile: 'exports.handler = async () => {}' };
         }),
       'AuditFunction1C2D',
       'Code',
@@ -157,8 +160,8 @@ describe('loadLocalApp', () => {
     [
       'a CDK mapping on an import no stack exports',
       () =>
-        cdk((t) => {
-          t.Resources.AuditFunctionDynamoDBEventSource3E4F.Properties.EventSourceArn = {
+        cdk((r) => {
+          r.AuditFunctionDynamoDBEventSource3E4F!.Properties.EventSourceArn = {
             'Fn::ImportValue': 'OtherStack:TableStreamArn',
           };
         }),
