@@ -2,14 +2,14 @@ import { Presets, SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { readExportManifest } from '../backfill/manifest.js';
 import { type BackfillReport, type BackfillSource, runBackfill } from '../backfill/run-backfill.js';
-import { handlerFile, loadHandler, loadServerlessConfig, resolveHandlerModule } from '../local/index.js';
+import { handlerFile, loadHandler, resolveHandlerModule } from '../local/index.js';
 import { overlayEnv } from '../local/servers/process-env.js';
 import type { Pipeline } from '../pipeline/engine.js';
 import { pipelineOfHandler } from '../pipeline/middleware.js';
 import { NotAStreamHandlerError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { functionEnvironment, streamFunctionOf } from './function-env.js';
-import { functionOptions } from './function-handler.js';
+import { functionOptions, loadFlaggedApp } from './function-handler.js';
 import { integer, splitHandler } from './parse.js';
 
 interface BackfillFlags {
@@ -17,6 +17,8 @@ interface BackfillFlags {
   scan?: string;
   segments: number;
   config: string;
+  template?: string;
+  cdkOut?: string;
   function?: string;
   stage: string;
   handler?: string;
@@ -94,14 +96,14 @@ export function backfillCommand(): Command {
 async function functionPipeline(
   flags: BackfillFlags,
 ): Promise<{ pipeline: Pipeline; restoreEnv: () => void }> {
-  const config = await loadServerlessConfig({ file: flags.config, stage: flags.stage });
-  const fn = await streamFunctionOf(config, flags.function);
-  const environment = await functionEnvironment(config, fn, {
+  const app = await loadFlaggedApp(flags);
+  const fn = await streamFunctionOf(app, flags.function);
+  const environment = await functionEnvironment(app, fn, {
     warn: (line) => process.stderr.write(`warning: ${line}\n`),
   });
   const restoreEnv = overlayEnv(environment);
   try {
-    const root = config.root;
+    const root = app.root;
     let name = `${fn.handler}`;
     let handler: unknown;
     if (flags.handler) {

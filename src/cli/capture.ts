@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { serverlessApp } from '../local/config/local-app.js';
 import {
   capture,
   loadServerlessConfig,
@@ -123,7 +124,7 @@ async function streamSource(flags: CaptureFlags): Promise<{ table?: string; stre
   if (flags.table !== undefined)
     return { table: (config && (await tableName(config, flags.table))) ?? flags.table };
   if (!config) throw new ServerlessConfigError(flags.config, 'no such file (needed to find the function)');
-  const fn = await streamFunctionOf(config, flags.function);
+  const fn = await streamFunctionOf(await serverlessApp(config), flags.function);
   const arn = fn.stream.arn;
   if (typeof arn === 'string') return { streamArn: arn };
   const getAtt = (arn as { 'Fn::GetAtt'?: unknown } | null)?.['Fn::GetAtt'];

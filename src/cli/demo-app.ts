@@ -15,26 +15,23 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { decodeArchiveObject } from '../archive.js';
 import { defineOptions } from '../core/index.js';
+import { serverlessApp } from '../local/config/local-app.js';
 import { createLambdaContext, lambdaFunctionArn } from '../local/emulator/lambda-context.js';
 import {
-  createServiceResources,
   type EmulatorEvent,
-  EventSourceMappingEmulator,
   handlerFile,
   loadHandler,
   loadServerlessConfig,
   type ServerlessConfig,
   ServerlessConfigError,
-  type StreamHandler,
-  StreamPoller,
-  toEmulatorOptions,
 } from '../local/index.js';
 import { LOCAL_ACCOUNT_ID } from '../local/servers/dynamodb-local.js';
 import { overlayEnv } from '../local/servers/process-env.js';
 import { type AttributeMap, checkTtl, marshall, type TtlCheck } from '../records/index.js';
 import { VoteCounter } from '../votes/index.js';
 import { streamFunctionOf } from './function-env.js';
-import { onFailureDestination, startServers } from './local-servers.js';
+import { startServers } from './local-servers.js';
+import { prepareFunction, runFunction, serverEnvironment } from './local-service.js';
 
 /**
  * The demo app: tidewater's own service, what `tidewater demo` (and `npm start` in the repository)
@@ -161,12 +158,13 @@ export async function runDemo(input: DemoOptions = {}): Promise<DemoSummary> {
       TIDEWATER_DELETION_PROTECTION: 'false',
     },
   });
-  const archiveFn = await streamFunctionOf(config, options.archiveFunction);
+  const app = await serverlessApp(config);
+  const archiveFn = await streamFunctionOf(app, options.archiveFunction);
   const aggregateFn = await config.functionSettings(
     options.aggregateFunction ?? (await findAggregator(config)),
   );
   // An installed package ships dist/ but not src/: handlerFile falls back to the built handlers.
-  const archiveFile = handlerFile(archiveFn, { root });
+  handlerFile(archiveFn, { root });
   const aggregateFile = handlerFile(aggregateFn, { root });
 
   log('starting DynamoDB Local, the S3 server and the SQS server');
@@ -178,7 +176,7 @@ export async function runDemo(input: DemoOptions = {}): Promise<DemoSummary> {
   let restoreEnv = (): void => undefined;
   try {
     log("creating the table, bucket and queues from serverless.yml's resources (infra/)");
-    const resources = await createServiceResources({ config, dynamodb: aws.dynamodb, s3: aws.s3, sqs });
+    const resources = await app.createResources({ dynamodb: aws.dynamodb, s3: aws.s3, sqs });
     const streamArn = resources.streamArnOf(archiveFn);
     const table = resources.tables.find((t) => t.streamArn !== undefined && t.streamArn === streamArn);
     if (!streamArn || !table?.ttlAttribute)
@@ -202,15 +200,19 @@ export async function runDemo(input: DemoOptions = {}): Promise<DemoSummary> {
     const poll = setting(aggregateEnv, aggregateFn, 'POLL');
     const deadLetterQueueUrl = archiveEnv.DEAD_LETTER_QUEUE_URL;
 
+    // The archive function as `tidewater start` runs it: prepared (stream, environment, handler,
+    // on-failure destination) and polled by the same functions; its lines are start's, not the demo's.
+    const quiet = () => undefined;
+    const localEnv = serverEnvironment(servers);
+    const running = await prepareFunction(archiveFn, resources, localEnv, servers, app, quiet);
+    if (!running)
+      throw new ServerlessConfigError(
+        config.file,
+        `function '${archiveFn.key}': its stream event is disabled`,
+      );
     // Handlers read their settings, and the SDK its endpoints, from process.env, as in Lambda:
     // the functions' environments are set there for the run (the local endpoints win), then put back.
-    restoreEnv = overlayEnv({
-      ...aggregateEnv,
-      ...archiveEnv,
-      ...aws.env,
-      AWS_ENDPOINT_URL_SQS: servers.sqsEndpoint,
-    });
-    const handler = await loadHandler<StreamHandler>(archiveFile, archiveFn.handlerExport, { root });
+    restoreEnv = overlayEnv({ ...aggregateEnv, ...archiveEnv, ...localEnv });
     const aggregate = await loadHandler<(event: unknown, context: Context) => Promise<unknown>>(
       aggregateFile,
       aggregateFn.handlerExport,
@@ -218,12 +220,12 @@ export async function runDemo(input: DemoOptions = {}): Promise<DemoSummary> {
     );
 
     const stats = { invocations: 0, filteredOut: 0, partialFailures: 0, functionErrors: 0 };
-    const onFailure = onFailureDestination(archiveFn, resources, servers);
-    const emulator = new EventSourceMappingEmulator({
-      ...toEmulatorOptions(archiveFn, { region: aws.region }),
-      handler,
-      keepLog: false,
-      ...(onFailure.destination ? { onFailure: onFailure.destination } : {}),
+    log(`polling ${streamArn} into ${archiveFn.functionName}`);
+    polling = runFunction(running, servers, {
+      checkpointFile: join(checkpointDir, 'checkpoint.json'),
+      signal: abort.signal,
+      log: quiet,
+      stats: { invocations: 0, discarded: 0 },
       onEvent: (event: EmulatorEvent) => {
         if (event.type === 'invoke') stats.invocations++;
         else if (event.type === 'filtered') stats.filteredOut++;
@@ -231,14 +233,6 @@ export async function runDemo(input: DemoOptions = {}): Promise<DemoSummary> {
         else if (event.type === 'response' && event.outcome !== 'success') stats.functionErrors++;
       },
     });
-    const poller = new StreamPoller({
-      streams: aws.streams,
-      streamArn,
-      startingPosition: archiveFn.stream.startingPosition,
-      checkpointFile: join(checkpointDir, 'checkpoint.json'),
-    });
-    log(`polling ${streamArn} into ${archiveFn.functionName}`);
-    polling = poller.runEmulator(emulator, { signal: abort.signal });
 
     log('writing the workload');
     const written = await writeWorkload(aws.dynamodb, table.name, table.ttlAttribute, counts);
@@ -296,7 +290,7 @@ export async function runDemo(input: DemoOptions = {}): Promise<DemoSummary> {
       lambda: {
         functionName: archiveFn.functionName,
         ...stats,
-        onFailureRecords: await queueLength(sqs, onFailure.queue?.url),
+        onFailureRecords: await queueLength(sqs, running.onFailureQueue?.url),
         deadLettered: await queueLength(sqs, deadLetterQueueUrl),
       },
       neverExpiring,

@@ -1,28 +1,22 @@
-import { plannedReferences } from '../local/config/service-resources.js';
 import {
-  planServiceResources,
+  type LocalApp,
   type ResourceReferences,
   resolveEnvironment,
-  type ServerlessConfig,
   ServerlessConfigError,
   type StreamFunctionSettings,
+  TemplateReadError,
 } from '../local/index.js';
 import { isEndpointVariable } from '../local/servers/process-env.js';
 
-/** `-f key`, or the only function with a DynamoDB stream event when none is named. */
+/** `-f key`, or the only function with a DynamoDB stream mapping when none is named. */
 export async function streamFunctionOf(
-  config: ServerlessConfig,
+  app: LocalApp,
   key: string | undefined,
 ): Promise<StreamFunctionSettings> {
-  if (key !== undefined) {
-    const fn = await config.streamFunction(key);
-    if (!fn) throw new ServerlessConfigError(config.file, `function '${key}' has no DynamoDB stream event`);
-    return fn;
-  }
-  const all = await config.streamFunctions();
+  if (key !== undefined) return (await app.streamFunctions([key]))[0] as StreamFunctionSettings;
+  const all = await app.streamFunctions();
   if (all.length === 1) return all[0] as StreamFunctionSettings;
-  throw new ServerlessConfigError(
-    config.file,
+  throw app.error(
     all.length === 0
       ? 'no function has a DynamoDB stream event'
       : `several functions have a DynamoDB stream event; pick one with -f (${all.map((f) => f.key).join(', ')})`,
@@ -31,13 +25,13 @@ export async function streamFunctionOf(
 
 /**
  * The environment a function's handler gets outside `tidewater start` (a replay): serverless.yml's
- * provider.environment and the function's own, literals as written. A CloudFormation reference
+ * provider.environment and the function's own (a template's Environment.Variables), literals as written. A CloudFormation reference
  * (`Ref: Bucket`) takes the variable's value from your shell when it is set there, else the name
  * `tidewater start` gives the resource locally; one that resolves to neither is left unset, with
  * a warning. Local endpoints set in the shell (AWS_ENDPOINT_URL_*) win over serverless.yml's.
  */
 export async function functionEnvironment(
-  config: ServerlessConfig,
+  app: LocalApp,
   fn: Pick<StreamFunctionSettings, 'key' | 'environment'>,
   options: { warn: (line: string) => void; env?: Readonly<Record<string, string | undefined>> },
 ): Promise<Record<string, string>> {
@@ -49,12 +43,9 @@ export async function functionEnvironment(
   if (intrinsic.some(([name]) => shell[name] === undefined)) {
     try {
       const endpoint = shell.AWS_ENDPOINT_URL_SQS;
-      references = plannedReferences(
-        await planServiceResources(config),
-        endpoint ? { sqsEndpoint: endpoint } : {},
-      );
+      references = await app.plannedReferences(endpoint ? { sqsEndpoint: endpoint } : {});
     } catch (error) {
-      if (!(error instanceof ServerlessConfigError)) throw error;
+      if (!(error instanceof ServerlessConfigError || error instanceof TemplateReadError)) throw error;
       options.warn(`${error.message}; CloudFormation references in ${fn.key}'s environment stay unresolved`);
     }
   }

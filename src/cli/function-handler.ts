@@ -1,8 +1,9 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import {
   handlerFile,
+  type LocalApp,
   loadHandler,
-  loadServerlessConfig,
+  loadLocalApp,
   resolveHandlerModule,
   type StreamFunctionSettings,
   type StreamHandler,
@@ -14,6 +15,8 @@ import { splitHandler } from './parse.js';
 /** The flags that choose a stream function and its handler (`replay`, `redrive`). */
 export interface FunctionFlags {
   config: string;
+  template?: string;
+  cdkOut?: string;
   function?: string;
   stage: string;
   handler?: string;
@@ -34,12 +37,46 @@ export function functionOptions(
       "serverless.yml to read the function's handler, settings and environment from",
       'serverless.yml',
     )
+    .addOption(templateOption())
+    .addOption(cdkOutOption())
     .option(
       '-f, --function <key>',
-      'function under functions: (default: the only one with a DynamoDB stream event)',
+      'function under functions: (a template: its logical id; default: the only one with a DynamoDB stream event)',
     )
     .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
     .option('--handler <module#export>', handler);
+}
+
+/** `--template`: a SAM template read instead of serverless.yml (one or the other). */
+export function templateOption(): Option {
+  return new Option(
+    '--template <file>',
+    'a SAM template (AWS::Serverless::Function with DynamoDB events) instead of serverless.yml',
+  ).conflicts(['config', 'cdkOut']);
+}
+
+/** `--cdk-out`: a CDK app's synthesized output read instead of serverless.yml. */
+export function cdkOutOption(): Option {
+  return new Option(
+    '--cdk-out <dir>',
+    "a CDK app's synthesized cloud assembly (cdk.out, after `cdk synth`) instead of serverless.yml",
+  ).conflicts(['config', 'template']);
+}
+
+/** The app the flags name: --template, --cdk-out, else -c's serverless.yml. */
+export function loadFlaggedApp(flags: {
+  config: string;
+  template?: string;
+  cdkOut?: string;
+  stage: string;
+}): Promise<LocalApp> {
+  return loadLocalApp(
+    flags.template !== undefined
+      ? { template: flags.template, stage: flags.stage }
+      : flags.cdkOut !== undefined
+        ? { cdkOut: flags.cdkOut, stage: flags.stage }
+        : { config: flags.config, stage: flags.stage },
+  );
 }
 
 /**
@@ -53,12 +90,13 @@ export async function withFunctionHandler(
   /** Set under the function's own environment (the endpoints a command targets). */
   baseEnv: Readonly<Record<string, string>> = {},
 ): Promise<void> {
-  const config = await loadServerlessConfig({ file: flags.config, stage: flags.stage });
-  const fn = await streamFunctionOf(config, flags.function);
-  // The project root is serverless.yml's folder: handler paths, esbuild and dist/ are taken from it.
-  const root = config.root;
+  const app = await loadFlaggedApp(flags);
+  const fn = await streamFunctionOf(app, flags.function);
+  // The project root is serverless.yml's (or the template's) folder: handler paths, esbuild and
+  // dist/ are taken from it.
+  const root = app.root;
   const warn = (line: string) => process.stderr.write(`warning: ${line}\n`);
-  const environment = await functionEnvironment(config, fn, { warn });
+  const environment = await functionEnvironment(app, fn, { warn });
   if (flags.verbose)
     for (const [name, value] of Object.entries(environment)) process.stderr.write(`env ${name}=${value}\n`);
   const restoreEnv = overlayEnv({ ...baseEnv, ...environment });

@@ -5,16 +5,15 @@ import { writeFileAtomic } from '../core/write-file-atomic.js';
 import { batchInfoOf } from '../local/emulator/invocation-record.js';
 import { aborted } from '../local/emulator/poller.js';
 import {
-  createServiceResources,
   type EmulatorEvent,
   EventSourceMappingEmulator,
   type FailureDestination,
   handlerFile,
+  type LocalApp,
+  type LocalQueue,
   loadHandler,
-  loadServerlessConfig,
-  planServiceResources,
+  loadLocalApp,
   resolveEnvironment,
-  ServerlessConfigError,
   type ServiceResources,
   type StreamFunctionSettings,
   type StreamHandler,
@@ -31,8 +30,12 @@ import { onFailureDestination, type ServerEndpoints, type Servers, startServers 
  * source mapping would feed it, until stopped.
  */
 export interface LocalServiceOptions {
-  /** The service's serverless.yml. */
-  config: string;
+  /** The service's serverless.yml (unless a template or a cdk.out is given). */
+  config?: string;
+  /** A SAM template instead of serverless.yml. */
+  template?: string;
+  /** A CDK app's cdk.out instead of serverless.yml. */
+  cdkOut?: string;
   stage: string;
   /** Run only these functions (keys under `functions:`); default every stream function. */
   functions?: readonly string[];
@@ -59,27 +62,38 @@ export interface LocalServiceResult {
   discarded: number;
 }
 
-interface RunningFunction {
+/** A stream function ready to run: its stream on the local server, its handler loaded. */
+export interface RunningFunction {
   fn: StreamFunctionSettings;
   streamArn: string;
   environment: Record<string, string>;
   handler: StreamHandler;
   onFailure?: FailureDestination;
+  /** The on-failure destination's queue, when it is one of the app's queues. */
+  onFailureQueue?: LocalQueue;
   onFailureNote: string;
+}
+
+/** What a handler run against the servers gets over its own environment: their endpoints. */
+export function serverEnvironment(servers: Servers): Record<string, string> {
+  return { ...servers.aws.env, AWS_ENDPOINT_URL_SQS: servers.sqsEndpoint };
 }
 
 export async function runLocalService(options: LocalServiceOptions): Promise<LocalServiceResult> {
   const { log } = options;
-  // Everything that can be wrong in serverless.yml is found before a server starts.
-  const config = await loadServerlessConfig({ file: options.config, stage: options.stage });
-  const root = config.root;
-  const stage = await config.stage();
-  const service = await config.service();
-  const plan = await planServiceResources(config);
-  const streamFunctions = await selectFunctions(config, options.functions);
+  // Everything that can be wrong in serverless.yml or the template is found before a server starts.
+  const app = await loadLocalApp({
+    ...(options.config !== undefined ? { config: options.config } : {}),
+    ...(options.template !== undefined ? { template: options.template } : {}),
+    ...(options.cdkOut !== undefined ? { cdkOut: options.cdkOut } : {}),
+    stage: options.stage,
+  });
+  const { root } = app;
+  const plan = await app.plan();
+  const streamFunctions = await app.streamFunctions(options.functions);
   for (const fn of streamFunctions) handlerFile(fn, { root });
 
-  log(`${service} (stage ${stage}) from ${config.file}`);
+  log(`${app.name} (stage ${app.stage}) from ${app.file}`);
   const servers = await startServers(options.endpoints ?? {});
   const checkpoints = await mkdtemp(join(tmpdir(), 'tidewater-start-'));
   const stop = new AbortController();
@@ -91,22 +105,22 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
   const stats = { invocations: 0, discarded: 0 };
   try {
     const { aws } = servers;
-    const localEnv: Record<string, string> = { ...aws.env, AWS_ENDPOINT_URL_SQS: servers.sqsEndpoint };
+    const localEnv = serverEnvironment(servers);
     log(`  DynamoDB  ${aws.dynamoEndpoint}${options.endpoints?.dynamodb ? ' (given)' : ' (DynamoDB Local)'}`);
     log(`  S3        ${aws.s3Endpoint}${options.endpoints?.s3 ? ' (given)' : ''}`);
     log(`  SQS       ${servers.sqsEndpoint}${options.endpoints?.sqs ? ' (given)' : ''}`);
 
-    const resources = await createServiceResources({
-      config,
-      dynamodb: aws.dynamodb,
-      s3: aws.s3,
-      sqs: servers.sqs,
-    });
-    describeResources(resources, plan.tables.length + plan.buckets.length + plan.queues.length, log);
+    const resources = await app.createResources({ dynamodb: aws.dynamodb, s3: aws.s3, sqs: servers.sqs });
+    describeResources(
+      resources,
+      plan.tables.length + plan.buckets.length + plan.queues.length,
+      app.declaredIn,
+      log,
+    );
 
     const running: RunningFunction[] = [];
     for (const fn of streamFunctions) {
-      const prepared = await prepareFunction(fn, resources, localEnv, servers, root, log);
+      const prepared = await prepareFunction(fn, resources, localEnv, servers, app, log);
       if (prepared) running.push(prepared);
     }
     // One process runs every function: each handler was imported with its own environment (what
@@ -134,7 +148,16 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
     }
     if (running.length === 0) log('no function with a DynamoDB stream event to run');
 
-    const pollers = running.map((fn) => runFunction(fn, servers, checkpoints, stop.signal, options, stats));
+    const pollers = running.map((fn) =>
+      runFunction(fn, servers, {
+        checkpointFile: join(checkpoints, `${fn.fn.key}.json`),
+        signal: stop.signal,
+        ...(options.once ? { once: true } : {}),
+        ...(options.verbose ? { verbose: true } : {}),
+        log,
+        stats,
+      }),
+    );
     log(
       options.once
         ? 'delivering what the streams hold, then stopping'
@@ -170,26 +193,16 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
   }
 }
 
-/** The stream functions to run: all, or the ones named (each must exist and have a stream). */
-async function selectFunctions(
-  config: Awaited<ReturnType<typeof loadServerlessConfig>>,
-  keys: readonly string[] | undefined,
-): Promise<StreamFunctionSettings[]> {
-  if (!keys?.length) return config.streamFunctions();
-  const out: StreamFunctionSettings[] = [];
-  for (const key of keys) {
-    const fn = await config.streamFunction(key);
-    if (!fn) throw new ServerlessConfigError(config.file, `function '${key}' has no DynamoDB stream event`);
-    out.push(fn);
-  }
-  return out;
-}
-
-function describeResources(resources: ServiceResources, declared: number, log: (line: string) => void) {
+function describeResources(
+  resources: ServiceResources,
+  declared: number,
+  declaredIn: string,
+  log: (line: string) => void,
+) {
   if (declared === 0) {
-    log("resources: serverless.yml's resources: declares no table, bucket or queue");
+    log(`resources: ${declaredIn} declares no table, bucket or queue`);
   } else {
-    log("resources (serverless.yml's resources:):");
+    log(`resources (${declaredIn}):`);
     for (const table of resources.tables) {
       const details = [
         table.streamArn ? 'stream' : 'no stream',
@@ -204,15 +217,20 @@ function describeResources(resources: ServiceResources, declared: number, log: (
     log(`  deployed but not emulated locally: ${resources.notEmulated.join(', ')}`);
 }
 
-/** Resolves a function's stream, environment and on-failure destination, and loads its handler. */
-async function prepareFunction(
+/**
+ * Resolves a function's stream, environment and on-failure destination, and loads its handler
+ * with that environment (the servers' endpoints over it); undefined, said in `log`, for a mapping
+ * that is disabled or reads a stream the app does not declare.
+ */
+export async function prepareFunction(
   fn: StreamFunctionSettings,
   resources: ServiceResources,
   localEnv: Record<string, string>,
   servers: Servers,
-  root: string,
+  app: Pick<LocalApp, 'root' | 'declaredIn'>,
   log: (line: string) => void,
 ): Promise<RunningFunction | undefined> {
+  const { root, declaredIn } = app;
   if (!fn.stream.enabled) {
     log(`function ${fn.key}: its stream event is disabled (enabled: false); not run`);
     return undefined;
@@ -220,8 +238,8 @@ async function prepareFunction(
   const streamArn = resources.streamArnOf(fn);
   if (!streamArn) {
     log(
-      `function ${fn.key}: its stream (${JSON.stringify(fn.stream.arn)}) is not a table serverless.yml's ` +
-        'resources: declares; not run',
+      `function ${fn.key}: its stream (${JSON.stringify(fn.stream.arn)}) is not a table ${declaredIn} ` +
+        'declares; not run',
     );
     return undefined;
   }
@@ -237,7 +255,7 @@ async function prepareFunction(
   } finally {
     restore();
   }
-  const { destination, note } = onFailureDestination(fn, resources, servers);
+  const { destination, queue, note } = onFailureDestination(fn, resources, servers);
   const s = fn.stream;
   const settings = [
     `batch ${s.batchSize ?? 100}`,
@@ -259,29 +277,44 @@ async function prepareFunction(
     environment: values,
     handler,
     ...(destination ? { onFailure: destination } : {}),
+    ...(queue ? { onFailureQueue: queue } : {}),
     onFailureNote: note,
   };
 }
 
-async function runFunction(
+/** How runFunction runs one function, and what it reports. */
+export interface FunctionRun {
+  checkpointFile: string;
+  signal: AbortSignal;
+  /** Stop once the stream is caught up. */
+  once?: boolean;
+  /** Every emulator decision in `log`, not only responses and discards. */
+  verbose?: boolean;
+  log: (line: string) => void;
+  /** Counted as Lambda would bill and lose: invocations, records discarded. */
+  stats: { invocations: number; discarded: number };
+  /** Every emulator event, after it is counted and logged. */
+  onEvent?: (event: EmulatorEvent) => void;
+}
+
+/** Polls a prepared function's stream into its handler through the event-source-mapping emulator. */
+export async function runFunction(
   running: RunningFunction,
   servers: Servers,
-  checkpoints: string,
-  signal: AbortSignal,
-  options: LocalServiceOptions,
-  stats: { invocations: number; discarded: number },
+  run: FunctionRun,
 ): Promise<void> {
-  const { fn, log } = { fn: running.fn, log: options.log };
+  const { fn } = running;
+  const { log, stats } = run;
   const sizes = new Map<string, number>();
   const onEvent = (event: EmulatorEvent) => {
-    if (options.verbose) log(`${fn.key}: ${describeEvent(event)}`);
+    if (run.verbose) log(`${fn.key}: ${describeEvent(event)}`);
     if (event.type === 'invoke') {
       stats.invocations++;
       sizes.set(event.requestId, event.sequenceNumbers.length);
     } else if (event.type === 'response') {
       const size = sizes.get(event.requestId) ?? 0;
       sizes.delete(event.requestId);
-      if (!options.verbose)
+      if (!run.verbose)
         log(
           `${fn.key}: ${size} record${size === 1 ? '' : 's'} → ${event.outcome}${event.error ? `: ${event.error}` : ''}`,
         );
@@ -299,6 +332,7 @@ async function runFunction(
           'lost, as Lambda loses them (bound maximumRetryAttempts or maximumRecordAgeInSeconds)',
       );
     }
+    run.onEvent?.(event);
   };
   const emulator = new EventSourceMappingEmulator({
     ...toEmulatorOptions(fn, { region: servers.aws.region }),
@@ -311,7 +345,7 @@ async function runFunction(
     streams: servers.aws.streams,
     streamArn: running.streamArn,
     startingPosition: fn.stream.startingPosition,
-    checkpointFile: join(checkpoints, `${fn.key}.json`),
+    checkpointFile: run.checkpointFile,
   });
-  await poller.runEmulator(emulator, { signal, ...(options.once ? { stopWhenCaughtUp: true } : {}) });
+  await poller.runEmulator(emulator, { signal: run.signal, ...(run.once ? { stopWhenCaughtUp: true } : {}) });
 }

@@ -1,10 +1,13 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { EXIT } from './exit-codes.js';
+import { cdkOutOption, templateOption } from './function-handler.js';
 import { runLocalService } from './local-service.js';
 import { integer } from './parse.js';
 
 interface StartFlags {
   config: string;
+  template?: string;
+  cdkOut?: string;
   stage: string;
   function?: string[];
   once?: boolean;
@@ -30,13 +33,16 @@ function positiveSeconds(text: string): number {
 export function startCommand(): Command {
   const command = new Command('start')
     .description(
-      'Run your service locally from its serverless.yml: DynamoDB Local, an S3 and an SQS server; the tables, buckets ' +
-        "and queues its resources: declare; and every function with a DynamoDB stream event fed by that table's " +
+      "Run your service locally from its serverless.yml (or a SAM template, --template, or a CDK app's cdk.out, " +
+        '--cdk-out): DynamoDB Local, an S3 and an SQS server; the tables, buckets and queues it declares; and ' +
+        "every function with a DynamoDB stream event (a template's stream mapping) fed by that table's " +
         "stream with Lambda's event-source-mapping rules and the event's settings, its handler (TypeScript " +
         'compiled with your esbuild) running with provider.environment and its own environment. Prints the ' +
         'endpoints to point your scripts at, and runs until Ctrl-C (or --once / --for).',
     )
     .option('-c, --config <file>', "the service's serverless.yml", 'serverless.yml')
+    .addOption(templateOption())
+    .addOption(cdkOutOption())
     .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
     .option(
       '-f, --function <key>',
@@ -74,7 +80,11 @@ export function startCommand(): Command {
       process.on('SIGTERM', onSignal);
       try {
         const result = await runLocalService({
-          config: flags.config,
+          ...(flags.template !== undefined
+            ? { template: flags.template }
+            : flags.cdkOut !== undefined
+              ? { cdkOut: flags.cdkOut }
+              : { config: flags.config }),
           stage: flags.stage,
           ...(flags.function ? { functions: flags.function } : {}),
           ...(flags.once ? { once: true } : {}),

@@ -4,7 +4,12 @@ import { TemplateReadError } from './errors.js';
 import { isRecord } from './intrinsics.js';
 import type { TemplateApp } from './sam-template.js';
 import type { StreamFunctionSettings } from './stream-function.js';
-import { functionSettings, mappingSettings } from './template-mapping.js';
+import {
+  checkStreamSource,
+  functionSettings,
+  mappingSettings,
+  parameterDefaults,
+} from './template-mapping.js';
 
 /**
  * A CDK app's synthesized output (cdk.out: manifest.json, one template per stack, one asset
@@ -20,34 +25,75 @@ export function readCdkOut(dir: string): TemplateApp {
   const stacks = artifacts.filter(([, a]) => isRecord(a) && a.type === 'aws:cloudformation:stack');
   if (stacks.length === 0)
     throw new TemplateReadError(manifestFile, 'manifest', 'artifacts', 'holds no aws:cloudformation:stack');
-  const resources: TemplateApp['resources'] = {};
-  const functions: StreamFunctionSettings[] = [];
-  for (const [stack, artifact] of stacks) {
+  const templates = stacks.map(([stack, artifact]) => {
     const properties = (artifact as Record<string, unknown>).properties;
     const templateFile = isRecord(properties) ? properties.templateFile : undefined;
     if (typeof templateFile !== 'string')
       throw new TemplateReadError(manifestFile, stack, 'properties.templateFile', 'is missing');
     const file = join(root, templateFile);
-    const template = readJson(file, stack);
-    const all = isRecord(template.Resources) ? template.Resources : {};
-    for (const [id, raw] of Object.entries(all)) {
+    return { stack, file, template: readJson(file, stack) };
+  });
+  // Cross-stack references: CDK writes an Output with an Export in one stack and Fn::ImportValue
+  // in the other; every stack is on the same local servers, so an import is the export's value.
+  const exports = new Map<string, unknown>();
+  for (const { template } of templates)
+    for (const output of Object.values(isRecord(template.Outputs) ? template.Outputs : {}))
+      if (isRecord(output) && isRecord(output.Export) && typeof output.Export.Name === 'string')
+        exports.set(output.Export.Name, output.Value);
+  const all: Record<string, Record<string, unknown>> = {};
+  const fileOf = new Map<string, string>();
+  const resources: TemplateApp['resources'] = {};
+  const conditions: TemplateApp['conditions'] = {};
+  const parameters: TemplateApp['parameters'] = {};
+  for (const { stack, file, template } of templates) {
+    Object.assign(conditions, isRecord(template.Conditions) ? template.Conditions : {});
+    Object.assign(parameters, parameterDefaults(template.Parameters));
+    for (const [own, raw] of Object.entries(isRecord(template.Resources) ? template.Resources : {})) {
       if (!isRecord(raw) || typeof raw.Type !== 'string') continue;
-      const props = isRecord(raw.Properties) ? raw.Properties : {};
-      if (raw.Type === 'AWS::Lambda::EventSourceMapping') {
-        const site = { file, resource: id };
-        const stream = mappingSettings(site, props, 'EventSourceArn');
-        const fnId = referencedFunction(site, props.FunctionName, all);
-        const fn = all[fnId] as Record<string, unknown>;
-        const fnProps = isRecord(fn.Properties) ? fn.Properties : {};
-        const code = assetDir(root, { file, resource: fnId }, fnProps.Code, fn.Metadata);
-        functions.push({
-          ...functionSettings({ file, resource: fnId }, fnProps, { dir: code }, stream),
-          key: fnId,
-        });
-      } else if (raw.Type !== 'AWS::Lambda::Function') {
-        resources[id] = { Type: raw.Type, Properties: props };
+      let id = own;
+      if (fileOf.has(id)) {
+        // Every stack has its CDKMetadata; only what the runtime refers to must be unique.
+        if (RUNTIME_TYPES.has(raw.Type) || RUNTIME_TYPES.has(String(all[id]?.Type)))
+          throw new TemplateReadError(
+            file,
+            id,
+            '',
+            `is also declared in ${fileOf.get(id)}: logical ids must differ between stacks`,
+          );
+        id = `${stack}/${own}`;
       }
+      fileOf.set(id, file);
+      const resolved = withImports(raw, exports) as Record<string, unknown>;
+      all[id] = resolved;
+      if (raw.Type !== 'AWS::Lambda::Function' && raw.Type !== 'AWS::Lambda::EventSourceMapping')
+        resources[id] = {
+          Type: raw.Type,
+          Properties: isRecord(resolved.Properties) ? resolved.Properties : {},
+        };
     }
+  }
+  const mappings = Object.entries(all).filter(([, raw]) => raw.Type === 'AWS::Lambda::EventSourceMapping');
+  const mappingsOf = new Map<string, number>();
+  const read = mappings.map(([id, raw]) => {
+    const site = { file: fileOf.get(id) as string, resource: id };
+    const props = isRecord(raw.Properties) ? raw.Properties : {};
+    const stream = mappingSettings(site, props, 'EventSourceArn');
+    checkStreamSource(site, 'EventSourceArn', stream.arn, resources);
+    const fnId = referencedFunction(site, props.FunctionName, all);
+    mappingsOf.set(fnId, (mappingsOf.get(fnId) ?? 0) + 1);
+    return { id, fnId, stream };
+  });
+  const functions: StreamFunctionSettings[] = [];
+  const sites: TemplateApp['sites'] = {};
+  for (const { id, fnId, stream } of read) {
+    const fn = all[fnId] as Record<string, unknown>;
+    const fnSite = { file: fileOf.get(fnId) as string, resource: fnId };
+    const fnProps = isRecord(fn.Properties) ? fn.Properties : {};
+    const code = assetDir(root, fnSite, fnProps.Code, fn.Metadata);
+    // One function read by several mappings runs once per mapping, each named by its mapping.
+    const key = (mappingsOf.get(fnId) ?? 0) > 1 ? `${fnId}.${id}` : fnId;
+    functions.push({ ...functionSettings(fnSite, fnProps, { dir: code }, stream), key });
+    sites[key] = fnSite;
   }
   if (functions.length === 0)
     throw new TemplateReadError(
@@ -56,7 +102,34 @@ export function readCdkOut(dir: string): TemplateApp {
       'Resources',
       'hold no AWS::Lambda::EventSourceMapping: nothing to run',
     );
-  return { file: root, resources, functions };
+  return {
+    file: root,
+    name: templates.map((t) => t.stack).join('-'),
+    resources,
+    conditions,
+    parameters,
+    functions,
+    sites,
+  };
+}
+
+// What a mapping, its function or its environment may refer to by logical id across stacks.
+const RUNTIME_TYPES = new Set([
+  'AWS::DynamoDB::Table',
+  'AWS::S3::Bucket',
+  'AWS::SQS::Queue',
+  'AWS::Lambda::Function',
+  'AWS::Lambda::EventSourceMapping',
+]);
+
+/** Fn::ImportValue of an export some stack of the app declares, replaced by the export's value. */
+function withImports(node: unknown, exports: ReadonlyMap<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((item) => withImports(item, exports));
+  if (!isRecord(node)) return node;
+  const name = node['Fn::ImportValue'];
+  if (Object.keys(node).length === 1 && typeof name === 'string' && exports.has(name))
+    return withImports(exports.get(name), exports);
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withImports(value, exports)]));
 }
 
 function readJson(file: string, resource: string): Record<string, unknown> {

@@ -6,10 +6,13 @@ export {
   InfraDefinitionError,
   LocalResourceConflictError,
   ServerlessConfigError,
+  TemplateReadError,
 } from './errors.js';
 export type { InfraOptions, InfraPlan, InfraSettings } from './infra.js';
 export { planLocalResources } from './infra.js';
 export type { LocalResourceRef } from './intrinsics.js';
+export type { LocalApp, LocalAppClients, LocalAppOptions } from './local-app.js';
+export { loadLocalApp } from './local-app.js';
 export type { LocalQueue, LocalResources, LocalResourcesOptions, TemplateResources } from './resources.js';
 export { createLocalResources } from './resources.js';
 export type { ServerlessConfigOptions } from './serverless-config.js';

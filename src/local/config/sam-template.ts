@@ -1,9 +1,15 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { TemplateReadError } from './errors.js';
 import { isRecord } from './intrinsics.js';
 import type { StreamFunctionSettings } from './stream-function.js';
-import { functionSettings, mappingSettings } from './template-mapping.js';
+import {
+  checkStreamSource,
+  functionSettings,
+  mappingSettings,
+  parameterDefaults,
+  type TemplateSite,
+} from './template-mapping.js';
 import { parseServerlessYaml } from './yaml.js';
 
 /**
@@ -16,10 +22,18 @@ import { parseServerlessYaml } from './yaml.js';
 export interface TemplateApp {
   /** The template (or, for a CDK app, the cdk.out folder). */
   file: string;
+  /** The app's name: the template's folder for SAM, the stacks' names for a CDK app. */
+  name: string;
   /** The CloudFormation resources the local servers get (tables, buckets, queues; others listed). */
   resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+  /** The templates' Conditions (for Fn::If in an environment). */
+  conditions: Record<string, unknown>;
+  /** `Ref` of a parameter: its Default. */
+  parameters: Record<string, string>;
   /** One entry per stream mapping. */
   functions: StreamFunctionSettings[];
+  /** By function key: the template and the function's logical id, for errors found later. */
+  sites: Record<string, TemplateSite>;
 }
 
 type Resource = { Type?: unknown; Properties?: unknown };
@@ -39,7 +53,7 @@ export function readSamTemplate(file: string): TemplateApp {
       ? template.Globals.Function
       : {};
   const resources: TemplateApp['resources'] = {};
-  const functions: StreamFunctionSettings[] = [];
+  const functions: (StreamFunctionSettings & { streamProperty: string })[] = [];
   for (const [id, raw] of Object.entries(all) as [string, Resource][]) {
     const properties = isRecord(raw?.Properties) ? raw.Properties : {};
     if (raw?.Type === 'AWS::Serverless::SimpleTable') resources[id] = simpleTable(path, id, properties);
@@ -54,7 +68,23 @@ export function readSamTemplate(file: string): TemplateApp {
       'Resources',
       'has no AWS::Serverless::Function with an Events entry of Type DynamoDB: nothing to run',
     );
-  return { file: path, resources, functions };
+  const sites: TemplateApp['sites'] = {};
+  for (const { streamProperty, ...fn } of functions) {
+    const resource = fn.key.split('.')[0] as string;
+    checkStreamSource({ file: path, resource }, streamProperty, fn.stream.arn, resources);
+    sites[fn.key] = { file: path, resource };
+  }
+  return {
+    file: path,
+    // The stack name SAM would be given is not in the template; the folder's name stands in (as
+    // characters a table or queue name takes).
+    name: basename(dirname(path)).replace(/[^A-Za-z0-9_.-]/g, '-'),
+    resources,
+    conditions: isRecord(template) && isRecord(template.Conditions) ? template.Conditions : {},
+    parameters: parameterDefaults(isRecord(template) ? template.Parameters : undefined),
+    functions: functions.map(({ streamProperty: _, ...fn }) => fn),
+    sites,
+  };
 }
 
 /** SAM's Globals.Function under a function's own properties (its Environment.Variables merged). */
@@ -75,7 +105,7 @@ function streamFunctions(
   file: string,
   id: string,
   properties: Record<string, unknown>,
-): StreamFunctionSettings[] {
+): (StreamFunctionSettings & { streamProperty: string })[] {
   const events = isRecord(properties.Events) ? Object.entries(properties.Events) : [];
   const streams = events.filter(([, event]) => isRecord(event) && event.Type === 'DynamoDB');
   if (streams.length === 0) return [];
@@ -88,7 +118,10 @@ function streamFunctions(
       : {};
     const stream = mappingSettings(site, props, 'Stream', `Events.${name}.Properties.`);
     const settings = functionSettings(site, rest, { dir }, stream);
-    return streams.length === 1 ? settings : { ...settings, key: `${id}.${name}` };
+    const streamProperty = `Events.${name}.Properties.Stream`;
+    return streams.length === 1
+      ? { ...settings, streamProperty }
+      : { ...settings, key: `${id}.${name}`, streamProperty };
   });
 }
 

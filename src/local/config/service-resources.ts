@@ -99,17 +99,23 @@ export async function createServiceResources(options: ServiceResourcesOptions): 
   const { config, dynamodb, s3, sqs } = readOptions(options);
   const plan = await planServiceResources(config, options.region ? { region: options.region } : {});
   const created = await createTemplateResources(plan, { dynamodb, s3, ...(sqs ? { sqs } : {}) });
+  return serviceResources(created, (message) => new ServerlessConfigError(config.file, message));
+}
+
+/** Created resources with a function's stream and environment resolved against them; `fail` makes the error. */
+export function serviceResources(
+  created: TemplateResources,
+  fail: (message: string) => Error,
+): ServiceResources {
   return {
     ...created,
     streamArnOf: (fn) => streamArnOf(fn, created),
     environmentOf: (fn) => {
       const { values, unresolved } = resolveEnvironment(fn.environment, created);
-      if (unresolved.length) {
-        throw new ServerlessConfigError(
-          config.file,
+      if (unresolved.length)
+        throw fail(
           `function '${fn.key}': cannot resolve ${unresolved.map((u) => `${u.name} (${u.reason})`).join('; ')}`,
         );
-      }
       return values;
     },
   };

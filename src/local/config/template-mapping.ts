@@ -154,6 +154,12 @@ export function functionSettings(
   for (const [name, value] of Object.entries(environment)) {
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') continue;
     const intrinsic = isRecord(value) ? Object.keys(value) : [];
+    if (isRecord(value) && intrinsic.length === 1 && intrinsic[0] === 'Fn::ImportValue')
+      fail(
+        `Environment.Variables.${name}`,
+        `Fn::ImportValue ${JSON.stringify(value['Fn::ImportValue'])}: no stack read here exports it ` +
+          '(an import resolves locally only to an export of another stack in the same cdk.out)',
+      );
     if (intrinsic.length !== 1 || !ENVIRONMENT_INTRINSICS.has(intrinsic[0] as string))
       fail(
         `Environment.Variables.${name}`,
@@ -177,4 +183,65 @@ export function functionSettings(
     environment,
     stream,
   };
+}
+
+/** A template's resources by logical id, as the readers hand them to the planner. */
+export type TemplateResourceMap = Readonly<
+  Record<string, { readonly Type: string; readonly Properties?: Record<string, unknown> }>
+>;
+
+/**
+ * A mapping's stream must be one the local servers will have: `Fn::GetAtt [Table, StreamArn]` of
+ * a table with a StreamSpecification in the template, or a stream ARN naming such a table by its
+ * TableName. Anything else would start a runtime with a mapping that reads nothing.
+ */
+export function checkStreamSource(
+  site: TemplateSite,
+  property: string,
+  arn: unknown,
+  resources: TemplateResourceMap,
+): void {
+  const fail = (detail: string): never => {
+    throw new TemplateReadError(site.file, site.resource, property, detail);
+  };
+  const getAtt = isRecord(arn) && Object.keys(arn).length === 1 ? arn['Fn::GetAtt'] : undefined;
+  const [id, attribute] =
+    typeof getAtt === 'string' ? getAtt.split(/\.(.*)/s) : Array.isArray(getAtt) ? getAtt : [];
+  const hasStream = (table: TemplateResourceMap[string] | undefined) =>
+    table?.Type === 'AWS::DynamoDB::Table' &&
+    isRecord(table.Properties?.StreamSpecification) &&
+    table.Properties.StreamSpecification.StreamViewType !== undefined;
+  if (id !== undefined) {
+    const table = resources[String(id)];
+    if (attribute !== 'StreamArn' || table?.Type !== 'AWS::DynamoDB::Table')
+      fail(
+        `names ${String(id)}.${String(attribute)}: not the StreamArn of an AWS::DynamoDB::Table in the template`,
+      );
+    if (!hasStream(table))
+      fail(`names ${String(id)}, a table without a StreamSpecification: it has no stream`);
+    return;
+  }
+  if (typeof arn === 'string') {
+    const name = /:table\/([^/]+)\/stream\//.exec(arn)?.[1];
+    const local = Object.values(resources).some((r) => hasStream(r) && r.Properties?.TableName === name);
+    if (!local) fail(`${arn} is not the stream of a table the template declares with a stream`);
+    return;
+  }
+  fail(
+    `${JSON.stringify(arn)} is not resolved locally (give Fn::GetAtt [Table, StreamArn] of a table in the template)`,
+  );
+}
+
+/**
+ * `Parameters` with a Default, as `Ref` gives them when the stack is deployed without overrides;
+ * a parameter without one stays out (a Ref to it is then an error naming it).
+ */
+export function parameterDefaults(parameters: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!isRecord(parameters)) return out;
+  for (const [name, parameter] of Object.entries(parameters)) {
+    const value = isRecord(parameter) ? parameter.Default : undefined;
+    if (typeof value === 'string' || typeof value === 'number') out[name] = String(value);
+  }
+  return out;
 }

@@ -2,7 +2,7 @@ import type { CreateTableCommandInput, KeySchemaElement, StreamViewType } from '
 import { defineOptions } from '../../core/index.js';
 import { LOCAL_REGION } from '../servers/dynamodb-local.js';
 import { InfraDefinitionError } from './errors.js';
-import { evaluate, type IntrinsicContext, isRecord, NO_VALUE } from './intrinsics.js';
+import { evaluate, type IntrinsicContext, isRecord, type LocalResourceRef, NO_VALUE } from './intrinsics.js';
 
 /**
  * A CloudFormation template's tables, buckets and queues, planned for the local servers: the
@@ -117,7 +117,14 @@ export function planTemplateResources(resources: unknown, options: TemplatePlanO
 /** planTemplateResources on parts that name themselves (infra/'s files). */
 export function planTemplateParts(
   parts: readonly TemplatePart[],
-  options: { service: string; stage: string; region: string; source: string },
+  options: {
+    service: string;
+    stage: string;
+    region: string;
+    source: string;
+    /** What `Ref` of a template parameter gives (its Default); other Refs stay errors. */
+    refs?: Readonly<Record<string, LocalResourceRef>>;
+  },
 ): TemplatePlan {
   const conditions: Record<string, unknown> = {};
   const raw: { file: string; logicalId: string; definition: Record<string, unknown> }[] = [];
@@ -141,6 +148,7 @@ export function planTemplateParts(
     conditions,
     evaluatedConditions: new Map(),
     where: options.source,
+    ...(options.refs ? { refs: options.refs } : {}),
   };
   const { resources: resolved, notEmulated } = resolveResources(raw, context);
   const ofType = (type: string) => resolved.filter((r) => r.type === type);
