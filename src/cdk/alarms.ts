@@ -1,10 +1,11 @@
 // The alarms the constructs ship (docs/cdk.md, "Alarms": what each means and what to do). Each
 // has no action: subscribe the ones you want (`alarm.addAlarmAction(new SnsAction(topic))`).
 // Missing data is not breaching: a quiet stream is not an incident.
-import { Duration } from 'aws-cdk-lib';
+
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Duration } from 'aws-cdk-lib/core';
 import type { Construct } from 'constructs';
 
 function above(

@@ -1,9 +1,10 @@
 // The archive bucket, as infra/bucket.yml deploys it: private (public access blocked, ACLs off),
 // encrypted (SSE-S3, or SSE-KMS with a bucket key), TLS-only, versioned, retained when the stack
 // goes, and moving archives into Glacier while dead letters expire.
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib/core';
 import type { Construct } from 'constructs';
 
 export interface ArchiveBucketSettings {

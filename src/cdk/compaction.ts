@@ -2,10 +2,11 @@
 // `rate`, the closed hours of the last `lookbackHours` are rewritten into duplicate-free objects,
 // large enough for the lifecycle to move to Glacier. Its role lists, reads, writes and deletes
 // only under the archive prefix, never the dead letters.
-import { Duration } from 'aws-cdk-lib';
+
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { Duration } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
 import { DEFAULT_CLOSED_AFTER_SECONDS } from '../archive/hours.js';
 import { defineOptions } from '../core/options.js';

@@ -2,10 +2,11 @@
 // code. A built function gets its own role and log group, and the role holds only what the
 // constructs grant: CDK's default role carries AWSLambdaBasicExecutionRole, whose logs grant has a
 // `*` resource.
-import type { Duration } from 'aws-cdk-lib';
+
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Duration } from 'aws-cdk-lib/core';
 import type { Construct } from 'constructs';
 import { defineOptions } from '../core/options.js';
 

@@ -2,11 +2,12 @@
 // which name their actions (no `*` in an action) and their resources (a stream, a key prefix of a
 // bucket, a queue, a key through one service) — never CDK's grant* methods, whose action lists
 // carry wildcards (`s3:GetObject*`, `kms:ReEncrypt*`) and whose stream grant lists streams on `*`.
-import { Aws } from 'aws-cdk-lib';
+
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { Aws } from 'aws-cdk-lib/core';
 import type { IConstruct } from 'constructs';
 
 /** The services that use a key on a function's behalf (the kms:ViaService condition's values). */

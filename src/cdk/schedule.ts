@@ -1,9 +1,10 @@
 // A function run on an EventBridge schedule (compaction, the vote aggregator). The rule's
 // permission to invoke is a resource policy on the function, scoped to the rule's ARN.
-import type { Duration } from 'aws-cdk-lib';
+
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { Duration } from 'aws-cdk-lib/core';
 import type { Construct } from 'constructs';
 
 export function scheduleFunction(

@@ -1,10 +1,11 @@
 // A function on a DynamoDB table's stream, with the mapping settings tidewater's serverless service
 // deploys (partial batch responses, bisect, retry and age limits, an on-failure destination, the
 // filter from tidewater's builder, event-count metrics) and the alarms that say it is in trouble.
-import { Duration } from 'aws-cdk-lib';
+
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Duration } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
 import { defineOptions } from '../core/options.js';
 import { toFilterCriteria } from '../filters/criteria.js';

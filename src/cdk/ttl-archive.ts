@@ -2,13 +2,14 @@
 // archive bucket, the archive function on the table's stream filtered to TTL deletes (user deletes
 // too with `all-deletes`), the dead-letter and on-failure queues, compaction on a schedule, and
 // the alarms. The settings and their rules are infra/settings.yml's (docs/deploy.md).
-import { Duration } from 'aws-cdk-lib';
+
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Duration } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
 import { defineOptions } from '../core/options.js';
 import { ttlDeletes, userDeletes } from '../filters/ready-made.js';

@@ -1,10 +1,11 @@
 // The vote aggregator on a schedule (src/handlers/aggregate-votes.ts, docs/votes.md): it sums one
 // poll's sharded counters into total items. Its role reaches only that poll's items, by partition
 // key (dynamodb:LeadingKeys), and writes only the totals.
-import { Duration } from 'aws-cdk-lib';
+
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Duration } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
 import { defineOptions } from '../core/options.js';
 import { POLL_ID_PATTERN } from '../votes/options.js';

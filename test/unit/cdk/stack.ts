@@ -1,10 +1,11 @@
 // The unit tests' CDK fixtures: a stack, a table with a stream, inline code, and readers of the
 // synthesized template's IAM statements.
-import { App, Stack } from 'aws-cdk-lib';
+
 import type { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { App, Stack } from 'aws-cdk-lib/core';
 
 export function newStack(): Stack {
   return new Stack(new App(), 'Test', { env: { account: '111122223333', region: 'eu-west-1' } });

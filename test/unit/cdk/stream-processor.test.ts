@@ -1,9 +1,9 @@
-import { Duration } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Duration } from 'aws-cdk-lib/core';
 import { describe, expect, it } from 'vitest';
 import { StreamProcessor } from '../../../src/cdk.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';

@@ -1,7 +1,7 @@
-import { Duration } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Duration } from 'aws-cdk-lib/core';
 import { describe, expect, it } from 'vitest';
 import { TtlArchive, type TtlArchiveProps } from '../../../src/cdk.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';

@@ -1,5 +1,5 @@
-import { Duration } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Duration } from 'aws-cdk-lib/core';
 import { describe, expect, it } from 'vitest';
 import { VoteAggregator } from '../../../src/cdk.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
