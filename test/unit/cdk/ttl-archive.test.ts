@@ -231,6 +231,28 @@ describe('TtlArchive', () => {
     ]);
   });
 
+  it('sets the settings on, and grants to, an existing lambda.Function given as the archive function', () => {
+    const stack = newStack();
+    const fn = new lambda.Function(stack, 'Mine', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: inlineCode(),
+    });
+    const built = new TtlArchive(stack, 'Archive', { table: streamTable(stack), function: fn });
+    expect(built.processor.function).toBe(fn);
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::Lambda::Function', 1);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ ARCHIVE_PREFIX: 'archive/', TTL_ATTRIBUTE: 'expiresAt' }),
+      },
+    });
+    expect(granting(template, 's3:PutObject').map((s) => s.Resource)).toEqual([
+      under('archive/'),
+      under('dead-letter/'),
+    ]);
+  });
+
   it("grants a custom sink's function PutObject under its own prefix of the bucket", () => {
     const { stack, built } = archive();
     const fn = new lambda.Function(stack, 'Audit', {
