@@ -85,7 +85,9 @@ try {
   cpSync(example, service, {
     recursive: true,
     filter: (source) =>
-      !/[\\/](node_modules|\.out|dist|\.tidewater|docs-check)([\\/]|$)/.test(path.relative(example, source)),
+      !/[\\/](node_modules|\.out|dist|\.tidewater|docs-check|cdk\.out)([\\/]|$)/.test(
+        path.relative(example, source),
+      ),
   });
   // The docs' code blocks, before anything is installed: a block of an unknown kind, a bad sh
   // command or unparseable YAML fails here; the TypeScript ones go to docs-check/.

@@ -1,0 +1,10 @@
+export type { ArchiveCompactionProps } from './compaction.js';
+export type { FunctionCode, FunctionSource } from './function.js';
+export type { OnFailureTarget } from './on-failure.js';
+export { ON_FAILURE_S3_PREFIX } from './on-failure.js';
+export type { StreamProcessorAlarms, StreamProcessorProps } from './stream-processor.js';
+export { StreamProcessor } from './stream-processor.js';
+export type { ArchiveStreamSettings, TtlArchiveAlarms, TtlArchiveProps } from './ttl-archive.js';
+export { TtlArchive } from './ttl-archive.js';
+export type { VoteAggregatorProps } from './vote-aggregator.js';
+export { VoteAggregator } from './vote-aggregator.js';
