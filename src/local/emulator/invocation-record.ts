@@ -1,5 +1,9 @@
-import type { LambdaStreamRecord, StreamBatchInfo, StreamInvocationRecord } from '../../records/index.js';
-import type { FailureCondition } from './destinations.js';
+import type {
+  FailureCondition,
+  LambdaStreamRecord,
+  StreamBatchInfo,
+  StreamInvocationRecord,
+} from '../../records/index.js';
 import { DYNAMODB_SOURCE, type RecordSource } from './record-source.js';
 import { isoSecond } from './tumbling-window.js';
 
