@@ -77,11 +77,11 @@ export function toKinesisRecord(
  */
 export function kinesisChangeRecord(
   record: LambdaStreamRecord,
-  options: { tableName: string; creationTime: number },
+  options: { tableName: string; creationTime: number; awsRegion?: string },
 ): Record<string, unknown> {
   const d = record.dynamodb;
   return {
-    awsRegion: record.awsRegion,
+    awsRegion: options.awsRegion ?? record.awsRegion,
     eventID: record.eventID,
     eventName: record.eventName,
     userIdentity: record.userIdentity ?? null,

@@ -14,10 +14,16 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
+import {
+  CreateStreamCommand,
+  DescribeStreamSummaryCommand,
+  type KinesisClient,
+} from '@aws-sdk/client-kinesis';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/servers/dynamodb-local.js';
+import { localKinesisClient } from '../../src/local/servers/kinesis-server.js';
 import { type SqsServer, startSqsServer } from '../../src/local/servers/sqs-server.js';
 
 const clientConfig = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
@@ -177,4 +183,17 @@ export async function readStreamUntil(
   throw new Error(
     `stream ${streamArn}: condition not met within ${timeoutMs} ms (${records.length} records read)`,
   );
+}
+
+/** A client for the run's Kinesis server (see global-setup.ts). */
+export function localKinesis(): KinesisClient {
+  return localKinesisClient(inject('kinesisEndpoint'));
+}
+
+/** A fresh Kinesis stream on the run's Kinesis server (ACTIVE at once); its ARN as the server writes it. */
+export async function createTestKinesisStream(kinesis: KinesisClient, shardCount = 1) {
+  const streamName = uniqueName('k');
+  await kinesis.send(new CreateStreamCommand({ StreamName: streamName, ShardCount: shardCount }));
+  const summary = await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: streamName }));
+  return { streamName, streamArn: summary.StreamDescriptionSummary?.StreamARN as string };
 }

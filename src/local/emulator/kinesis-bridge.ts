@@ -4,7 +4,7 @@ import type { LambdaStreamRecord } from '../../records/index.js';
 import { kinesisChangeRecord, kinesisPartitionKey } from '../../records/kinesis-encode.js';
 import { KinesisBridgeError } from './errors.js';
 import type { KinesisApi } from './kinesis-reader.js';
-import { KINESIS_STREAM_ARN_OPTION, kinesisStreamName } from './kinesis-stream-arn.js';
+import { KINESIS_STREAM_ARN_OPTION, kinesisStreamName, kinesisStreamRegion } from './kinesis-stream-arn.js';
 import { type PollRunOptions, type StartingPosition, StreamPoller, type StreamsApi } from './poller.js';
 
 /**
@@ -99,12 +99,18 @@ export class KinesisBridge {
   private readonly settings: ReturnType<typeof readOptions>;
   private readonly faults: ReturnType<typeof readFaults> | undefined;
   private readonly streamName: string;
+  /**
+   * The change records' awsRegion. A streaming destination is in its table's region; DynamoDB
+   * Local calls its region `ddblocal`, so the Kinesis stream's region stands in for the table's.
+   */
+  private readonly region: string;
 
   constructor(options: KinesisBridgeOptions) {
     this.settings = readOptions(options);
     this.faults = this.settings.faults === undefined ? undefined : readFaults(this.settings.faults);
     const arn = this.settings.kinesisStreamArn;
     this.streamName = kinesisStreamName(arn);
+    this.region = kinesisStreamRegion(arn);
   }
 
   /** Forwards until stopped (signal) or, with `stopWhenCaughtUp`, until the table's stream is caught up. */
@@ -146,7 +152,11 @@ export class KinesisBridge {
   }
 
   private entry(record: LambdaStreamRecord, creationTime: number): PutRecordsRequestEntry {
-    const change = kinesisChangeRecord(record, { tableName: this.settings.tableName, creationTime });
+    const change = kinesisChangeRecord(record, {
+      tableName: this.settings.tableName,
+      creationTime,
+      awsRegion: this.region,
+    });
     return {
       Data: Buffer.from(JSON.stringify(change), 'utf8'),
       PartitionKey: kinesisPartitionKey(record.dynamodb.Keys),

@@ -2,6 +2,7 @@ import { kinesisFilterInput } from '../../filters/index.js';
 import type { LambdaKinesisRecord, LambdaStreamRecord } from '../../records/index.js';
 import { MAX_KINESIS_SEQUENCE_DIGITS } from '../../records/kinesis.js';
 import { UnstreamableRecordError } from './errors.js';
+import { createdAtMs } from './record-age.js';
 
 /**
  * What the event source mapping reads from a record of its source: Lambda runs the same batching,
@@ -64,10 +65,7 @@ export const DYNAMODB_SOURCE: RecordSource<LambdaStreamRecord> = {
     for (const name of Object.keys(keys).sort()) text += `${name}=${JSON.stringify(keys[name])};`;
     return text;
   },
-  stampedAtMs(record) {
-    const created = record.dynamodb.ApproximateCreationDateTime;
-    return created === undefined ? undefined : created * 1000;
-  },
+  stampedAtMs: createdAtMs,
   filterInput: (record) => record,
 };
 
