@@ -159,7 +159,7 @@ describe('serverless package (offline)', () => {
     expect(Number(env.MAX_RECORD_AGE_SECONDS)).toBeLessThan(p.MaximumRecordAgeInSeconds);
   });
 
-  it('ships observability: event-count metrics on the mapping, alarms on iterator age, on-failure and dead-letter depth', () => {
+  it('ships observability: event-count metrics on the mapping, alarms on iterator age, on-failure deliveries and failures, dead-letter depth', () => {
     expect(streamMapping(ttlOnly.template).Properties.MetricsConfig).toEqual({
       Metrics: ['EventCount'],
     });
@@ -169,6 +169,7 @@ describe('serverless package (offline)', () => {
       return [p.Namespace, p.MetricName, p.Dimensions, p.ComparisonOperator];
     };
     expect(Object.keys(alarms).sort()).toEqual([
+      'ArchiveTtlDestinationDeliveryFailuresAlarm',
       'ArchiveTtlIteratorAgeAlarm',
       'DeadLetterDepthAlarm',
       'OnFailureDeliveriesAlarm',
@@ -179,6 +180,14 @@ describe('serverless package (offline)', () => {
       [{ Name: 'FunctionName', Value: { Ref: 'ArchiveTtlLambdaFunction' } }],
       'GreaterThanThreshold',
     ]);
+    // A failed batch whose position could not be delivered is lost outright: one is already too many.
+    expect(watched('ArchiveTtlDestinationDeliveryFailuresAlarm')).toEqual([
+      'AWS/Lambda',
+      'DestinationDeliveryFailures',
+      [{ Name: 'FunctionName', Value: { Ref: 'ArchiveTtlLambdaFunction' } }],
+      'GreaterThanThreshold',
+    ]);
+    expect(alarms.ArchiveTtlDestinationDeliveryFailuresAlarm?.Properties.Threshold).toBe(0);
     for (const [id, queue] of [
       ['OnFailureDeliveriesAlarm', 'OnFailureQueue'],
       ['DeadLetterDepthAlarm', 'DeadLetterQueue'],
