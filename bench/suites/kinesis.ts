@@ -2,7 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { parser } from '@aws-lambda-powertools/batch/parser';
 import { KinesisDynamoDBStreamSchema } from '@aws-lambda-powertools/parser/schemas/kinesis';
 import type { Context, KinesisStreamEvent } from 'aws-lambda';
-import { createPipeline } from '../../src/pipeline/index.js';
+import { createPipeline, kinesisSource } from '../../src/pipeline/index.js';
 import { type LambdaKinesisRecord, toKinesisRecord } from '../../src/records/index.js';
 import { generateRecords } from '../lib/events.js';
 import { fixed, int, ratio, table } from '../lib/markdown.js';
@@ -11,7 +11,7 @@ import { map as handUnmarshall } from '../peers/hand-loop.js';
 
 /**
  * Kinesis Data Streams for DynamoDB: batches of Kinesis records (base64 JSON change records), every
- * record's keys and images read. tidewater's pipeline (`source: 'kinesis'`: decode, check,
+ * record's keys and images read. tidewater's pipeline (`source: kinesisSource()`: decode, check,
  * classify, per-item order and duplicate check, lazy lossless images) against Powertools' parser
  * schema for DynamoDB-stream-to-Kinesis records run by its BatchProcessor, and against a hand-written
  * base64 + JSON.parse + unmarshall loop (the ceiling: no checks, no ordering).
@@ -49,7 +49,7 @@ function tidewater(): Run {
     if (r.oldImage !== undefined) read++;
   };
   const pipeline = createPipeline({
-    source: 'kinesis',
+    source: kinesisSource(),
     handlers: { insert: take, modify: take, 'user-delete': take, 'ttl-delete': take },
     metrics: false,
   });

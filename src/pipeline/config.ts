@@ -11,14 +11,10 @@ import {
 } from '../logging/powertools-logger.js';
 import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
 import { NUMBERS_OPTION } from '../records/numbers.js';
-import {
-  createRecordParser,
-  type ExpectedSource,
-  type ParseOptions,
-  type RecordParser,
-} from '../records/parse.js';
+import { createStreamRecordParser, type ParseOptions, type RecordParser } from '../records/parse.js';
 import type { ClassifiedRecord, Item, RecordKind, RecordOfKind } from '../records/types.js';
 import type { DeadLetterSink, Sink, SinkContext, SinkLogger, SinkResult } from '../sinks/types.js';
+import { type KinesisSource, SOURCE_OPTION, type StreamSource } from './kinesis-source.js';
 import {
   type CompiledMetrics,
   compileMetrics,
@@ -211,14 +207,15 @@ export interface PipelineConfig<T extends object = Item> {
    */
   parse?: Pick<ParseOptions, 'numbers' | 'ttlHeuristic' | 'eager' | 'validate'>;
   /**
-   * The event source the function is triggered by: a DynamoDB stream, a Kinesis data stream fed
-   * by the table's Kinesis streaming destination, or `'auto'` (each batch's first record says).
-   * A batch from another source fails whole with EventSourceMismatchError. Default
-   * `'dynamodb-stream'`: a trigger wired to the wrong stream fails loudly instead of being
-   * processed with the other source's guarantees (Kinesis may duplicate and reorder an item's
-   * changes; the pipeline orders and de-duplicates those batches, see docs/kinesis.md).
+   * The event source the function is triggered by: a DynamoDB stream (default), or a Kinesis data
+   * stream fed by the table's Kinesis streaming destination — `kinesisSource()`, which links the
+   * Kinesis stages into the handler (a DynamoDB Streams handler's bundle carries none of them).
+   * A batch from another source fails whole with EventSourceMismatchError: a trigger wired to the
+   * wrong stream fails loudly instead of being processed with the other source's guarantees
+   * (Kinesis may duplicate and reorder an item's changes; the pipeline orders and de-duplicates
+   * those batches, see docs/kinesis.md).
    */
-  source?: ExpectedSource;
+  source?: StreamSource;
   /** Epoch milliseconds; for tests. Default Date.now. */
   clock?: () => number;
 }
@@ -290,9 +287,8 @@ export interface CompiledConfig {
   readonly parse: RecordParser;
   /** The `parse` options the parser was made with: a backfill makes its own parser from them. */
   readonly parseOptions: PipelineConfig['parse'];
-  readonly source: ExpectedSource;
-  /** The parser of Kinesis batches, with the same parse options. */
-  readonly parseKinesis: RecordParser;
+  /** The Kinesis stage (its parser made with the same parse options); undefined for a DynamoDB stream. */
+  readonly kinesis: { readonly source: KinesisSource; readonly parse: RecordParser } | undefined;
   readonly clock: () => number;
 }
 
@@ -356,7 +352,7 @@ const readConfig = /* @__PURE__ */ defineOptions<PipelineConfig>()('pipeline', {
   tracer: { kind: 'custom', expected: 'a Powertools Tracer (with getSegment())', check: isTracerLike },
   onUnrouted: { kind: 'enum', values: UNROUTED, default: 'count' },
   parse: AN_OBJECT,
-  source: { kind: 'enum', values: ['dynamodb-stream', 'kinesis', 'auto'], default: 'dynamodb-stream' },
+  source: SOURCE_OPTION,
   clock: { kind: 'function', default: Date.now },
 });
 
@@ -682,10 +678,12 @@ export function compileConfig<T extends object>(config: PipelineConfig<T>): Comp
     logger: compileLogger(c.logger, c.logImages),
     metrics: compileMetrics(c.metrics, sinks),
     onUnrouted: c.onUnrouted,
-    parse: createRecordParser(c.parse),
+    parse: createStreamRecordParser(c.parse),
     parseOptions: c.parse,
-    source: c.source,
-    parseKinesis: createRecordParser({ ...c.parse, source: 'kinesis' }),
+    kinesis:
+      c.source === 'dynamodb-stream'
+        ? undefined
+        : { source: c.source, parse: c.source.parser(c.parse ?? {}) },
     clock: c.clock,
   };
 }

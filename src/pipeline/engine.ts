@@ -3,7 +3,7 @@ import type { Item } from '../records/types.js';
 import { type CompiledConfig, compileConfig, type PipelineConfig } from './config.js';
 import { sendDeadLetters } from './dead-letter.js';
 import { deliverOrdered, deliverPerKey, flushSinks } from './deliver.js';
-import { type OrderedBatch, orderKinesisBatch } from './kinesis-order.js';
+import type { OrderedBatch } from './kinesis-order.js';
 import {
   type BatchResponse,
   closeLedger,
@@ -78,13 +78,16 @@ async function run(
   context?: InvocationContext,
 ): Promise<BatchResponse> {
   const started = config.clock();
-  const batch = eventRecordsOf(event, config.source);
+  const { kinesis } = config;
+  const batch = eventRecordsOf(event, kinesis === undefined ? 'dynamodb-stream' : kinesis.source.expected);
   let raws = batch.records;
-  let read = readRecords(raws, batch.source === 'kinesis' ? config.parseKinesis : config.parse);
+  // eventRecordsOf says 'kinesis' only when the config has the Kinesis stage.
+  const fromKinesis = batch.source === 'kinesis' ? kinesis : undefined;
+  let read = readRecords(raws, fromKinesis === undefined ? config.parse : fromKinesis.parse);
   if (raws.length === 0) return { batchItemFailures: [] };
   let ordered: OrderedBatch | undefined;
-  if (batch.source === 'kinesis') {
-    ordered = orderKinesisBatch(raws, read);
+  if (fromKinesis !== undefined) {
+    ordered = fromKinesis.source.order(raws, read);
     raws = ordered.raws;
     read = ordered;
   }

@@ -27,6 +27,8 @@ export {
   UnreadableSequenceNumberError,
   UnroutedRecordError,
 } from './errors.js';
+export type { KinesisSource, KinesisSourceOptions, StreamSource } from './kinesis-source.js';
+export { kinesisSource } from './kinesis-source.js';
 export type { InvocationContext } from './ledger.js';
 export { createStreamHandler, streamProcessor } from './middleware.js';
 export type { StandardSchemaV1 } from './standard-schema.js';

@@ -1,5 +1,5 @@
 import type { ClassifiedRecord } from '../records/types.js';
-import type { ReadBatch } from './route.js';
+import type { ReadBatch } from './read-batch.js';
 
 /**
  * Kinesis Data Streams for DynamoDB may deliver an item's changes more than once and out of

@@ -32,8 +32,11 @@ const HANDLER_PIPELINE = Symbol.for('tidewater.handler-pipeline');
  */
 export function createStreamHandler<T extends object = Item>(config: PipelineConfig<T>) {
   const pipeline = createPipeline(config);
-  const handler = middy<StreamEvent, BatchResponse, Error, Context>().handler((event, context) =>
-    pipeline.process(event, context),
+  // No middy early timeout: the pipeline judges the deadline itself (deadlineMarginMs, default 1 s
+  // before middy's 5 ms) and answers with a partial response, so the timer middy arms on every
+  // invocation (a Timer, a promise and a race) could only ever turn that answer into a failed batch.
+  const handler = middy<StreamEvent, BatchResponse, Error, Context>({ timeoutEarlyInMillis: 0 }).handler(
+    (event, context) => pipeline.process(event, context),
   );
   // `tidewater backfill -f <function>` runs this pipeline over a table's items, with its own parser.
   Object.defineProperty(handler, HANDLER_PIPELINE, { value: pipeline });

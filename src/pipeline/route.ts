@@ -6,13 +6,8 @@ import { recordImageError } from '../records/validate.js';
 import type { CompiledConfig } from './config.js';
 import { UnreadableSequenceNumberError, UnroutedRecordError } from './errors.js';
 import { fail, giveUp, isPoison, type Ledger, loggerOf, malformed } from './ledger.js';
+import type { ReadBatch } from './read-batch.js';
 import { checkTtl } from './ttl-health.js';
-
-/** A batch's records parsed, and why parsing failed where it did (undefined when it never did). */
-export interface ReadBatch {
-  readonly records: (ClassifiedRecord | undefined)[];
-  readonly errors: unknown[] | undefined;
-}
 
 /**
  * The first stage, before anything observable happens: parses every record and checks that each

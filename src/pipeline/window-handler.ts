@@ -5,17 +5,16 @@ import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
 import { MalformedRecordError } from '../records/errors.js';
 import { NUMBERS_OPTION } from '../records/numbers.js';
 import {
-  createRecordParser,
-  type ExpectedSource,
+  createStreamRecordParser,
   eventRecordsOf,
   type ParseOptions,
   type RecordParser,
-  type RecordSource,
 } from '../records/parse.js';
 import type { ClassifiedRecord, RecordKind } from '../records/types.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../sinks/types.js';
 import type { RecordPredicate, RouteCondition } from './config.js';
-import { type OrderedBatch, orderKinesisBatch } from './kinesis-order.js';
+import type { OrderedBatch } from './kinesis-order.js';
+import { type KinesisSource, SOURCE_OPTION, type StreamSource } from './kinesis-source.js';
 import { NotAWindowEventError, WindowStateTooLargeError } from './window-errors.js';
 import {
   type TimeWindowEvent,
@@ -70,11 +69,11 @@ export interface WindowHandlerConfig<State> {
   /** How `N` values unmarshal and the TTL heuristic. Keys and images are validated up front. */
   parse?: Pick<ParseOptions, 'numbers' | 'ttlHeuristic'>;
   /**
-   * The event source: a DynamoDB stream, a Kinesis data stream fed by the table, or `'auto'`. As
-   * the stream handler's `source` (default `'dynamodb-stream'`); a Kinesis batch is de-duplicated
-   * and put in per-item creation-time order before `reduce` sees it.
+   * The event source: a DynamoDB stream (default) or a Kinesis data stream fed by the table,
+   * `kinesisSource()`, as the stream handler's `source`; a Kinesis batch is de-duplicated and put
+   * in per-item creation-time order before `reduce` sees it.
    */
-  source?: ExpectedSource;
+  source?: StreamSource;
   /** Epoch milliseconds, for dead-letter timestamps; for tests. Default Date.now. */
   clock?: () => number;
 }
@@ -96,7 +95,7 @@ const readConfig = /* @__PURE__ */ defineOptions<WindowHandlerConfig<unknown>>()
   onWindowEnd: { kind: 'function', required: true },
   deadLetter: { kind: 'object', methods: ['send'], expected: 'a dead-letter sink (an object with send())' },
   parse: { kind: 'object', expected: 'parse options ({ numbers, ttlHeuristic })' },
-  source: { kind: 'enum', values: ['dynamodb-stream', 'kinesis', 'auto'], default: 'dynamodb-stream' },
+  source: SOURCE_OPTION,
   clock: { kind: 'function', default: Date.now },
 });
 
@@ -132,9 +131,10 @@ export function createWindowHandler<State>(config: WindowHandlerConfig<State>) {
   // Checked above; taken from the config itself to keep their State-typed signatures.
   const { initial, reduce, onWindowEnd } = config;
   const parseOptions = { ...readParse(o.parse ?? {}), validate: true };
-  const parsers = {
-    'dynamodb-stream': createRecordParser(parseOptions),
-    kinesis: createRecordParser({ ...parseOptions, source: 'kinesis' }),
+  const source = o.source as StreamSource;
+  const parsers: Parsers = {
+    stream: createStreamRecordParser(parseOptions),
+    kinesis: source === 'dynamodb-stream' ? undefined : { source, parse: source.parser(parseOptions) },
   };
   const takes = predicateOf(o.when as RouteCondition | undefined);
   const clock = o.clock as () => number;
@@ -149,7 +149,7 @@ export function createWindowHandler<State>(config: WindowHandlerConfig<State>) {
       const taken: ClassifiedRecord[] = [];
       let batchFirst: ClassifiedRecord | undefined;
       const malformed: DeadLetterEntry[] = [];
-      const batch = readBatch(event, o.source as ExpectedSource, parsers);
+      const batch = readBatch(event, parsers);
       for (let i = 0; i < batch.raws.length; i++) {
         const record = batch.records[i];
         if (record === undefined) {
@@ -197,14 +197,21 @@ export function createWindowHandler<State>(config: WindowHandlerConfig<State>) {
   );
 }
 
+interface Parsers {
+  readonly stream: RecordParser;
+  readonly kinesis: { readonly source: KinesisSource; readonly parse: RecordParser } | undefined;
+}
+
 /** The batch's records parsed (errors kept per record); a Kinesis batch ordered and de-duplicated. */
-function readBatch(
-  event: unknown,
-  expected: ExpectedSource,
-  parsers: Record<RecordSource, RecordParser>,
-): Pick<OrderedBatch, 'raws' | 'records' | 'errors'> {
-  const { records: raws, source } = eventRecordsOf(event, expected);
-  const parse = parsers[source];
+function readBatch(event: unknown, parsers: Parsers): Pick<OrderedBatch, 'raws' | 'records' | 'errors'> {
+  const { kinesis } = parsers;
+  const { records: raws, source } = eventRecordsOf(
+    event,
+    kinesis === undefined ? 'dynamodb-stream' : kinesis.source.expected,
+  );
+  // eventRecordsOf says 'kinesis' only when the handler has the Kinesis stage.
+  const fromKinesis = source === 'kinesis' ? kinesis : undefined;
+  const parse = fromKinesis === undefined ? parsers.stream : fromKinesis.parse;
   const records = new Array<ClassifiedRecord | undefined>(raws.length);
   let errors: unknown[] | undefined;
   for (let i = 0; i < raws.length; i++) {
@@ -215,7 +222,9 @@ function readBatch(
       errors[i] = error;
     }
   }
-  return source === 'kinesis' ? orderKinesisBatch(raws, { records, errors }) : { raws, records, errors };
+  return fromKinesis === undefined
+    ? { raws, records, errors }
+    : fromKinesis.source.order(raws, { records, errors });
 }
 
 function checkWindowEvent(event: unknown): asserts event is TimeWindowEvent {

@@ -1,5 +1,6 @@
 import { describe } from '../core/options.js';
 import { MalformedRecordError, type MalformedRecordReason } from './errors.js';
+import { kinesisSequenceNumberOf, MAX_KINESIS_SEQUENCE_DIGITS } from './kinesis-position.js';
 import { isObject, isSequenceNumber } from './shape.js';
 import type { RecordContext } from './stream-record.js';
 import type { RecordOrigin } from './types.js';
@@ -12,9 +13,6 @@ import type { RecordOrigin } from './types.js';
  * it into the Lambda shape of a DynamoDB stream record, so everything after the parser (routes,
  * sinks, schemas, windows) sees one kind of record; the Kinesis sequence number is its position.
  */
-
-/** Kinesis documents sequence numbers as `0|([1-9]\d{0,128})`. */
-export const MAX_KINESIS_SEQUENCE_DIGITS = 129;
 
 /** The same 2000–2100 window parse.ts allows for epoch seconds, in each precision's unit. */
 const MIN_SECONDS = 946_684_800;
@@ -61,13 +59,6 @@ function shardOf(eventID: unknown): string | undefined {
   if (typeof eventID !== 'string') return undefined;
   const colon = eventID.indexOf(':');
   return colon > 0 ? eventID.slice(0, colon) : undefined;
-}
-
-/** The Kinesis sequence number of a raw Lambda Kinesis record, when it has a usable one. */
-export function kinesisSequenceNumberOf(raw: unknown): string | undefined {
-  const k = (raw as KinesisEnvelope | null | undefined)?.kinesis;
-  const s = k !== null && typeof k === 'object' ? k.sequenceNumber : undefined;
-  return typeof s === 'string' && s !== '' ? s : undefined;
 }
 
 /** A Kinesis record as a stream record in the Lambda shape, and the context it is parsed in. */

@@ -12,7 +12,8 @@ import {
   type MalformedRecordReason,
   NotAStreamEventError,
 } from './errors.js';
-import { decodeKinesisRecord, MAX_KINESIS_SEQUENCE_DIGITS } from './kinesis.js';
+import { decodeKinesisRecord } from './kinesis.js';
+import { MAX_KINESIS_SEQUENCE_DIGITS } from './kinesis-position.js';
 import { NUMBERS_OPTION, type NumberPolicy, numberConverter } from './numbers.js';
 import { throwIfOnFailureRecord } from './on-failure-record.js';
 import { isObject, isSequenceNumber } from './shape.js';
@@ -205,11 +206,8 @@ function checkedRecord(
   return parsed;
 }
 
-/**
- * A parser with its options validated and precomputed once: the per-record path does no option
- * work. parseStreamRecord / parseStreamEvent are this, made on each call.
- */
-export function createRecordParser(options?: ParseOptions): RecordParser {
+/** A parser's options, read and precomputed once. */
+function parserSettings(options: ParseOptions | undefined) {
   const o = readOptions(options);
   const context: RecordContext = {
     num: numberConverter(o.numbers),
@@ -218,23 +216,39 @@ export function createRecordParser(options?: ParseOptions): RecordParser {
     origin: o.origin === undefined ? STREAM_ORIGIN : Object.freeze({ ...o.origin }),
     tableName: undefined,
   };
-  const ttlAttribute = heuristicAttribute(o.ttlHeuristic, 'parse');
-  const images = o.eager ? EAGER : o.validate ? VALIDATE : LAZY;
-  if (o.source === 'kinesis') {
-    return ((envelope: unknown) => {
-      const decoded = decodeKinesisRecord(envelope, context);
-      return checkedRecord(
-        decoded.record,
-        decoded.context,
-        ttlAttribute,
-        images,
-        MAX_KINESIS_SEQUENCE_DIGITS,
-      );
-    }) as RecordParser;
-  }
+  const images: Images = o.eager ? EAGER : o.validate ? VALIDATE : LAZY;
+  return { o, context, ttlAttribute: heuristicAttribute(o.ttlHeuristic, 'parse'), images };
+}
+
+function streamParser({ context, ttlAttribute, images }: ReturnType<typeof parserSettings>): RecordParser {
   // A record of the Lambda shape that came from Kinesis (an archive's row) keeps its Kinesis position.
   const digits = context.origin.source === 'kinesis' ? MAX_KINESIS_SEQUENCE_DIGITS : MAX_SEQUENCE_DIGITS;
   return ((record: unknown) => checkedRecord(record, context, ttlAttribute, images, digits)) as RecordParser;
+}
+
+/**
+ * A parser with its options validated and precomputed once: the per-record path does no option
+ * work. parseStreamRecord / parseStreamEvent are this, made on each call.
+ */
+export function createRecordParser(options?: ParseOptions): RecordParser {
+  const settings = parserSettings(options);
+  if (settings.o.source !== 'kinesis') return streamParser(settings);
+  const { context, ttlAttribute, images } = settings;
+  return ((envelope: unknown) => {
+    const decoded = decodeKinesisRecord(envelope, context);
+    return checkedRecord(decoded.record, decoded.context, ttlAttribute, images, MAX_KINESIS_SEQUENCE_DIGITS);
+  }) as RecordParser;
+}
+
+/**
+ * @internal createRecordParser for the Lambda shape only (`source: 'kinesis'` refused): what a
+ * DynamoDB Streams pipeline parses with, so its bundle links no Kinesis decoder.
+ */
+export function createStreamRecordParser(options?: Omit<ParseOptions, 'source'>): RecordParser {
+  const settings = parserSettings(options);
+  if (settings.o.source === 'kinesis')
+    throw new TypeError('createStreamRecordParser: source must not be kinesis');
+  return streamParser(settings);
 }
 
 /**

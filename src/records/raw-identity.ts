@@ -1,4 +1,4 @@
-import { kinesisSequenceNumberOf } from './kinesis.js';
+import { kinesisSequenceNumberOf } from './kinesis-position.js';
 
 /**
  * A raw record's identity, read without parsing it: what the pipeline needs of a record that may

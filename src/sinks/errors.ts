@@ -1,10 +1,4 @@
-import {
-  describeError,
-  RecordError,
-  type RecordIdentity,
-  recordLabel,
-  TidewaterError,
-} from '../core/errors.js';
+import { describeError, TidewaterError } from '../core/errors.js';
 
 /** Writing one archive object failed after the client's retries; every record in it failed. */
 export class ArchiveWriteError extends TidewaterError {

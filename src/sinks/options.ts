@@ -1,4 +1,3 @@
-import type { PutObjectCommandInput } from '@aws-sdk/client-s3';
 import { keyPrefix, PREFIX_OPTION, SSE_OPTION } from '../archive/bucket-options.js';
 import { type ArchiveLayout, DEFAULT_MAX_OBJECT_BYTES } from '../archive/objects.js';
 import { DEFAULT_MAX_PARTITIONS_PER_BATCH, type TenantPartitioner } from '../archive/partition.js';

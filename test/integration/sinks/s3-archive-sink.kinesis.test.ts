@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compactArchive } from '../../../src/archive.js';
-import { createPipeline } from '../../../src/pipeline/index.js';
+import { createPipeline, kinesisSource } from '../../../src/pipeline/index.js';
 import { toKinesisRecord } from '../../../src/records/index.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
@@ -32,7 +32,7 @@ describe('S3ArchiveSink fed by Kinesis', () => {
     const bucket = await createTestBucket(s3);
     const sink = new S3ArchiveSink({ client: s3, bucket, prefix: PREFIX });
     const pipeline = createPipeline({
-      source: 'kinesis',
+      source: kinesisSource(),
       routes: [{ when: 'ttl-delete', to: sink }],
       metrics: false,
     });

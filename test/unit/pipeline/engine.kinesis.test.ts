@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createPipeline, createStreamHandler, createWindowHandler } from '../../../src/pipeline/index.js';
+import {
+  createPipeline,
+  createStreamHandler,
+  createWindowHandler,
+  kinesisSource,
+} from '../../../src/pipeline/index.js';
 import {
   EventSourceMismatchError,
   type LambdaKinesisRecord,
@@ -56,7 +61,7 @@ describe('a Kinesis batch through the pipeline', () => {
     const sink = new Keeping();
     const handled: string[] = [];
     const pipeline = createPipeline({
-      source: 'kinesis',
+      source: kinesisSource(),
       routes: [{ when: ['insert', 'modify'], to: sink }],
       handlers: { 'user-delete': (r) => void handled.push(r.sequenceNumber) },
       logger: silentLogger(),
@@ -78,7 +83,7 @@ describe('a Kinesis batch through the pipeline', () => {
   it('fails a batch from the other source whole, at once, with EventSourceMismatchError', async () => {
     const sink = new Keeping();
     const kinesisPipeline = createPipeline({
-      source: 'kinesis',
+      source: kinesisSource(),
       routes: [{ when: () => true, to: sink }],
       logger: silentLogger(),
     });
@@ -94,7 +99,7 @@ describe('a Kinesis batch through the pipeline', () => {
     );
     expect(sink.records).toEqual([]);
     const auto = createPipeline({
-      source: 'auto',
+      source: kinesisSource({ alsoDynamoDBStream: true }),
       routes: [{ when: () => true, to: sink }],
       logger: silentLogger(),
     });
@@ -107,7 +112,7 @@ describe('a Kinesis batch through the pipeline', () => {
     const sink = new Keeping();
     const dlq = new RecordingDeadLetter();
     const pipeline = createPipeline({
-      source: 'kinesis',
+      source: kinesisSource(),
       routes: [{ when: () => true, to: sink }],
       deadLetter: dlq,
       logger: silentLogger(),
@@ -126,7 +131,7 @@ describe('a Kinesis batch through the pipeline', () => {
     const sink = new Keeping();
     const lines: string[] = [];
     const pipeline = createPipeline({
-      source: 'kinesis',
+      source: kinesisSource(),
       routes: [{ when: () => true, to: sink }],
       logger: silentLogger(),
       metrics: { namespace: 'T', writer: { write: (line: string) => void lines.push(line) } },
@@ -147,7 +152,7 @@ describe('a Kinesis batch through the pipeline', () => {
     // rejects the earlier change, now at position 0, whose sequence number is the higher.
     const sink = new Keeping('keep', (s) => s === kseq(2));
     const pipeline = createPipeline({
-      source: 'kinesis',
+      source: kinesisSource(),
       routes: [{ when: () => true, to: sink }],
       logger: silentLogger(),
       metrics: false,
@@ -184,7 +189,7 @@ describe('a Kinesis batch through the pipeline', () => {
           const failing = new Set(withDups.flatMap((c, p) => (c.fail ? [kseq(p)] : [])));
           const sink = new Keeping('keep', (s) => failing.has(s));
           const pipeline = createPipeline({
-            source: 'kinesis',
+            source: kinesisSource(),
             routes: [{ when: () => true, to: sink }],
             logger: silentLogger(),
             metrics: false,
@@ -222,7 +227,7 @@ describe('createStreamHandler and createWindowHandler with a Kinesis source', ()
   it('the stream handler takes a Kinesis event', async () => {
     const sink = new Keeping();
     const handler = createStreamHandler({
-      source: 'kinesis',
+      source: kinesisSource(),
       routes: [{ when: () => true, to: sink }],
       logger: silentLogger(),
     });
@@ -233,7 +238,7 @@ describe('createStreamHandler and createWindowHandler with a Kinesis source', ()
 
   it('the window handler folds a Kinesis batch once per change', async () => {
     const handler = createWindowHandler<number>({
-      source: 'kinesis',
+      source: kinesisSource(),
       initial: () => 0,
       reduce: (count, records) => count + records.length,
       onWindowEnd: () => undefined,

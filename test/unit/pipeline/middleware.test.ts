@@ -23,6 +23,29 @@ describe('middy integration', () => {
     expect(seen).toEqual(['before', 'after:1']);
   });
 
+  it("answers by the pipeline's deadline, not middy's early timeout (which would fail the batch)", async () => {
+    // 5 ms left: middy's default early timeout (5 ms) would fire at once, while the sink is still
+    // writing, and turn the invocation into an error; the pipeline's own margin is 0 here.
+    const nearlyOut = { awsRequestId: 'r', getRemainingTimeInMillis: () => 5 } as unknown as Context;
+    const sink = new RecordingSink('slow');
+    const slow = {
+      name: 'slow',
+      write: async (records: readonly { sequenceNumber: string }[]) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        sink.calls.push(records.map((r) => r.sequenceNumber));
+        return undefined;
+      },
+    };
+    const handler = createStreamHandler({
+      ...quiet,
+      deadlineMarginMs: 0,
+      routes: [{ when: 'insert', to: slow }],
+    });
+    const response = await handler(batch(2) as DynamoDBStreamEvent, nearlyOut);
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(sink.calls).toEqual([[seq(0), seq(1)]]);
+  });
+
   it('streamProcessor answers early inside a user-owned middy stack', async () => {
     const sink = new RecordingSink('s');
     let handlerCalled = false;
