@@ -10,7 +10,13 @@ import {
   DescribeStreamSummaryCommand,
   type KinesisClient,
 } from '@aws-sdk/client-kinesis';
-import { type ClassifiedRecord, createStreamHandler, parseStreamEvent, type Sink } from 'tidewater';
+import {
+  type ClassifiedRecord,
+  createStreamHandler,
+  kinesisSource,
+  parseStreamEvent,
+  type Sink,
+} from 'tidewater';
 import { readArchive } from 'tidewater/archive';
 import {
   KinesisBridge,
@@ -103,7 +109,7 @@ describe('a Kinesis-fed handler on the local servers', () => {
 
     const log = statusLog();
     const handler = createStreamHandler({
-      source: 'kinesis',
+      source: kinesisSource(),
       routes: [
         {
           when: ['insert', 'modify', 'user-delete'],

@@ -1,6 +1,6 @@
 import { kinesisFilterInput } from '../../filters/index.js';
 import type { LambdaKinesisRecord, LambdaStreamRecord } from '../../records/index.js';
-import { MAX_KINESIS_SEQUENCE_DIGITS } from '../../records/kinesis.js';
+import { MAX_KINESIS_SEQUENCE_DIGITS } from '../../records/kinesis-position.js';
 import { UnstreamableRecordError } from './errors.js';
 import { createdAtMs } from './record-age.js';
 

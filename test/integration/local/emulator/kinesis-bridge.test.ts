@@ -8,7 +8,7 @@ import {
   type KinesisStreamHandler,
 } from '../../../../src/local/emulator/kinesis-emulator.js';
 import { KinesisShardReader } from '../../../../src/local/emulator/kinesis-reader.js';
-import { createStreamHandler, type PipelineLogger } from '../../../../src/pipeline/index.js';
+import { createStreamHandler, kinesisSource, type PipelineLogger } from '../../../../src/pipeline/index.js';
 import type { ClassifiedRecord } from '../../../../src/records/types.js';
 import type { Sink } from '../../../../src/sinks/types.js';
 import {
@@ -199,7 +199,7 @@ describe('KinesisBridge: a table’s Kinesis streaming destination on DynamoDB L
       },
     };
     const handler = createStreamHandler({
-      source: 'kinesis',
+      source: kinesisSource(),
       routes: [{ when: ['insert', 'modify'], to: sink }],
       logger: pino({ level: 'silent' }) as unknown as PipelineLogger,
       metrics: false,
