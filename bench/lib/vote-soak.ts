@@ -16,7 +16,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type AttributeValue,
-  CreateTableCommand,
   DynamoDBClient,
   GetItemCommand,
   InternalServerError,
@@ -32,6 +31,7 @@ import {
 import { aggregateVotes, VoteCounter } from '../../src/votes/index.js';
 import { watchEscapes } from './escapes.js';
 import { createRandom, type Random } from './random.js';
+import { createVotesTable } from './votes-table.js';
 
 export interface VoteSoakFaults {
   /** Requests rejected before sending: half as a throttle, half as a 500 (neither applied). */
@@ -211,20 +211,7 @@ export async function runVoteSoak(options: VoteSoakOptions): Promise<VoteSoakRes
   });
   const clients: DynamoDBClient[] = [clean];
   try {
-    await clean.send(
-      new CreateTableCommand({
-        TableName: TABLE,
-        BillingMode: 'PAY_PER_REQUEST',
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-      }),
-    );
+    await createVotesTable(clean, TABLE);
     const contestants = Array.from({ length: options.contestants }, (_, i) => `c${i}`);
     const poll = (name: string, dynamodb: DynamoDBClient) => ({
       tableName: TABLE,
