@@ -13,6 +13,7 @@
  * At the end one clean aggregation runs and every published total must equal the sum of its
  * shards. Used by bench/soak.ts and test/integration/soak.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type AttributeValue,
@@ -76,6 +77,8 @@ export interface VoteSoakResult {
   detail: {
     /** Bare votes the caller saw fail, and how many of those had landed (the rule's over-count). */
     bareFailed: number;
+    /** Exact votes whose transaction landed and was answered 500 (castVote resends it, same token). */
+    exactLandedButFailed: number;
     /** Exact votes answered `duplicate` although each voterId is cast once (a resend after a lost answer). */
     exactDuplicates: number;
     bareLandedButFailed: number;
@@ -100,6 +103,11 @@ interface FaultState {
   injected: VoteSoakResult['detail']['injected'];
   /** Bare ADDs DynamoDB applied whose answer the middleware replaced with a 500, by vote amount. */
   bareLandedButFailed: number;
+  /** The same, by the bare vote (castBare's AsyncLocalStorage) whose request it was. */
+  landedByVote: Map<number, number>;
+  vote: AsyncLocalStorage<number>;
+  /** Exact-poll transactions DynamoDB applied whose answer the middleware replaced with a 500. */
+  exactLandedButFailed: number;
 }
 
 const addOf = (input: unknown): number | undefined => {
@@ -151,7 +159,12 @@ function faultyClient(endpoint: string, state: FaultState, crashAt?: number): Dy
       if (roll < state.faults.before + state.faults.after) {
         state.injected.after500++;
         const amount = context.commandName === 'UpdateItemCommand' ? addOf(args.input) : undefined;
-        if (amount !== undefined) state.bareLandedButFailed += amount;
+        if (amount !== undefined) {
+          state.bareLandedButFailed += amount;
+          const vote = state.vote.getStore();
+          if (vote !== undefined) state.landedByVote.set(vote, (state.landedByVote.get(vote) ?? 0) + amount);
+        }
+        if (context.commandName === 'TransactWriteItemsCommand') state.exactLandedButFailed++;
         throw new InternalServerError({
           message: 'injected after applying',
           $metadata: { httpStatusCode: 500 },
@@ -203,6 +216,9 @@ export async function runVoteSoak(options: VoteSoakOptions): Promise<VoteSoakRes
     faults: options.faults,
     injected: { throttles: 0, before500: 0, after500: 0, crashes: 0 },
     bareLandedButFailed: 0,
+    landedByVote: new Map(),
+    vote: new AsyncLocalStorage(),
+    exactLandedButFailed: 0,
   };
   const clean = new DynamoDBClient({
     region: LOCAL_REGION,
@@ -253,14 +269,18 @@ export async function runVoteSoak(options: VoteSoakOptions): Promise<VoteSoakRes
         }
       }
     };
+    // The rule explains a landed write only for a vote whose caller saw it fail; one that landed
+    // and was then acknowledged too (a resent ADD) counted twice, and stays unexplained.
+    let bareExplained = 0;
     const castBare = async (v: (typeof plan)[number]): Promise<void> => {
       try {
-        await bare.castVote(v.contestant, v.amount);
+        await state.vote.run(v.i, () => bare.castVote(v.contestant, v.amount));
         bareAcknowledged += v.amount;
       } catch (error) {
         // The documented failures: retries exhausted, or an ambiguous one a bare ADD must not retry.
         if (!['VoteRequestFailedError', 'InternalServerError'].includes((error as Error).name)) throw error;
         bareFailed += v.amount;
+        bareExplained += state.landedByVote.get(v.i) ?? 0;
       }
     };
     let voting = true;
@@ -388,11 +408,12 @@ export async function runVoteSoak(options: VoteSoakOptions): Promise<VoteSoakRes
       stalls,
       exactCountOff: counted.exact - exactCast,
       exactMarkersOff: counted.exact - markers,
-      bareUnexplained: counted.bare - bareAcknowledged - state.bareLandedButFailed,
+      bareUnexplained: counted.bare - bareAcknowledged - bareExplained,
       totalOff,
       detail: {
         bareFailed,
         exactDuplicates,
+        exactLandedButFailed: state.exactLandedButFailed,
         bareLandedButFailed: state.bareLandedButFailed,
         exactResent,
         aggregations,

@@ -140,6 +140,7 @@ describe('fault soak (small)', () => {
     expect(result.detail.injected.after500).toBeGreaterThan(0);
     expect(result.detail.injected.throttles + result.detail.injected.before500).toBeGreaterThan(0);
     expect(result.detail.bareLandedButFailed).toBeGreaterThan(0);
+    expect(result.detail.exactLandedButFailed).toBeGreaterThan(0);
     expect(result.detail.aggregations.crashed).toBeGreaterThan(0);
     expect({
       processErrors: result.processErrors,
