@@ -6,7 +6,9 @@
  * maxPartitionsPerBatch 8, S3DeadLetterSink), on a local S3 server failing 30% of PUTs and
  * DELETEs (and 10% more of DELETEs), with function crashes and hangs; then every shard is
  * redelivered from its start while compactArchive and eraseTenant run; then createWindowHandler's
- * totals in tumbling windows under the same kind of faults. Per seed it prints the
+ * totals in tumbling windows under the same kind of faults; then votes through VoteCounter while
+ * aggregateVotes runs on a schedule, on DynamoDB Local with throttles and 500s before and after
+ * the write applied and aggregator runs crashing mid-way (bench/lib/vote-soak.ts). Per seed it prints the
  * figures that must be zero — process-level errors, stalls, lost, duplicates as read, the server's
  * own 5xx answers — as a JSON line on stdout, and exits 1 when any is not.
  *
@@ -18,6 +20,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { noneInjected, runFaultSoak, type SoakFaults, type SoakResult } from './lib/fault-soak.js';
+import { runVoteSoak, type VoteSoakFaults, type VoteSoakResult } from './lib/vote-soak.js';
 import { runWindowSoak } from './lib/window-soak.js';
 
 export const ISSUE_24_FAULTS: SoakFaults = {
@@ -29,6 +32,9 @@ export const ISSUE_24_FAULTS: SoakFaults = {
   timeoutBefore: 0.01,
   timeoutAfter: 0.01,
 };
+
+/** Shares of DynamoDB requests failed before sending and after applying; aggregator runs crashing. */
+export const ISSUE_24_VOTE_FAULTS: VoteSoakFaults = { before: 0.1, after: 0.05, aggregatorCrash: 0.3 };
 
 /** What one seed reports; every count but `records` must be 0. */
 export interface SoakFigures {
@@ -47,6 +53,16 @@ export interface SoakFigures {
   /** createWindowHandler's stored totals against what was sent: records and sum off. */
   windowCountOff: number;
   windowSumOff: number;
+  /**
+   * The votes soak: votes or aggregator runs failing otherwise than documented; the exact poll's
+   * counted − cast and its markers off; the bare poll's count the at-most-once rule leaves
+   * unexplained; Σ |total − its shards| after the last aggregation.
+   */
+  voteUnexpectedErrors: number;
+  voteExactCountOff: number;
+  voteExactMarkersOff: number;
+  voteBareUnexplained: number;
+  voteTotalOff: number;
   /** Not goals: what the run went through. */
   detail: {
     invocations: number;
@@ -54,6 +70,8 @@ export interface SoakFigures {
     validDeadLettered: number;
     maintenanceFailedUnderFaults: string[];
     windowSegments: number;
+    votes: number;
+    voteDetail: VoteSoakResult['detail'] | undefined;
     samples: string[];
   };
 }
@@ -70,6 +88,11 @@ const GOALS = [
   'unexplainedStrays',
   'windowCountOff',
   'windowSumOff',
+  'voteUnexpectedErrors',
+  'voteExactCountOff',
+  'voteExactMarkersOff',
+  'voteBareUnexplained',
+  'voteTotalOff',
 ] as const satisfies readonly (keyof SoakFigures)[];
 
 export async function soakOnce(
@@ -97,12 +120,21 @@ export async function soakOnce(
     timeoutSeconds: 2,
     faults: { s3Errors: 0.3, latePuts: 0.05, throwBefore: 0.03, throwAfter: 0.03, hang: 0.01 },
   });
+  log('votes: VoteCounter and aggregateVotes on DynamoDB Local under client faults and aggregator crashes');
+  const v = await runVoteSoak({
+    seed,
+    votes: Math.max(50, Math.round(records / 10)),
+    contestants: 20,
+    shards: 5,
+    concurrency: 16,
+    faults: ISSUE_24_VOTE_FAULTS,
+  });
   return {
     seed,
     records,
-    seconds: Math.round(r.seconds * 10) / 10,
-    processErrors: r.processErrors.length + w.processErrors.length,
-    stalls: r.stalls.length + w.stalls.length,
+    seconds: Math.round((r.seconds + v.seconds) * 10) / 10,
+    processErrors: r.processErrors.length + w.processErrors.length + v.processErrors.length,
+    stalls: r.stalls.length + w.stalls.length + v.stalls.length,
     lost: r.lost,
     duplicatesAsRead: r.duplicatesAsRead,
     serverErrors: r.serverErrors.length + w.serverErrors.length,
@@ -112,17 +144,27 @@ export async function soakOnce(
     unexplainedStrays: r.strayDeadLetters.unexplained,
     windowCountOff: w.countOff,
     windowSumOff: w.sumOff,
+    voteUnexpectedErrors: v.unexpectedErrors.length,
+    voteExactCountOff: v.exactCountOff,
+    voteExactMarkersOff: v.exactMarkersOff,
+    voteBareUnexplained: v.bareUnexplained,
+    voteTotalOff: v.totalOff,
     detail: {
       invocations: r.invocations,
       injected: r.injected,
       validDeadLettered: r.validDeadLettered,
       maintenanceFailedUnderFaults: r.maintenance?.failedRuns ?? [],
       windowSegments: w.segments,
+      votes: v.votes,
+      voteDetail: v.detail,
       samples: [
         ...r.processErrors,
         ...w.processErrors,
+        ...v.processErrors,
+        ...v.unexpectedErrors,
         ...r.stalls,
         ...w.stalls,
+        ...v.stalls,
         ...r.serverErrors,
         ...w.serverErrors,
         ...r.unexplainedStrays,
@@ -184,12 +226,19 @@ function emptyFigures(seed: number, records: number): SoakFigures {
     unexplainedStrays: 0,
     windowCountOff: 0,
     windowSumOff: 0,
+    voteUnexpectedErrors: 0,
+    voteExactCountOff: 0,
+    voteExactMarkersOff: 0,
+    voteBareUnexplained: 0,
+    voteTotalOff: 0,
     detail: {
       invocations: 0,
       injected: noneInjected(),
       validDeadLettered: 0,
       maintenanceFailedUnderFaults: [],
       windowSegments: 0,
+      votes: 0,
+      voteDetail: undefined,
       samples: [],
     },
   };

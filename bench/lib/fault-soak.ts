@@ -10,13 +10,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { tenantFromPartitionKey } from '../../src/archive/partition.js';
 import { compactArchive, decodeArchiveObject, eraseTenant, readArchiveRows } from '../../src/archive.js';
 import { EventSourceMappingEmulator } from '../../src/local/emulator/emulator.js';
 import { type S3ServerMiddleware, startS3Server } from '../../src/local/servers/s3-server.js';
 import { createPipeline, createStreamHandler, type PipelineLogger, route } from '../../src/pipeline/index.js';
 import type { AttributeMap, AttributeValue, LambdaStreamRecord } from '../../src/records/types.js';
 import { S3ArchiveSink, S3DeadLetterSink } from '../../src/s3.js';
-import { tenantFromPartitionKey } from '../../src/archive/partition.js';
 import { DeadLetterSendError } from '../../src/sinks/errors.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../../src/sinks/types.js';
 import { watchEscapes } from './escapes.js';

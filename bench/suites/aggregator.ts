@@ -6,7 +6,6 @@
  */
 import {
   BatchWriteItemCommand,
-  CreateTableCommand,
   DynamoDBClient,
   QueryCommand,
   UpdateItemCommand,
@@ -24,6 +23,7 @@ import { PollKeys } from '../../src/votes/keys.js';
 import { fixed, goal, int, table } from '../lib/markdown.js';
 import { median, nowMs } from '../lib/stats.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
+import { createVotesTable } from '../lib/votes-table.js';
 
 const TABLE = 'votes-bench';
 const REGISTRY_PARTITIONS = 4;
@@ -162,20 +162,7 @@ const suite: Suite = {
         region: LOCAL_REGION,
         credentials: LOCAL_CREDENTIALS,
       });
-      await setup.send(
-        new CreateTableCommand({
-          TableName: TABLE,
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'sk', AttributeType: 'S' },
-          ],
-          KeySchema: [
-            { AttributeName: 'pk', KeyType: 'HASH' },
-            { AttributeName: 'sk', KeyType: 'RANGE' },
-          ],
-        }),
-      );
+      await createVotesTable(setup, TABLE);
       const contestants = Array.from({ length: C }, (_, i) => `contestant-${i}`);
       log(`seeding 2 polls × ${C} contestants × ${S} shards`);
       const twCounter = await seedPoll(setup, 'tw', contestants, S);

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { POISON_KINDS, runFaultSoak } from '../../../bench/lib/fault-soak.js';
+import { runVoteSoak } from '../../../bench/lib/vote-soak.js';
 import { runWindowSoak } from '../../../bench/lib/window-soak.js';
 
 // The project's own fault soak, small: ~600 TTL deletes with hard values and one poison record of
@@ -7,6 +8,7 @@ import { runWindowSoak } from '../../../bench/lib/window-soak.js';
 // server that fails 30% of writes, lands some PUTs it answers with an error, and has the archive
 // prefix down for a while; the function throws and times out before and after processing.
 // The second run: issue 24's shape (tenant objects, compaction and erase beside a redelivery).
+// Then the windows handler, and the vote aggregator on DynamoDB Local under client faults.
 // bench/suites/fault-soak.ts and `npm run soak` run the large ones; BENCHMARKS.md has their figures.
 
 describe('fault soak (small)', () => {
@@ -122,5 +124,40 @@ describe('fault soak (small)', () => {
       stalls: result.stalls,
       serverErrors: result.serverErrors,
     }).toEqual({ countOff: 0, sumOff: 0, processErrors: [], stalls: [], serverErrors: [] });
+  }, 60_000);
+
+  it('votes through the sharded counter while the aggregator runs and crashes, DynamoDB failing before and after applying: cast equals counted, every total equals its shards', async () => {
+    const result = await runVoteSoak({
+      seed: 24,
+      votes: 120,
+      contestants: 6,
+      shards: 3,
+      concurrency: 12,
+      faults: { before: 0.1, after: 0.1, aggregatorCrash: 0.4 },
+      endpoint: inject('dynamoEndpoint'),
+    });
+    // The faults happened, the bare ADD's ambiguous case among them.
+    expect(result.detail.injected.after500).toBeGreaterThan(0);
+    expect(result.detail.injected.throttles + result.detail.injected.before500).toBeGreaterThan(0);
+    expect(result.detail.bareLandedButFailed).toBeGreaterThan(0);
+    expect(result.detail.exactLandedButFailed).toBeGreaterThan(0);
+    expect(result.detail.aggregations.crashed).toBeGreaterThan(0);
+    expect({
+      processErrors: result.processErrors,
+      unexpectedErrors: result.unexpectedErrors,
+      stalls: result.stalls,
+      exactCountOff: result.exactCountOff,
+      exactMarkersOff: result.exactMarkersOff,
+      bareUnexplained: result.bareUnexplained,
+      totalOff: result.totalOff,
+    }).toEqual({
+      processErrors: [],
+      unexpectedErrors: [],
+      stalls: [],
+      exactCountOff: 0,
+      exactMarkersOff: 0,
+      bareUnexplained: 0,
+      totalOff: 0,
+    });
   }, 60_000);
 });
