@@ -102,7 +102,10 @@ export async function serverlessApp(config: ServerlessConfig): Promise<LocalApp>
       for (const key of keys) {
         const fn = await config.streamFunction(key);
         if (!fn)
-          throw new ServerlessConfigError(config.file, `function '${key}' has no DynamoDB or Kinesis stream event`);
+          throw new ServerlessConfigError(
+            config.file,
+            `function '${key}' has no DynamoDB or Kinesis stream event`,
+          );
         out.push(fn);
       }
       return out;

@@ -89,7 +89,11 @@ export interface TemplateResources {
     readonly kinesisDestination?: PlannedTable['kinesisDestination'];
   }[];
   /** The Kinesis streams, on the local Kinesis server. */
-  readonly kinesisStreams: readonly { readonly logicalId: string; readonly name: string; readonly arn: string }[];
+  readonly kinesisStreams: readonly {
+    readonly logicalId: string;
+    readonly name: string;
+    readonly arn: string;
+  }[];
   readonly buckets: readonly { readonly logicalId: string; readonly name: string }[];
   /** Created only when an SQS client was given; otherwise listed in `notEmulated`. */
   readonly queues: readonly (LocalQueue & { readonly logicalId: string })[];
@@ -111,7 +115,10 @@ export async function createTemplateResources(
   const { dynamodb, s3, sqs, kinesis } = readClients(clients);
   const [first] = plan.kinesisStreams;
   if (first && !kinesis)
-    throw new LocalResourceConflictError(first.streamName, 'is a Kinesis stream and no Kinesis server was given');
+    throw new LocalResourceConflictError(
+      first.streamName,
+      'is a Kinesis stream and no Kinesis server was given',
+    );
   for (const stream of plan.kinesisStreams) await ensureKinesisStream(kinesis as KinesisApi, stream);
   const tables = await Promise.all(
     plan.tables.map(async (table) => ({
@@ -148,7 +155,11 @@ export async function createTemplateResources(
     stackName: plan.stackName,
     region: plan.region,
     tables,
-    kinesisStreams: plan.kinesisStreams.map((s) => ({ logicalId: s.logicalId, name: s.streamName, arn: s.arn })),
+    kinesisStreams: plan.kinesisStreams.map((s) => ({
+      logicalId: s.logicalId,
+      name: s.streamName,
+      arn: s.arn,
+    })),
     buckets: plan.buckets.map((bucket) => ({ logicalId: bucket.logicalId, name: bucket.bucketName })),
     queues,
     notEmulated: sqs ? plan.notEmulated : [...plan.notEmulated, ...plan.queues.map((q) => q.logicalId)],
@@ -214,7 +225,9 @@ async function ensureTable(dynamodb: DynamoDBClient, plan: PlannedTable) {
 async function ensureKinesisStream(kinesis: KinesisApi, stream: PlannedKinesisStream): Promise<void> {
   try {
     // The local server makes a stream ACTIVE at once (createStreamMs: 0).
-    await kinesis.send(new CreateStreamCommand({ StreamName: stream.streamName, ShardCount: stream.shardCount }));
+    await kinesis.send(
+      new CreateStreamCommand({ StreamName: stream.streamName, ShardCount: stream.shardCount }),
+    );
   } catch (error) {
     // The local server is the caller's own: an existing stream of that name is this stream.
     if (!(error instanceof StreamInUseException)) throw error;

@@ -218,8 +218,9 @@ export function streamArnOf(
   if (fn.stream.source === 'kinesis') {
     // An ARN written out names the local stream of that name, whatever its account and region.
     const name = text.slice(text.indexOf(':stream/') + ':stream/'.length);
-    return resources.kinesisStreams.find((s) => s.arn === text || (text.includes(':stream/') && s.name === name))
-      ?.arn;
+    return resources.kinesisStreams.find(
+      (s) => s.arn === text || (text.includes(':stream/') && s.name === name),
+    )?.arn;
   }
   const local = resources.tables.find((table) => table.streamArn === text);
   if (local) return local.streamArn;

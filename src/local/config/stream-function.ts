@@ -100,7 +100,8 @@ export function parseStreamEvent(key: string, raw: unknown, file: string): Strea
       (typeof arn === 'string'
         ? arn.includes(':dynamodb:')
         : JSON.stringify(arn ?? '').includes('StreamArn')));
-  const isKinesis = s.type === 'kinesis' || (s.type === undefined && typeof arn === 'string' && arn.includes(':kinesis:'));
+  const isKinesis =
+    s.type === 'kinesis' || (s.type === undefined && typeof arn === 'string' && arn.includes(':kinesis:'));
   if (!isDynamo && !isKinesis) return undefined;
   if (isKinesis && s.consumer !== undefined)
     throw new ServerlessConfigError(
