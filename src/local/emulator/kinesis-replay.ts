@@ -93,11 +93,9 @@ async function* readKinesisReplayFile(
     } catch {
       throw new ReplayFileError(file, lineNumber, 'not JSON');
     }
-    const object = value as { Records?: unknown } | null;
-    const event = object !== null && typeof object === 'object' && Array.isArray(object.Records);
-    const records = (event ? (object?.Records as unknown[]) : [value]).map((r) =>
-      kinesisRecord(r, file, lineNumber),
-    );
+    const batch = (value as { Records?: unknown } | null)?.Records;
+    const event = Array.isArray(batch);
+    const records = (event ? batch : [value]).map((r) => kinesisRecord(r, file, lineNumber));
     yield { records, event };
   }
 }
