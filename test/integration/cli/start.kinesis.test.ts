@@ -1,3 +1,5 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DeleteItemCommand,
@@ -147,4 +149,47 @@ describe('tidewater start --once with a stream: type: kinesis function', () => {
     ]);
     expect(viaKinesis).toEqual(viaDynamoDbStream);
   }, 400_000);
+
+  it.each([
+    [
+      'a streaming destination naming a stream the app does not declare',
+      [
+        'StreamArn: !GetAtt ChangeStream.Arn',
+        'StreamArn: arn:aws:kinesis:us-east-1:123456789012:stream/other',
+      ],
+      'OrdersTable.KinesisStreamSpecification.StreamArn: must name an AWS::Kinesis::Stream of the same resources',
+    ],
+    [
+      'an unknown precision',
+      ['MICROSECOND', 'NANOSECOND'],
+      'must be MILLISECOND or MICROSECOND, got "NANOSECOND"',
+    ],
+    [
+      'a shard count the local server cannot make',
+      ['ShardCount: 2', 'ShardCount: 0'],
+      'ChangeStream.ShardCount',
+    ],
+    [
+      'an enhanced fan-out consumer',
+      ['parallelizationFactor: 2', 'parallelizationFactor: 2\n          consumer: true'],
+      'functions.archive.events[].stream.consumer: enhanced fan-out consumers are not emulated locally',
+    ],
+    [
+      'AT_TIMESTAMP',
+      ['startingPosition: TRIM_HORIZON', 'startingPosition: AT_TIMESTAMP'],
+      'startingPosition must be TRIM_HORIZON or LATEST locally, got "AT_TIMESTAMP"',
+    ],
+  ])('refuses %s with a ServerlessConfigError, no server started', async (_, [from, to], message) => {
+    const dir = mkdtempSync(join(tmpdir(), 'tidewater-bad-kinesis-'));
+    const config = join(dir, 'serverless.yml');
+    const source = readFileSync(APPS[1].config, 'utf8');
+    expect(source).toContain(from);
+    writeFileSync(config, source.replace(from as string, to as string));
+    // No endpoints given: had it got that far, start would have launched its own servers.
+    const { code, log } = await run(['start', '--once', '-c', config]);
+    expect(code).toBe(EXIT.error);
+    expect(log).toContain('ServerlessConfigError');
+    expect(log).toContain(message);
+    expect(log).not.toMatch(/DynamoDB|Kinesis {3}http|\(stage /);
+  });
 });
