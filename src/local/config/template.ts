@@ -270,6 +270,15 @@ function resolveResources(
   const resources: ResolvedResource[] = [];
   const notEmulated: string[] = [];
   for (const { file, logicalId, definition } of raw) {
+    // A resource whose Condition is false is not created (the repository's Kinesis variant).
+    if (
+      typeof definition.Condition === 'string' &&
+      evaluate(
+        { 'Fn::If': [definition.Condition, true, false] },
+        { ...context, where: `${file}: ${logicalId}.Condition` },
+      ) === false
+    )
+      continue;
     const type = String(definition.Type);
     const emulated = EMULATED[type];
     if (!emulated) {
