@@ -1,15 +1,18 @@
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import {
   connectLocalAws,
   type FailureDestination,
   type LocalAws,
   type LocalQueue,
+  localKinesisClient,
   resolveEnvironment,
   S3FailureDestination,
   type ServiceResources,
   SqsFailureDestination,
   type StreamFunctionSettings,
   startDynamoDbLocal,
+  startKinesisServer,
   startS3Server,
   startSqsServer,
 } from '../local/index.js';
@@ -23,6 +26,8 @@ export interface Servers {
   aws: LocalAws;
   sqs: SQSClient;
   sqsEndpoint: string;
+  /** The local Kinesis server, started only for an app with a Kinesis stream. */
+  kinesis?: { client: KinesisClient; endpoint: string };
   stop(): Promise<void>;
 }
 
@@ -36,12 +41,16 @@ export interface ServerEndpoints {
 const NOT_STOPPED = { endpoint: '', stop: async () => undefined };
 
 /** Starts the servers not given as endpoints; on any failure stops the ones that started. */
-export async function startServers(endpoints: ServerEndpoints = {}): Promise<Servers> {
+export async function startServers(
+  endpoints: ServerEndpoints = {},
+  options: { kinesis?: boolean } = {},
+): Promise<Servers> {
   const external = (endpoint: string) => ({ ...NOT_STOPPED, endpoint });
   const started = await Promise.allSettled([
     endpoints.dynamodb ? external(endpoints.dynamodb) : startDynamoDbLocal(),
     endpoints.s3 ? external(endpoints.s3) : startS3Server(),
     endpoints.sqs ? external(endpoints.sqs) : startSqsServer(),
+    options.kinesis ? startKinesisServer() : NOT_STOPPED,
   ]);
   const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
@@ -49,22 +58,27 @@ export async function startServers(endpoints: ServerEndpoints = {}): Promise<Ser
     await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
     throw failed.reason;
   }
-  const [dynamo, s3, sqsServer] = started.map(
+  const [dynamo, s3, sqsServer, kinesisServer] = started.map(
     (r) => (r as PromiseFulfilledResult<typeof NOT_STOPPED>).value,
-  ) as [typeof NOT_STOPPED, typeof NOT_STOPPED, typeof NOT_STOPPED];
+  ) as [typeof NOT_STOPPED, typeof NOT_STOPPED, typeof NOT_STOPPED, typeof NOT_STOPPED];
   const aws = connectLocalAws(dynamo, s3);
   const sqs = new SQSClient({
     endpoint: sqsServer.endpoint,
     region: aws.region,
     credentials: aws.credentials,
   });
+  const kinesis = options.kinesis
+    ? { client: localKinesisClient(kinesisServer.endpoint), endpoint: kinesisServer.endpoint }
+    : undefined;
   return {
     aws,
     sqs,
     sqsEndpoint: sqsServer.endpoint,
+    ...(kinesis ? { kinesis } : {}),
     async stop() {
       sqs.destroy();
-      await Promise.all([aws.stop(), sqsServer.stop()]);
+      kinesis?.client.destroy();
+      await Promise.all([aws.stop(), sqsServer.stop(), kinesisServer.stop()]);
     },
   };
 }

@@ -9,6 +9,10 @@ import {
   EventSourceMappingEmulator,
   type FailureDestination,
   handlerFile,
+  KinesisBridge,
+  KinesisMappingEmulator,
+  KinesisShardReader,
+  type KinesisStreamHandler,
   type LocalApp,
   type LocalQueue,
   loadHandler,
@@ -94,7 +98,8 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
   for (const fn of streamFunctions) handlerFile(fn, { root });
 
   log(`${app.name} (stage ${app.stage}) from ${app.file}`);
-  const servers = await startServers(options.endpoints ?? {});
+  // The Kinesis server only for an app with a Kinesis stream: others start as before.
+  const servers = await startServers(options.endpoints ?? {}, { kinesis: plan.kinesisStreams.length > 0 });
   const checkpoints = await mkdtemp(join(tmpdir(), 'tidewater-start-'));
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -109,11 +114,17 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
     log(`  DynamoDB  ${aws.dynamoEndpoint}${options.endpoints?.dynamodb ? ' (given)' : ' (DynamoDB Local)'}`);
     log(`  S3        ${aws.s3Endpoint}${options.endpoints?.s3 ? ' (given)' : ''}`);
     log(`  SQS       ${servers.sqsEndpoint}${options.endpoints?.sqs ? ' (given)' : ''}`);
+    if (servers.kinesis) log(`  Kinesis   ${servers.kinesis.endpoint} (kinesalite)`);
 
-    const resources = await app.createResources({ dynamodb: aws.dynamodb, s3: aws.s3, sqs: servers.sqs });
+    const resources = await app.createResources({
+      dynamodb: aws.dynamodb,
+      s3: aws.s3,
+      sqs: servers.sqs,
+      ...(servers.kinesis ? { kinesis: servers.kinesis.client } : {}),
+    });
     describeResources(
       resources,
-      plan.tables.length + plan.buckets.length + plan.queues.length,
+      plan.tables.length + plan.buckets.length + plan.queues.length + plan.kinesisStreams.length,
       app.declaredIn,
       log,
     );
@@ -146,8 +157,14 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
           .join(''),
       );
     }
-    if (running.length === 0) log('no function with a DynamoDB stream event to run');
+    if (running.length === 0) log('no function with a DynamoDB or Kinesis stream event to run');
 
+    const bridges = kinesisBridges(resources, servers, checkpoints, log);
+    if (options.once) {
+      // Each table's changes are in its Kinesis stream before the Kinesis functions read it.
+      for (const bridge of bridges) await bridge.run({ signal: stop.signal, stopWhenCaughtUp: true });
+    }
+    const forwarding = options.once ? [] : bridges.map((bridge) => bridge.run({ signal: stop.signal }));
     const pollers = running.map((fn) =>
       runFunction(fn, servers, {
         checkpointFile: join(checkpoints, `${fn.fn.key}.json`),
@@ -166,7 +183,7 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
           : 'running; Ctrl-C to stop',
     );
     const settled = await Promise.allSettled(
-      pollers.map((p) =>
+      [...forwarding, ...pollers].map((p) =>
         p.catch((error: unknown) => {
           // One mapping failing stops the others: a local run that silently lost a function
           // would look healthy.
@@ -206,11 +223,14 @@ function describeResources(
     for (const table of resources.tables) {
       const details = [
         table.streamArn ? 'stream' : 'no stream',
+        ...(table.kinesisDestination ? ['Kinesis streaming destination'] : []),
         ...(table.ttlAttribute ? [`TTL on ${table.ttlAttribute}`] : []),
       ];
       log(`  ${table.logicalId.padEnd(24)} table  ${table.name} (${details.join(', ')})`);
     }
     for (const bucket of resources.buckets) log(`  ${bucket.logicalId.padEnd(24)} bucket ${bucket.name}`);
+    for (const stream of resources.kinesisStreams)
+      log(`  ${stream.logicalId.padEnd(24)} Kinesis stream ${stream.name}`);
     for (const queue of resources.queues) log(`  ${queue.logicalId.padEnd(24)} queue  ${queue.url}`);
   }
   if (resources.notEmulated.length)
@@ -334,18 +354,66 @@ export async function runFunction(
     }
     run.onEvent?.(event);
   };
-  const emulator = new EventSourceMappingEmulator({
+  const mapping = {
     ...toEmulatorOptions(fn, { region: servers.aws.region }),
-    handler: running.handler,
     keepLog: false,
     ...(running.onFailure ? { onFailure: running.onFailure } : {}),
     onEvent,
-  });
+  };
+  const until = { signal: run.signal, ...(run.once ? { stopWhenCaughtUp: true } : {}) };
+  if (fn.stream.source === 'kinesis') {
+    // prepareFunction found the stream among the app's Kinesis streams, so the server runs.
+    const kinesis = servers.kinesis?.client as NonNullable<Servers['kinesis']>['client'];
+    const emulator = new KinesisMappingEmulator({
+      ...mapping,
+      // createStreamHandler's handler takes either kind of event; which one is EVENT_SOURCE's business.
+      handler: running.handler as unknown as KinesisStreamHandler,
+    });
+    const reader = new KinesisShardReader({
+      kinesis,
+      streamArn: running.streamArn,
+      startingPosition: fn.stream.startingPosition,
+      checkpointFile: run.checkpointFile,
+    });
+    await reader.runEmulator(emulator, until);
+    return;
+  }
+  const emulator = new EventSourceMappingEmulator({ ...mapping, handler: running.handler });
   const poller = new StreamPoller({
     streams: servers.aws.streams,
     streamArn: running.streamArn,
     startingPosition: fn.stream.startingPosition,
     checkpointFile: run.checkpointFile,
   });
-  await poller.runEmulator(emulator, { signal: run.signal, ...(run.once ? { stopWhenCaughtUp: true } : {}) });
+  await poller.runEmulator(emulator, until);
+}
+
+/**
+ * A KinesisBridge per table with a Kinesis streaming destination: the table's DynamoDB stream put
+ * into its Kinesis stream as the destination writes it, each with its own checkpoint.
+ */
+function kinesisBridges(
+  resources: ServiceResources,
+  servers: Servers,
+  checkpoints: string,
+  log: (line: string) => void,
+): KinesisBridge[] {
+  const out: KinesisBridge[] = [];
+  for (const table of resources.tables) {
+    const destination = table.kinesisDestination;
+    if (!destination || !table.streamArn || !servers.kinesis) continue;
+    log(`  ${table.logicalId}'s changes → ${destination.streamArn} (its Kinesis streaming destination)`);
+    out.push(
+      new KinesisBridge({
+        streams: servers.aws.streams,
+        tableStreamArn: table.streamArn,
+        tableName: table.name,
+        kinesis: servers.kinesis.client,
+        kinesisStreamArn: destination.streamArn,
+        precision: destination.precision,
+        checkpointFile: join(checkpoints, `${table.logicalId}.kinesis-bridge.json`),
+      }),
+    );
+  }
+  return out;
 }

@@ -3,8 +3,11 @@ import { Command, InvalidArgumentError } from 'commander';
 import { writeFileAtomic } from '../core/write-file-atomic.js';
 import {
   DEFAULT_STALL_AFTER_ATTEMPTS,
+  type EmulatorEvent,
+  type KinesisStreamHandler,
   MemoryFailureDestination,
   replay,
+  replayKinesis,
   type StreamFunctionSettings,
   type StreamHandler,
   toEmulatorOptions,
@@ -25,7 +28,8 @@ export function replayCommand(): Command {
   const command: Command = functionOptions(new Command('replay'))
     .description(
       "Replay JSONL files (Lambda events, or records from `tidewater capture`) through a function's handler with " +
-        "Lambda's event-source-mapping rules, as serverless.yml configures them. The mapping's decisions are " +
+        "Lambda's event-source-mapping rules, as serverless.yml configures them (for a `stream: type: kinesis` " +
+        "function: Lambda Kinesis events or records, with the Kinesis mapping rules). The mapping's decisions are " +
         "deterministic (its clock is the data's); the handler's own age checks use the wall clock.",
     )
     .argument('<files...>', 'JSONL files')
@@ -69,25 +73,36 @@ async function replayWith(
       ? new SingleBar({ clearOnComplete: true }, Presets.shades_classic)
       : undefined;
   let started = false;
-  const result = await replay({
-    files,
-    mapping: {
-      ...mapping,
-      handler,
-      onFailure,
-      keepLog: false,
-      onEvent: flags.verbose ? (event) => process.stderr.write(`${describeEvent(event)}\n`) : undefined,
-      ...(flags.stallAfter === undefined ? {} : { stallAfterAttempts: flags.stallAfter }),
-    },
-    // --verbose prints every event already; otherwise failures, repeats collapsed into one line.
-    ...(flags.verbose ? {} : { log: (line: string) => process.stderr.write(`${line}\n`) }),
-    onProgress: ({ handled, total }) => {
-      if (!bar) return;
-      if (!started) bar.start(total, 0);
-      started = true;
-      bar.update(handled);
-    },
-  });
+  const settings = {
+    ...mapping,
+    onFailure,
+    keepLog: false,
+    onEvent: flags.verbose
+      ? (event: EmulatorEvent) => process.stderr.write(`${describeEvent(event)}\n`)
+      : undefined,
+    ...(flags.stallAfter === undefined ? {} : { stallAfterAttempts: flags.stallAfter }),
+  };
+  // --verbose prints every event already; otherwise failures, repeats collapsed into one line.
+  const log = flags.verbose ? {} : { log: (line: string) => process.stderr.write(`${line}\n`) };
+  const result =
+    fn.stream.source === 'kinesis'
+      ? await replayKinesis({
+          files,
+          // createStreamHandler's handler takes either kind of event; EVENT_SOURCE picks one.
+          mapping: { ...settings, handler: handler as unknown as KinesisStreamHandler },
+          ...log,
+        })
+      : await replay({
+          files,
+          mapping: { ...settings, handler },
+          ...log,
+          onProgress: ({ handled, total }) => {
+            if (!bar) return;
+            if (!started) bar.start(total, 0);
+            started = true;
+            bar.update(handled);
+          },
+        });
   bar?.stop();
   if (flags.onFailureOut) {
     await writeFileAtomic(

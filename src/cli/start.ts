@@ -36,7 +36,8 @@ export function startCommand(): Command {
       "Run your service locally from its serverless.yml (or a SAM template, --template, or a CDK app's cdk.out, " +
         '--cdk-out): DynamoDB Local, an S3 and an SQS server; the tables, buckets and queues it declares; and ' +
         "every function with a DynamoDB stream event (a template's stream mapping) fed by that table's " +
-        "stream with Lambda's event-source-mapping rules and the event's settings, its handler (TypeScript " +
+        "stream (a `stream: type: kinesis` event: by the table's Kinesis streaming destination on a local Kinesis " +
+        "server) with Lambda's event-source-mapping rules and the event's settings, its handler (TypeScript " +
         'compiled with your esbuild) running with provider.environment and its own environment. Prints the ' +
         'endpoints to point your scripts at, and runs until Ctrl-C (or --once / --for).',
     )

@@ -115,6 +115,7 @@ const SETTINGS_FILE = 'settings.yml';
 // settings.yml), declared once for every resource file.
 const PARAMETERS_FILE = 'parameters.yml';
 const RESOURCE_FILES = ['table.yml', 'bucket.yml', 'queues.yml'] as const;
+const KINESIS_FILE = 'kinesis.yml';
 
 /**
  * Reads infra/ and resolves it for one stage without touching any server: the table's
@@ -151,9 +152,13 @@ export function planLocalResources(options: InfraOptions = {}): InfraPlan {
   const parameters = resolveAs(PARAMETERS_FILE, settings, `\${file(./${PARAMETERS_FILE})}`);
   if (!isRecord(parameters) || !isRecord(parameters.Parameters))
     throw new InfraDefinitionError(PARAMETERS_FILE, 'has no Parameters mapping');
+  // The table's KinesisStreamSpecification is an Fn::If on kinesis.yml's conditions; its
+  // resources (the stream, the Kinesis trigger) are serverless.yml's, not the archive's plan.
+  const kinesisConditions = resolveAs(KINESIS_FILE, settings, `\${file(./${KINESIS_FILE}):Conditions}`);
   const plan = planTemplateParts(
     [
       { where: PARAMETERS_FILE, document: parameters },
+      { where: KINESIS_FILE, document: { Conditions: kinesisConditions } },
       ...RESOURCE_FILES.map((file) => {
         const document = resolveAs(file, settings, `\${file(./${file})}`);
         if (!isRecord(document) || !isRecord(document.Resources))

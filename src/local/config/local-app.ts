@@ -1,14 +1,11 @@
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { S3Client } from '@aws-sdk/client-s3';
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import { defineOptions, InvalidOptionsError, type TidewaterError } from '../../core/index.js';
 import { LOCAL_REGION } from '../servers/dynamodb-local.js';
 import { readCdkOut } from './cdk-out.js';
 import { InfraDefinitionError, ServerlessConfigError, TemplateReadError } from './errors.js';
 import type { LocalResourceRef } from './intrinsics.js';
-import { createTemplateResources } from './resources.js';
+import { createTemplateResources, type TemplateClients } from './resources.js';
 import { readSamTemplate, type TemplateApp } from './sam-template.js';
 import { loadServerlessConfig, type ServerlessConfig } from './serverless-config.js';
 import {
@@ -50,11 +47,7 @@ export interface LocalApp {
   error(message: string): TidewaterError;
 }
 
-export interface LocalAppClients {
-  dynamodb: DynamoDBClient;
-  s3: S3Client;
-  sqs?: SQSClient;
-}
+export type LocalAppClients = TemplateClients;
 
 export interface LocalAppOptions {
   /** A serverless.yml (the default when neither a template nor a cdk.out is given). */
@@ -109,7 +102,10 @@ export async function serverlessApp(config: ServerlessConfig): Promise<LocalApp>
       for (const key of keys) {
         const fn = await config.streamFunction(key);
         if (!fn)
-          throw new ServerlessConfigError(config.file, `function '${key}' has no DynamoDB stream event`);
+          throw new ServerlessConfigError(
+            config.file,
+            `function '${key}' has no DynamoDB or Kinesis stream event`,
+          );
         out.push(fn);
       }
       return out;

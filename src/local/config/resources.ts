@@ -7,13 +7,15 @@ import {
   type TableDescription,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { CreateStreamCommand, ResourceInUseException as StreamInUseException } from '@aws-sdk/client-kinesis';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { defineOptions } from '../../core/index.js';
+import type { KinesisApi } from '../emulator/kinesis-reader.js';
 import { LocalResourceConflictError } from './errors.js';
 import { INFRA_OPTIONS, type InfraOptions, type InfraSettings, planLocalResources } from './infra.js';
 import { bucketRef, type LocalResourceRef } from './intrinsics.js';
-import type { PlannedQueue, PlannedTable, TemplatePlan } from './template.js';
+import type { PlannedKinesisStream, PlannedQueue, PlannedTable, TemplatePlan } from './template.js';
 
 /**
  * Planned tables, buckets and queues made real on the local servers: created, or found and
@@ -54,10 +56,18 @@ const CLIENT_OPTIONS = {
   sqs: { kind: 'client' },
 } as const;
 
-const readClients = defineOptions<{ dynamodb: DynamoDBClient; s3: S3Client; sqs?: SQSClient }>()(
-  'createTemplateResources',
-  CLIENT_OPTIONS,
-);
+/** The local servers' clients; `kinesis` is needed only when the plan has Kinesis streams. */
+export interface TemplateClients {
+  dynamodb: DynamoDBClient;
+  s3: S3Client;
+  sqs?: SQSClient;
+  kinesis?: KinesisApi;
+}
+
+const readClients = defineOptions<TemplateClients>()('createTemplateResources', {
+  ...CLIENT_OPTIONS,
+  kinesis: { kind: 'client' },
+});
 const readLocalOptions = defineOptions<LocalResourcesOptions>()('createLocalResources', {
   ...INFRA_OPTIONS,
   ...CLIENT_OPTIONS,
@@ -75,6 +85,14 @@ export interface TemplateResources {
     /** Absent for a table without a stream. */
     readonly streamArn?: string;
     readonly ttlAttribute?: string;
+    /** The table's Kinesis streaming destination, which a KinesisBridge emulates. */
+    readonly kinesisDestination?: PlannedTable['kinesisDestination'];
+  }[];
+  /** The Kinesis streams, on the local Kinesis server. */
+  readonly kinesisStreams: readonly {
+    readonly logicalId: string;
+    readonly name: string;
+    readonly arn: string;
   }[];
   readonly buckets: readonly { readonly logicalId: string; readonly name: string }[];
   /** Created only when an SQS client was given; otherwise listed in `notEmulated`. */
@@ -92,13 +110,21 @@ export interface TemplateResources {
  */
 export async function createTemplateResources(
   plan: TemplatePlan,
-  clients: { dynamodb: DynamoDBClient; s3: S3Client; sqs?: SQSClient },
+  clients: TemplateClients,
 ): Promise<TemplateResources> {
-  const { dynamodb, s3, sqs } = readClients(clients);
+  const { dynamodb, s3, sqs, kinesis } = readClients(clients);
+  const [first] = plan.kinesisStreams;
+  if (first && !kinesis)
+    throw new LocalResourceConflictError(
+      first.streamName,
+      'is a Kinesis stream and no Kinesis server was given',
+    );
+  for (const stream of plan.kinesisStreams) await ensureKinesisStream(kinesis as KinesisApi, stream);
   const tables = await Promise.all(
     plan.tables.map(async (table) => ({
       logicalId: table.logicalId,
       ...(await ensureTable(dynamodb, table)),
+      ...(table.kinesisDestination ? { kinesisDestination: table.kinesisDestination } : {}),
     })),
   );
   await Promise.all(plan.buckets.map((bucket) => ensureBucket(s3, bucket.bucketName)));
@@ -114,6 +140,8 @@ export async function createTemplateResources(
       attributes: { Arn: table.arn, ...(table.streamArn ? { StreamArn: table.streamArn } : {}) },
     };
   }
+  for (const stream of plan.kinesisStreams)
+    refs[stream.logicalId] = { type: stream.type, ref: stream.streamName, attributes: { Arn: stream.arn } };
   for (const bucket of plan.buckets) refs[bucket.logicalId] = bucketRef(bucket.bucketName, plan.region);
   for (const queue of queues) {
     refs[queue.logicalId] = {
@@ -127,6 +155,11 @@ export async function createTemplateResources(
     stackName: plan.stackName,
     region: plan.region,
     tables,
+    kinesisStreams: plan.kinesisStreams.map((s) => ({
+      logicalId: s.logicalId,
+      name: s.streamName,
+      arn: s.arn,
+    })),
     buckets: plan.buckets.map((bucket) => ({ logicalId: bucket.logicalId, name: bucket.bucketName })),
     queues,
     notEmulated: sqs ? plan.notEmulated : [...plan.notEmulated, ...plan.queues.map((q) => q.logicalId)],
@@ -189,6 +222,18 @@ async function ensureTable(dynamodb: DynamoDBClient, plan: PlannedTable) {
   };
 }
 
+async function ensureKinesisStream(kinesis: KinesisApi, stream: PlannedKinesisStream): Promise<void> {
+  try {
+    // The local server makes a stream ACTIVE at once (createStreamMs: 0).
+    await kinesis.send(
+      new CreateStreamCommand({ StreamName: stream.streamName, ShardCount: stream.shardCount }),
+    );
+  } catch (error) {
+    // The local server is the caller's own: an existing stream of that name is this stream.
+    if (!(error instanceof StreamInUseException)) throw error;
+  }
+}
+
 async function ensureBucket(s3: S3Client, name: string): Promise<void> {
   try {
     await s3.send(new CreateBucketCommand({ Bucket: name }));
@@ -221,7 +266,7 @@ export async function createLocalResources(options: LocalResourcesOptions): Prom
   const { dynamodb, s3, sqs, ...infraOptions } = readLocalOptions(options);
   const plan = planLocalResources(infraOptions);
   const created = await createTemplateResources(
-    { ...plan, tables: [plan.table], buckets: [plan.bucket], conditions: {} },
+    { ...plan, tables: [plan.table], buckets: [plan.bucket], kinesisStreams: [], conditions: {} },
     { dynamodb, s3, ...(sqs ? { sqs } : {}) },
   );
   const [{ logicalId: _, streamArn, ...table }] = created.tables as [(typeof created.tables)[number]];

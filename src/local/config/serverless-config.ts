@@ -143,7 +143,7 @@ export class ServerlessConfig {
     return functions && typeof functions === 'object' ? Object.keys(functions) : [];
   }
 
-  /** Every function with a DynamoDB stream event, with that event's settings. */
+  /** Every function with a DynamoDB or Kinesis stream event, with that event's settings. */
   async streamFunctions(): Promise<StreamFunctionSettings[]> {
     const out: StreamFunctionSettings[] = [];
     for (const key of await this.functionKeys()) {
@@ -167,7 +167,7 @@ export class ServerlessConfig {
     return out;
   }
 
-  /** One function's DynamoDB stream settings; undefined when it has no DynamoDB stream event. */
+  /** One function's stream settings; undefined when it has no DynamoDB or Kinesis stream event. */
   async streamFunction(key: string): Promise<StreamFunctionSettings | undefined> {
     await this.functionOf(key);
     const events = await this.get(`functions.${key}.events`);
@@ -181,7 +181,7 @@ export class ServerlessConfig {
         if (stream)
           throw new ServerlessConfigError(
             this.file,
-            `function '${key}' has more than one DynamoDB stream event; run them one at a time`,
+            `function '${key}' has more than one stream event; run them one at a time`,
           );
         stream = parsed;
       }

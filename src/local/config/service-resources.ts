@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { defineOptions } from '../../core/index.js';
+import type { KinesisApi } from '../emulator/kinesis-reader.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../servers/dynamodb-local.js';
 import { InfraDefinitionError, ServerlessConfigError } from './errors.js';
 import { bucketRef, type LocalResourceRef, resolveIntrinsics } from './intrinsics.js';
@@ -31,6 +32,8 @@ export interface ServiceResourcesOptions {
   s3: S3Client;
   /** Queues are created only with a client (and an SQS server); otherwise listed as not emulated. */
   sqs?: SQSClient;
+  /** The local Kinesis server's client: needed when `resources:` declares a Kinesis stream. */
+  kinesis?: KinesisApi;
   /** Region in the ARNs made up locally; default us-east-1, the local servers'. */
   region?: string;
 }
@@ -38,8 +41,9 @@ export interface ServiceResourcesOptions {
 export interface ServiceResources extends TemplateResources, ResourceReferences {
   /**
    * The local stream a function's stream event reads: its `arn` resolved against these resources
-   * (`Fn::GetAtt: [Table, StreamArn]`, or an ARN naming one of these tables). Undefined when it
-   * names a table that serverless.yml does not declare.
+   * (`Fn::GetAtt: [Table, StreamArn]`, or an ARN naming one of these tables; for a Kinesis event
+   * `Fn::GetAtt: [Stream, Arn]` or a stream ARN). Undefined when it names a table or Kinesis
+   * stream that serverless.yml does not declare.
    */
   streamArnOf(fn: Pick<StreamFunctionSettings, 'stream'>): string | undefined;
   /**
@@ -69,6 +73,7 @@ const readOptions = defineOptions<ServiceResourcesOptions>()('createServiceResou
   dynamodb: { kind: 'client', required: true },
   s3: { kind: 'client', required: true },
   sqs: { kind: 'client' },
+  kinesis: { kind: 'client' },
   region: { kind: 'nonEmptyString' },
 });
 
@@ -96,9 +101,14 @@ export async function planServiceResources(
  * `resources:` declares for the config's stage. Safe to call again.
  */
 export async function createServiceResources(options: ServiceResourcesOptions): Promise<ServiceResources> {
-  const { config, dynamodb, s3, sqs } = readOptions(options);
+  const { config, dynamodb, s3, sqs, kinesis } = readOptions(options);
   const plan = await planServiceResources(config, options.region ? { region: options.region } : {});
-  const created = await createTemplateResources(plan, { dynamodb, s3, ...(sqs ? { sqs } : {}) });
+  const created = await createTemplateResources(plan, {
+    dynamodb,
+    s3,
+    ...(sqs ? { sqs } : {}),
+    ...(kinesis ? { kinesis } : {}),
+  });
   return serviceResources(created, (message) => new ServerlessConfigError(config.file, message));
 }
 
@@ -140,6 +150,8 @@ export function plannedReferences(
       attributes: { Arn: `arn:aws:dynamodb:${plan.region}:${account}:table/${name}` },
     };
   }
+  for (const stream of plan.kinesisStreams)
+    refs[stream.logicalId] = { type: stream.type, ref: stream.streamName, attributes: { Arn: stream.arn } };
   for (const bucket of plan.buckets) refs[bucket.logicalId] = bucketRef(bucket.bucketName, plan.region);
   const sqsBase = (options.sqsEndpoint ?? `https://sqs.${plan.region}.amazonaws.com`).replace(/\/+$/, '');
   for (const queue of plan.queues) {
@@ -191,7 +203,7 @@ export function resolveEnvironment(
 /** A stream event's `arn`, on the local server. */
 export function streamArnOf(
   fn: Pick<StreamFunctionSettings, 'stream'>,
-  resources: Pick<TemplateResources, 'tables'> & ResourceReferences,
+  resources: Pick<TemplateResources, 'tables' | 'kinesisStreams'> & ResourceReferences,
 ): string | undefined {
   const arn = fn.stream.arn;
   let text: unknown = arn;
@@ -203,6 +215,13 @@ export function streamArnOf(
     }
   }
   if (typeof text !== 'string') return undefined;
+  if (fn.stream.source === 'kinesis') {
+    // An ARN written out names the local stream of that name, whatever its account and region.
+    const name = text.slice(text.indexOf(':stream/') + ':stream/'.length);
+    return resources.kinesisStreams.find(
+      (s) => s.arn === text || (text.includes(':stream/') && s.name === name),
+    )?.arn;
+  }
   const local = resources.tables.find((table) => table.streamArn === text);
   if (local) return local.streamArn;
   // An ARN written out (`arn:aws:dynamodb:…:table/orders/stream/…`): the local table of that name.

@@ -25,6 +25,8 @@ export interface StreamFunctionSettings {
 }
 
 export interface StreamEventSettings {
+  /** `kinesis` for a Kinesis data stream (`type: kinesis`); absent for a DynamoDB stream. */
+  source?: 'kinesis';
   /** The `arn:` value (often a CloudFormation intrinsic). */
   arn: unknown;
   enabled: boolean;
@@ -64,14 +66,16 @@ const STREAM_KEYS = [
 ] as const;
 
 /**
- * A function's `stream` event as serverless v3 reads it: undefined for a stream that is not
- * DynamoDB's (Kinesis); unknown keys and ill-typed values are ServerlessConfigErrors.
+ * A function's `stream` event as serverless v3 reads it, for a DynamoDB or a Kinesis stream
+ * (`source: 'kinesis'`); unknown keys and ill-typed values are ServerlessConfigErrors.
  */
 export function parseStreamEvent(key: string, raw: unknown, file: string): StreamEventSettings | undefined {
   const where = `functions.${key}.events[].stream`;
   if (typeof raw === 'string') {
-    return raw.includes(':dynamodb:')
+    const kinesis = raw.includes(':kinesis:');
+    return raw.includes(':dynamodb:') || kinesis
       ? {
+          ...(kinesis ? { source: 'kinesis' as const } : {}),
           arn: raw,
           enabled: true,
           startingPosition: 'TRIM_HORIZON',
@@ -96,12 +100,20 @@ export function parseStreamEvent(key: string, raw: unknown, file: string): Strea
       (typeof arn === 'string'
         ? arn.includes(':dynamodb:')
         : JSON.stringify(arn ?? '').includes('StreamArn')));
-  if (!isDynamo) return undefined;
+  const isKinesis =
+    s.type === 'kinesis' || (s.type === undefined && typeof arn === 'string' && arn.includes(':kinesis:'));
+  if (!isDynamo && !isKinesis) return undefined;
+  if (isKinesis && s.consumer !== undefined)
+    throw new ServerlessConfigError(
+      file,
+      `${where}.consumer: enhanced fan-out consumers are not emulated locally (the mapping reads the stream with GetRecords)`,
+    );
   const num = (name: string) =>
     s[name] === undefined ? undefined : toNumber(s[name], `${where}.${name}`, file);
   const destinations = s.destinations as { onFailure?: unknown } | undefined;
   const onFailure = destinations?.onFailure;
   const out: StreamEventSettings = {
+    ...(isKinesis ? { source: 'kinesis' as const } : {}),
     arn,
     enabled: s.enabled === undefined ? true : toBoolean(s.enabled, `${where}.enabled`, file),
     startingPosition: (s.startingPosition as StreamEventSettings['startingPosition']) ?? 'TRIM_HORIZON',
@@ -114,6 +126,13 @@ export function parseStreamEvent(key: string, raw: unknown, file: string): Strea
   // "StartingPosition: TRIM_HORIZON or LATEST" (Lambda developer guide, DynamoDB event source
   // mapping parameters): AT_TIMESTAMP, which serverless v3 accepts for any stream, is for Kinesis
   // and Kafka, and CreateEventSourceMapping refuses it for a DynamoDB stream at deploy time.
+  if (isKinesis && !['TRIM_HORIZON', 'LATEST'].includes(out.startingPosition)) {
+    throw new ServerlessConfigError(
+      file,
+      `${where}.startingPosition must be TRIM_HORIZON or LATEST locally, got ${JSON.stringify(s.startingPosition)}` +
+        ' (AT_TIMESTAMP is not emulated by the local Kinesis mapping)',
+    );
+  }
   if (!['TRIM_HORIZON', 'LATEST'].includes(out.startingPosition)) {
     throw new ServerlessConfigError(
       file,

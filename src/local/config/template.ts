@@ -1,6 +1,6 @@
 import type { CreateTableCommandInput, KeySchemaElement, StreamViewType } from '@aws-sdk/client-dynamodb';
 import { defineOptions } from '../../core/index.js';
-import { LOCAL_REGION } from '../servers/dynamodb-local.js';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../servers/dynamodb-local.js';
 import { InfraDefinitionError } from './errors.js';
 import { evaluate, type IntrinsicContext, isRecord, type LocalResourceRef, NO_VALUE } from './intrinsics.js';
 
@@ -31,7 +31,11 @@ const EMULATED: Record<string, ReadonlySet<string>> = {
     'ProvisionedThroughput',
     'GlobalSecondaryIndexes',
     'LocalSecondaryIndexes',
+    'KinesisStreamSpecification',
   ]),
+  // The local Kinesis server (kinesalite) has no encryption, retention or on-demand capacity:
+  // a stream is its name and shards.
+  'AWS::Kinesis::Stream': new Set(['Name', 'ShardCount', 'StreamModeDetails']),
   'AWS::S3::Bucket': new Set(['BucketName']),
   'AWS::SQS::Queue': new Set([
     'QueueName',
@@ -55,6 +59,23 @@ export interface TemplatePlanOptions {
 export interface PlannedTable extends ResolvedResource {
   readonly createTable: CreateTableCommandInput;
   readonly ttlAttribute?: string;
+  /**
+   * The table's Kinesis streaming destination (KinesisStreamSpecification), emulated locally by a
+   * KinesisBridge reading the table's DynamoDB stream; the table gets one locally if it has none.
+   */
+  readonly kinesisDestination?: {
+    readonly streamArn: string;
+    readonly precision: 'MILLISECOND' | 'MICROSECOND';
+  };
+}
+
+/** An `AWS::Kinesis::Stream`, for the local Kinesis server. */
+export interface PlannedKinesisStream extends ResolvedResource {
+  readonly streamName: string;
+  /** ShardCount; an ON_DEMAND stream gets 1 locally (kinesalite has no on-demand mode). */
+  readonly shardCount: number;
+  /** `arn:aws:kinesis:<region>:<account>:stream/<name>`, as `Fn::GetAtt [Stream, Arn]` gives it. */
+  readonly arn: string;
 }
 
 export interface PlannedBucket extends ResolvedResource {
@@ -74,6 +95,8 @@ export interface TemplatePlan {
   readonly tables: readonly PlannedTable[];
   readonly buckets: readonly PlannedBucket[];
   readonly queues: readonly PlannedQueue[];
+  /** `AWS::Kinesis::Stream`s: the local Kinesis server is started only when there is one. */
+  readonly kinesisStreams: readonly PlannedKinesisStream[];
   /** `<LogicalId>.<Property>` (or a whole resource) that deploys but that the local servers do not emulate. */
   readonly notEmulated: readonly string[];
   /** The template's Conditions, for evaluating other intrinsics (a function's environment) later. */
@@ -142,7 +165,7 @@ export function planTemplateParts(
     }
   }
   const stackName = `${options.service}-${options.stage}`;
-  const context: IntrinsicContext = {
+  const base: IntrinsicContext = {
     region: options.region,
     stackName,
     conditions,
@@ -150,14 +173,35 @@ export function planTemplateParts(
     where: options.source,
     ...(options.refs ? { refs: options.refs } : {}),
   };
+  // A table's KinesisStreamSpecification names its stream by `Fn::GetAtt [Stream, Arn]`: the
+  // streams are planned first, and what they give is in the tables' context.
+  const streams = resolveResources(
+    raw.filter((r) => r.definition.Type === KINESIS_STREAM),
+    base,
+  ).resources.map((stream) => planKinesisStream(stream, options.source, stackName, options.region));
+  const context: IntrinsicContext = {
+    ...base,
+    refs: {
+      ...options.refs,
+      ...Object.fromEntries(
+        streams.map((s) => [s.logicalId, { type: s.type, ref: s.streamName, attributes: { Arn: s.arn } }]),
+      ),
+    },
+  };
   const { resources: resolved, notEmulated } = resolveResources(raw, context);
   const ofType = (type: string) => resolved.filter((r) => r.type === type);
   return {
+    kinesisStreams: streams,
     stage: options.stage,
     stackName,
     region: context.region,
     tables: ofType('AWS::DynamoDB::Table').map((table) =>
-      planTable(table, options.source, generatedName(stackName, table.logicalId, 255)),
+      planTable(
+        table,
+        options.source,
+        generatedName(stackName, table.logicalId, 255),
+        streams.map((s) => s.arn),
+      ),
     ),
     buckets: ofType('AWS::S3::Bucket').map((bucket) => ({
       ...bucket,
@@ -226,6 +270,15 @@ function resolveResources(
   const resources: ResolvedResource[] = [];
   const notEmulated: string[] = [];
   for (const { file, logicalId, definition } of raw) {
+    // A resource whose Condition is false is not created (the repository's Kinesis variant).
+    if (
+      typeof definition.Condition === 'string' &&
+      evaluate(
+        { 'Fn::If': [definition.Condition, true, false] },
+        { ...context, where: `${file}: ${logicalId}.Condition` },
+      ) === false
+    )
+      continue;
     const type = String(definition.Type);
     const emulated = EMULATED[type];
     if (!emulated) {
@@ -256,10 +309,16 @@ type TableProperties = {
   TimeToLiveSpecification?: { AttributeName?: string; Enabled?: boolean };
   GlobalSecondaryIndexes?: CreateTableCommandInput['GlobalSecondaryIndexes'];
   LocalSecondaryIndexes?: CreateTableCommandInput['LocalSecondaryIndexes'];
+  KinesisStreamSpecification?: { StreamArn?: unknown; ApproximateCreationDateTimePrecision?: unknown };
 };
 
 /** A table resource as CreateTable input, plus its TTL attribute; `name` when TableName is absent. */
-function planTable(table: ResolvedResource, where: string, name?: string): PlannedTable {
+function planTable(
+  table: ResolvedResource,
+  where: string,
+  name?: string,
+  kinesisStreamArns: readonly string[] = [],
+): PlannedTable {
   const p = table.properties as TableProperties;
   const tableName = p.TableName ?? name;
   if (!tableName || !p.KeySchema || !p.AttributeDefinitions) {
@@ -268,8 +327,25 @@ function planTable(table: ResolvedResource, where: string, name?: string): Plann
       `${table.logicalId} needs ${name ? '' : 'TableName, '}KeySchema and AttributeDefinitions`,
     );
   }
+  const kinesis = p.KinesisStreamSpecification;
+  const precision = kinesis?.ApproximateCreationDateTimePrecision ?? 'MILLISECOND';
+  if (kinesis && !kinesisStreamArns.includes(kinesis.StreamArn as string))
+    throw new InfraDefinitionError(
+      `${where}: ${table.logicalId}.KinesisStreamSpecification.StreamArn`,
+      `must name an AWS::Kinesis::Stream of the same resources (Fn::GetAtt [Stream, Arn]), got ${JSON.stringify(kinesis.StreamArn)}`,
+    );
+  if (precision !== 'MILLISECOND' && precision !== 'MICROSECOND')
+    throw new InfraDefinitionError(
+      `${where}: ${table.logicalId}.KinesisStreamSpecification.ApproximateCreationDateTimePrecision`,
+      `must be MILLISECOND or MICROSECOND, got ${JSON.stringify(precision)}`,
+    );
+  // The bridge reads the table's DynamoDB stream; without one in the template it is enabled locally.
   const viewType =
-    p.StreamSpecification?.StreamEnabled === false ? undefined : p.StreamSpecification?.StreamViewType;
+    p.StreamSpecification?.StreamEnabled === false || !p.StreamSpecification?.StreamViewType
+      ? kinesis
+        ? 'NEW_AND_OLD_IMAGES'
+        : undefined
+      : p.StreamSpecification.StreamViewType;
   const ttl = p.TimeToLiveSpecification;
   const createTable: CreateTableCommandInput = {
     TableName: tableName,
@@ -285,6 +361,37 @@ function planTable(table: ResolvedResource, where: string, name?: string): Plann
     ...table,
     createTable,
     ...(ttl?.Enabled && ttl.AttributeName ? { ttlAttribute: ttl.AttributeName } : {}),
+    ...(kinesis ? { kinesisDestination: { streamArn: kinesis.StreamArn as string, precision } } : {}),
+  };
+}
+
+const KINESIS_STREAM = 'AWS::Kinesis::Stream';
+
+function planKinesisStream(
+  stream: ResolvedResource,
+  where: string,
+  stackName: string,
+  region: string,
+): PlannedKinesisStream {
+  const p = stream.properties as { Name?: unknown; ShardCount?: unknown; StreamModeDetails?: unknown };
+  const mode = (p.StreamModeDetails as { StreamMode?: unknown } | undefined)?.StreamMode ?? 'PROVISIONED';
+  if (mode !== 'PROVISIONED' && mode !== 'ON_DEMAND')
+    throw new InfraDefinitionError(
+      `${where}: ${stream.logicalId}.StreamModeDetails`,
+      `StreamMode must be PROVISIONED or ON_DEMAND, got ${JSON.stringify(mode)}`,
+    );
+  const shards = p.ShardCount === undefined ? 1 : Number(p.ShardCount);
+  if (!Number.isInteger(shards) || shards < 1 || shards > 50)
+    throw new InfraDefinitionError(
+      `${where}: ${stream.logicalId}.ShardCount`,
+      `ShardCount must be a whole number from 1 to 50 locally, got ${JSON.stringify(p.ShardCount)}`,
+    );
+  const streamName = typeof p.Name === 'string' ? p.Name : generatedName(stackName, stream.logicalId, 128);
+  return {
+    ...stream,
+    streamName,
+    shardCount: shards,
+    arn: `arn:aws:kinesis:${region}:${LOCAL_ACCOUNT_ID}:stream/${streamName}`,
   };
 }
 

@@ -44,6 +44,8 @@ export type {
 export { KinesisMappingEmulator } from './kinesis-emulator.js';
 export type { KinesisApi, KinesisReadOptions, KinesisShardReaderOptions } from './kinesis-reader.js';
 export { KinesisShardReader } from './kinesis-reader.js';
+export type { KinesisReplayOptions, KinesisReplayResult } from './kinesis-replay.js';
+export { replayKinesis } from './kinesis-replay.js';
 export { INVOCATION_PAYLOAD_LIMIT_BYTES } from './payload-limit.js';
 export type {
   PollerEvent,

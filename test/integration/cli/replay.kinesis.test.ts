@@ -1,0 +1,140 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { decodeArchiveObject } from '../../../src/archive.js';
+import { EXIT } from '../../../src/cli/exit-codes.js';
+import { main } from '../../../src/cli/program.js';
+import { streamEvents } from '../../../src/local/emulator/events.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
+import { toKinesisRecord } from '../../../src/records/kinesis-encode.js';
+import { localClients, uniqueName } from '../../support/aws.js';
+
+// The archive function of the Kinesis orders app (`stream: type: kinesis`), replayed from a file
+// of Lambda Kinesis records through the Kinesis mapping's rules: its filter on the decoded data,
+// its batches per shard.
+const config = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  'fixtures',
+  'apps',
+  'serverless-kinesis',
+  'serverless.yml',
+);
+const clients = localClients();
+afterAll(() => {
+  clients.dynamodb.destroy();
+  clients.streams.destroy();
+  clients.s3.destroy();
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.exitCode = undefined;
+});
+
+async function replayFile(
+  lines: unknown[],
+  stage: string,
+): Promise<{ code: number; out: string; err: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'tidewater-replay-kinesis-'));
+  const file = join(dir, 'events.jsonl');
+  await writeFile(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+  const envFile = join(dir, 'local.env');
+  await writeFile(
+    envFile,
+    [
+      `AWS_ENDPOINT_URL_DYNAMODB=${inject('dynamoEndpoint')}`,
+      `AWS_ENDPOINT_URL_S3=${inject('s3Endpoint')}`,
+      `AWS_REGION=${LOCAL_REGION}`,
+      `AWS_ACCESS_KEY_ID=${LOCAL_CREDENTIALS.accessKeyId}`,
+      `AWS_SECRET_ACCESS_KEY=${LOCAL_CREDENTIALS.secretAccessKey}`,
+      'AWS_S3_FORCE_PATH_STYLE=true',
+      '',
+    ].join('\n'),
+  );
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out.push(String(chunk));
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    err.push(String(chunk));
+    return true;
+  });
+  try {
+    const code = await main([
+      'replay',
+      file,
+      '-c',
+      config,
+      '--stage',
+      stage,
+      '--local-env',
+      envFile,
+      '--no-progress',
+    ]);
+    return { code, out: out.join(''), err: err.join('') };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+// Stamped now: the archive's own record-age check (MAX_RECORD_AGE_SECONDS) reads the wall clock.
+const events = streamEvents({
+  tableName: 'orders',
+  keyAttributes: ['pk'],
+  now: () => Math.floor(Date.now() / 1000),
+});
+const changes = [
+  events.insert({ pk: 'new' }),
+  events.ttlDelete({ pk: 'expired', expiresAt: 1_700_000_000 }),
+  events.ttlDelete({ pk: 'lapsed', expiresAt: 1_700_000_001 }),
+];
+
+describe('tidewater replay of a stream: type: kinesis function', () => {
+  it('replays Lambda Kinesis records through the Kinesis mapping: the filter on data, the TTL deletes archived', async () => {
+    const stage = uniqueName('rk').toLowerCase();
+    const bucket = `orders-kinesis-${stage}-archivebucket`;
+    await clients.s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const streamArn = 'arn:aws:kinesis:us-east-1:000000000000:stream/orders-kinesis-changes';
+    const records = changes.map((change, i) => ({
+      ...toKinesisRecord(change, { sequenceNumber: String(4960000000000000 + i), tableName: 'orders' }),
+      eventSourceARN: streamArn,
+    }));
+    // One Lambda event with the first two, the third as a single record line.
+    const { code, out, err } = await replayFile([{ Records: records.slice(0, 2) }, records[2]], stage);
+    expect(code, err).toBe(EXIT.ok);
+    // The mapping's filter (data.eventName REMOVE) dropped the insert; the archive took the TTL deletes.
+    expect(out).toMatch(/shardId-000000000000: 3 records, \d+ invocations?, 1 filtered out, 0 discarded/);
+    const listed = await clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'archive/' }));
+    const rows = [];
+    for (const { Key } of listed.Contents ?? []) {
+      const got = await clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key }));
+      rows.push(
+        ...decodeArchiveObject((await got.Body?.transformToByteArray()) ?? new Uint8Array(), Key as string),
+      );
+    }
+    expect(rows.map((row) => [row.kind, row.keys.pk?.S]).sort()).toEqual([
+      ['ttl-delete', 'expired'],
+      ['ttl-delete', 'lapsed'],
+    ]);
+  });
+
+  it.each([
+    ['a DynamoDB stream event', events.event(...changes), 'is not a Lambda Kinesis record'],
+    [
+      'a record without a sequence number',
+      { eventSource: 'aws:kinesis', eventID: 'shardId-000000000000:1', kinesis: { data: 'e30=' } },
+      'has no numeric kinesis.sequenceNumber',
+    ],
+    ['a list', [1, 2], 'a line must be a Lambda Kinesis event or record object'],
+  ])('refuses %s with a ReplayFileError naming the line', async (_, line, message) => {
+    const { code, err } = await replayFile([line], uniqueName('rk').toLowerCase());
+    expect(code).toBe(EXIT.error);
+    expect(err).toContain('ReplayFileError');
+    expect(err).toContain(message);
+  });
+});
