@@ -36,7 +36,7 @@ import {
 } from './shard-state.js';
 import { DEFAULT_STALL_AFTER_ATTEMPTS, type StallPolicy, StallWatch } from './stall-watchdog.js';
 import { isoSecond, windowEvent } from './tumbling-window.js';
-import { boundedPages, type WaitBound, withinBound } from './wait-bound.js';
+import { boundedPages, withinBound } from './wait-bound.js';
 import { WindowLifecycle } from './window-lifecycle.js';
 
 export type { EmulatorEvent, InvocationOutcome, ShardResult } from './emulator-log.js';
