@@ -128,13 +128,16 @@ export interface SoakResult {
    * Dead letters whose record is also archived, by the first cause that explains one: the
    * response of an invocation given the record was lost (the function failed or timed out after
    * writing, so Lambda redelivered the batch: one delivery archived it, another dead-lettered
-   * it), a send holding it failed (a PUT of the entry S3 applied though it answered with an
+   * it), a record before it in its delivery failed (Lambda redelivers from the lowest failed
+   * record, and the redelivery archived it), a send holding it failed (a PUT of the entry S3 applied though it answered with an
    * error, or an entry whose delete failed), the archive PUT landed after the client gave up on
    * it; else unexplained.
    */
   strayDeadLetters: {
     total: number;
     responseLost: number;
+    /** Dead-lettered after an earlier record of its delivery failed, so redelivered and archived. */
+    afterFailure: number;
     failedSend: number;
     latePut: number;
     unexplained: number;
@@ -423,6 +426,11 @@ function identity(sequenceNumber: string | undefined, eventID: string | undefine
   return `${sequenceNumber}/${eventID}`;
 }
 
+/** The sequence number an identity starts with. */
+function sequenceOf(id: string): bigint {
+  return BigInt(id.slice(0, id.indexOf('/')));
+}
+
 export function noneInjected(): SoakResult['injected'] {
   return {
     s3Errors: 0,
@@ -504,6 +512,8 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
     const storedBy = new Map<string, Set<number>>();
     const failedSends = new Set<string>();
     const lostResponses = new Set<number>();
+    /** Each partial-failure response's lowest failed sequence number: Lambda redelivers from there. */
+    const failedAt = new Map<number, bigint>();
     const requestOf = new Map<string, number>();
     const outcomes = new Map<number, string>();
     const deliveredIn = new Map<string, number[]>();
@@ -592,6 +602,7 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
           `${event.outcome}${event.failedSequenceNumber ? ` at ${event.failedSequenceNumber}` : ''}`,
         );
         if (event.outcome === 'timeout' || event.outcome === 'function-error') lostResponses.add(n);
+        if (event.failedSequenceNumber) failedAt.set(n, BigInt(event.failedSequenceNumber));
       },
       handler: (event, context) => {
         const n = invocations++;
@@ -710,7 +721,15 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
       if (deadLettered.has(id)) validDeadLettered++;
       if (!asRead.has(id) && !deadLettered.has(id)) lost++;
     }
-    const stray = { total: 0, responseLost: 0, redelivery: 0, failedSend: 0, latePut: 0, unexplained: 0 };
+    const stray = {
+      total: 0,
+      responseLost: 0,
+      redelivery: 0,
+      afterFailure: 0,
+      failedSend: 0,
+      latePut: 0,
+      unexplained: 0,
+    };
     const unexplainedStrays: string[] = [];
     for (const id of deadLettered.keys()) {
       if (!asRead.has(id)) continue;
@@ -720,12 +739,24 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
         stray.responseLost++;
       // Delivered again by the restart from the shard's start: archived once, dead-lettered the next time.
       else if ((deliveredIn.get(id) ?? []).some((n) => redelivered.has(n))) stray.redelivery++;
+      // Dead-lettered in a delivery that reported an earlier record failed: Lambda redelivered
+      // everything from that record on (ReportBatchItemFailures' checkpoint rule), and the
+      // redelivery archived it.
+      else if (
+        (deliveredIn.get(id) ?? []).some((n) => {
+          const failed = failedAt.get(n);
+          return failed !== undefined && failed < sequenceOf(id);
+        })
+      )
+        stray.afterFailure++;
       else if (failedSends.has(id)) stray.failedSend++;
       else if ((objectsOf.get(id) ?? []).some((key) => lateKeys.has(key))) stray.latePut++;
       else {
         stray.unexplained++;
         const by = [...(storedBy.get(id) ?? [])].map((n) => `#${n} ${outcomes.get(n) ?? '?'}`);
-        unexplainedStrays.push(`${id} stored by ${by.join(', ') || 'no send'}`);
+        unexplainedStrays.push(
+          `${id} stored by ${by.join(', ') || 'no send'}; dead-lettered (${deadLettered.get(id)}) in ${(deliveredIn.get(id) ?? []).map((n) => `#${n} ${outcomes.get(n) ?? '?'}`).join(', ')}`,
+        );
       }
     }
     return {

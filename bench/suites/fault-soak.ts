@@ -98,6 +98,11 @@ const suite: Suite = {
           row('valid records dead-lettered (retries exhausted)', (r) => int(r.validDeadLettered), results),
           row('dead letters for archived records', (r) => int(r.strayDeadLetters.total), results),
           row('… a delivery whose response was lost', (r) => int(r.strayDeadLetters.responseLost), results),
+          row(
+            '… redelivered after an earlier record of its delivery failed',
+            (r) => int(r.strayDeadLetters.afterFailure),
+            results,
+          ),
           row('… a failed dead-letter send', (r) => int(r.strayDeadLetters.failedSend), results),
           row('… an archive PUT applied late', (r) => int(r.strayDeadLetters.latePut), results),
           row('**… unexplained**', (r) => `**${r.strayDeadLetters.unexplained}**`, results),
