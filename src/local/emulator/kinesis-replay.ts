@@ -1,11 +1,10 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { LambdaKinesisRecord } from '../../records/index.js';
 import { type Clock, ManualClock } from './clock.js';
 import type { EmulatorEvent, ShardResult } from './emulator.js';
 import { ReplayFileError } from './errors.js';
 import { KinesisMappingEmulator, type KinesisMappingOptions } from './kinesis-emulator.js';
 import { failureLine, RepeatedLineWriter } from './replay.js';
+import { readJsonLines } from './replay-lines.js';
 
 export interface KinesisReplayOptions {
   /** JSONL files: each line a Lambda Kinesis event (`{Records: [...]}`) or one Lambda Kinesis record. */
@@ -79,20 +78,7 @@ export async function replayKinesis(options: KinesisReplayOptions): Promise<Kine
 async function* readKinesisReplayFile(
   file: string,
 ): AsyncGenerator<{ records: LambdaKinesisRecord[]; event: boolean }> {
-  const lines = createInterface({
-    input: createReadStream(file, 'utf8'),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
-  let lineNumber = 0;
-  for await (const line of lines) {
-    lineNumber++;
-    if (line.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new ReplayFileError(file, lineNumber, 'not JSON');
-    }
+  for await (const { value, lineNumber } of readJsonLines(file)) {
     const batch = (value as { Records?: unknown } | null)?.Records;
     const event = Array.isArray(batch);
     const records = (event ? batch : [value]).map((r) => kinesisRecord(r, file, lineNumber));

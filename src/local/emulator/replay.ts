@@ -1,7 +1,5 @@
-import { createReadStream } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createInterface } from 'node:readline';
 import { defineOptions } from '../../core/index.js';
 import { OWNER_ONLY } from '../../core/write-file-atomic.js';
 import { type LambdaStreamRecord, toLambdaRecord } from '../../records/index.js';
@@ -15,6 +13,7 @@ import {
 } from './emulator.js';
 import { ReplayFileError } from './errors.js';
 import { type PollRunOptions, type StartingPosition, StreamPoller, type StreamsApi } from './poller.js';
+import { readJsonLines } from './replay-lines.js';
 
 export interface ReplayOptions {
   /** JSONL files: each line a Lambda event (`{Records: [...]}`) or one captured GetRecords record. */
@@ -210,20 +209,7 @@ export async function* readReplayFile(
   file: string,
   defaultShardId = DEFAULT_SHARD,
 ): AsyncGenerator<ReplayChunk> {
-  const lines = createInterface({
-    input: createReadStream(file, 'utf8'),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
-  let lineNumber = 0;
-  for await (const line of lines) {
-    lineNumber++;
-    if (line.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new ReplayFileError(file, lineNumber, 'not JSON');
-    }
+  for await (const { value, lineNumber } of readJsonLines(file)) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new ReplayFileError(file, lineNumber, 'a line must be a Lambda event or a stream record object');
     }
