@@ -2,14 +2,15 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { decodeArchiveObject } from '../../../src/archive.js';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
 import { streamEvents } from '../../../src/local/emulator/events.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
 import { toKinesisRecord } from '../../../src/records/kinesis-encode.js';
-import { localClients, uniqueName } from '../../support/aws.js';
+import { uniqueName } from '../../support/aws.js';
+import { cliTestClients } from '../../support/cli-test.js';
 
 // The archive function of the Kinesis orders app (`stream: type: kinesis`), replayed from a file
 // of Lambda Kinesis records through the Kinesis mapping's rules: its filter on the decoded data,
@@ -23,16 +24,7 @@ const config = join(
   'serverless-kinesis',
   'serverless.yml',
 );
-const clients = localClients();
-afterAll(() => {
-  clients.dynamodb.destroy();
-  clients.streams.destroy();
-  clients.s3.destroy();
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
-});
+const clients = cliTestClients();
 
 async function replayFile(
   lines: unknown[],

@@ -8,11 +8,12 @@ import {
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { decodeArchiveObject } from '../../../src/archive.js';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
-import { localClients, uniqueName } from '../../support/aws.js';
+import { uniqueName } from '../../support/aws.js';
+import { cliTestClients } from '../../support/cli-test.js';
 
 // The orders app twice: its archive fed by the table's DynamoDB stream (../serverless) and by the
 // table's Kinesis streaming destination (../serverless-kinesis: a `stream: type: kinesis` event on
@@ -24,16 +25,7 @@ const APPS = [
   { source: 'kinesis', config: join(fixtures, 'serverless-kinesis', 'serverless.yml') },
 ] as const;
 
-const clients = localClients();
-afterAll(() => {
-  clients.dynamodb.destroy();
-  clients.streams.destroy();
-  clients.s3.destroy();
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
-});
+const clients = cliTestClients();
 
 async function run(args: string[]): Promise<{ code: number; log: string }> {
   const err: string[] = [];

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { decodeArchiveObject } from '../../../src/archive.js';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
-import { localClients, uniqueName } from '../../support/aws.js';
+import { uniqueName } from '../../support/aws.js';
+import { cliTestClients } from '../../support/cli-test.js';
 
 // One orders app described three ways — serverless.yml, a SAM template, a CDK app's cdk.out (two
 // stacks, the function stack importing the storage stack's exports) — each a table whose stream
@@ -24,16 +25,7 @@ const APPS = [
   { tool: 'CDK', flag: ['--cdk-out', join(fixtures, 'cdk.out')], archive: 'ArchiveFunction9C1D5E3F' },
 ] as const;
 
-const clients = localClients();
-afterAll(() => {
-  clients.dynamodb.destroy();
-  clients.streams.destroy();
-  clients.s3.destroy();
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
-});
+const clients = cliTestClients();
 
 async function start(app: (typeof APPS)[number], stage: string): Promise<string> {
   const err: string[] = [];

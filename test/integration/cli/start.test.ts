@@ -11,25 +11,15 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
-import { afterAll, afterEach, describe, expect, inject, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, inject, it, onTestFinished, vi } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
-import { localClients, uniqueName } from '../../support/aws.js';
+import { uniqueName } from '../../support/aws.js';
+import { cliTestClients } from '../../support/cli-test.js';
 import { listeningAddresses, listensOnLoopbackOnly } from '../../support/listening.js';
 
-const clients = localClients();
-
-afterAll(() => {
-  clients.dynamodb.destroy();
-  clients.streams.destroy();
-  clients.s3.destroy();
-});
-
-afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
-});
+const clients = cliTestClients();
 
 interface Seen {
   at: 'import' | 'invoke';
