@@ -23,10 +23,13 @@ export function redriveCommand(): Command {
   const command = functionOptions(new Command('redrive'))
     .description(
       "Run a stream's failed batches again: Lambda's on-failure records (an SQS queue, SNS delivered to SQS, or " +
-        "an S3 destination) are read back from the stream, tidewater's dead-letter entries carry their records; " +
+        "an S3 destination) are read back from the stream (DynamoDB or Kinesis), tidewater's dead-letter entries carry their records; " +
         'each message is removed only after all its records succeeded. Endpoints come from AWS_ENDPOINT_URL_*.',
     )
-    .requiredOption('--stream-arn <arn>', 'the stream whose failed batches to redrive (others are refused)')
+    .requiredOption(
+      '--stream-arn <arn>',
+      "the stream whose failed batches to redrive: the table's DynamoDB stream, or the Kinesis stream its changes go to (others are refused)",
+    )
     .option('--queue-url <url>', 'SQS queue holding on-failure records or SqsDeadLetterSink entries')
     .option('--bucket <name>', 'S3 bucket holding on-failure objects or S3DeadLetterSink entries')
     .option('--prefix <prefix>', 'key prefix in --bucket (e.g. aws/lambda/<mapping UUID>/ or dead-letter/)')

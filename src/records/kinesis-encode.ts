@@ -34,6 +34,8 @@ export interface LambdaKinesisRecord {
   eventVersion: string;
   eventID: string;
   eventName: 'aws:kinesis:record';
+  /** The mapping's role; Lambda sets it, a record built for a test may leave it out. */
+  invokeIdentityArn?: string;
   awsRegion?: string;
   eventSourceARN?: string;
 }

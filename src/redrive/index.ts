@@ -1,6 +1,6 @@
 export type { ExpiredReason, RedriveMessageProblem } from './errors.js';
 export { RedriveInvokeError, RedriveMessageError, StreamRangeExpiredError } from './errors.js';
-export type { RedriveMessage } from './message.js';
+export type { OnFailureMessageRecord, RedriveMessage, RedriveRecord, RedriveSource } from './message.js';
 export { decodeRedriveMessage } from './message.js';
 export { readStreamRange } from './read-range.js';
 export type { RedriveOptions } from './redrive.js';

@@ -1,16 +1,35 @@
-import {
-  type LambdaStreamRecord,
-  type StreamBatchInfo,
-  type StreamInvocationRecord,
-  streamBatchInfoOf,
-} from '../records/index.js';
+import type { LambdaStreamRecord, StreamBatchInfo, StreamInvocationRecord } from '../records/index.js';
+import type { LambdaKinesisRecord } from '../records/kinesis-encode.js';
+import { MAX_KINESIS_SEQUENCE_DIGITS } from '../records/kinesis-position.js';
 import { DEAD_LETTER_POINTER_TYPE, DEAD_LETTER_TYPE } from '../sinks/dead-letter-message.js';
 import { RedriveMessageError } from './errors.js';
 
+/** A record as Lambda delivers it from either stream: what redrive hands the function. */
+export type RedriveRecord = LambdaStreamRecord | LambdaKinesisRecord;
+
+/** Which stream an on-failure record's batch was read from, by the key its batch info is under. */
+export type RedriveSource = 'dynamodb-stream' | 'kinesis';
+
+/** An on-failure record as read: Lambda's fields, its batch info under the source's key. */
+export type OnFailureMessageRecord = Record<string, unknown> &
+  Omit<StreamInvocationRecord, 'DDBStreamBatchInfo'>;
+
+const BATCH_INFO_KEY = { 'dynamodb-stream': 'DDBStreamBatchInfo', kinesis: 'KinesisBatchInfo' } as const;
+
 /** What one SQS message or S3 object asks redrive to do. */
 export type RedriveMessage =
-  /** Lambda's on-failure record: the range is read back from the stream (S3 copies also hold the batch as `records`). */
-  | { kind: 'on-failure'; record: StreamInvocationRecord; records?: LambdaStreamRecord[] }
+  /**
+   * Lambda's on-failure record (`record`, its batch `info`): the range is read back from the
+   * stream — a DynamoDB stream, or the Kinesis stream a table's changes are streamed to — unless
+   * the S3 destination's copy also holds the batch (`records`).
+   */
+  | {
+      kind: 'on-failure';
+      source: RedriveSource;
+      info: StreamBatchInfo;
+      record: OnFailureMessageRecord;
+      records?: RedriveRecord[];
+    }
   /** tidewater's dead-letter entry: it carries the record itself. */
   | { kind: 'dead-letter'; records: unknown[]; sequenceNumber: string | undefined }
   /** An SqsDeadLetterSink entry too large for SQS: the entry is in S3. */
@@ -39,42 +58,75 @@ export function decodeRedriveMessage(text: string, source: string, streamArn: st
     throw new RedriveMessageError('malformed', source, 'not JSON', { cause: error });
   }
   if (!isObject(value)) throw new RedriveMessageError('malformed', source, 'not a JSON object');
-  if ('DDBStreamBatchInfo' in value) return onFailure(value, source, streamArn);
+  if ('DDBStreamBatchInfo' in value) return onFailure(value, 'dynamodb-stream', source, streamArn);
+  if ('KinesisBatchInfo' in value) return onFailure(value, 'kinesis', source, streamArn);
   if (value.type === DEAD_LETTER_TYPE || value.type === DEAD_LETTER_POINTER_TYPE)
     return deadLetter(value, source, streamArn);
   throw new RedriveMessageError(
     'unknown-shape',
     source,
-    'neither a Lambda on-failure record (DDBStreamBatchInfo) nor a tidewater dead-letter entry',
+    'neither a Lambda on-failure record (DDBStreamBatchInfo or KinesisBatchInfo) nor a tidewater dead-letter entry',
   );
 }
 
-const SEQUENCE = /^\d{1,40}$/;
+/** Sequence numbers: DynamoDB Streams' have up to 40 digits, Kinesis's more. */
+const SEQUENCE: Record<RedriveSource, RegExp> = {
+  'dynamodb-stream': /^\d{1,40}$/,
+  kinesis: new RegExp(`^\\d{1,${MAX_KINESIS_SEQUENCE_DIGITS}}$`),
+};
 
-function onFailure(value: Record<string, unknown>, source: string, streamArn: string): RedriveMessage {
+/** The batch info of `stream`'s key, when it names a shard, a stream and a range of sequence numbers. */
+function batchInfoIn(value: Record<string, unknown>, stream: RedriveSource): StreamBatchInfo | undefined {
+  const info = value[BATCH_INFO_KEY[stream]];
+  const sequence = SEQUENCE[stream];
+  if (!isObject(info)) return undefined;
+  const { shardId, startSequenceNumber, endSequenceNumber, streamArn } = info;
+  if (
+    typeof shardId !== 'string' ||
+    typeof streamArn !== 'string' ||
+    typeof startSequenceNumber !== 'string' ||
+    typeof endSequenceNumber !== 'string' ||
+    !sequence.test(startSequenceNumber) ||
+    !sequence.test(endSequenceNumber)
+  )
+    return undefined;
+  return info as unknown as StreamBatchInfo;
+}
+
+function onFailure(
+  value: Record<string, unknown>,
+  stream: RedriveSource,
+  source: string,
+  streamArn: string,
+): RedriveMessage {
   if (value.version !== ON_FAILURE_VERSION)
     throw new RedriveMessageError(
       'unknown-version',
       source,
       `on-failure record version ${JSON.stringify(value.version)}, only ${ON_FAILURE_VERSION} is known`,
     );
-  const info = streamBatchInfoOf(value);
-  if (!info || !SEQUENCE.test(info.startSequenceNumber) || !SEQUENCE.test(info.endSequenceNumber))
+  const info = batchInfoIn(value, stream);
+  if (!info)
     throw new RedriveMessageError(
       'malformed',
       source,
-      'DDBStreamBatchInfo lacks a shard, stream or sequence range',
+      `${BATCH_INFO_KEY[stream]} lacks a shard, stream or sequence range`,
     );
   if (BigInt(info.startSequenceNumber) > BigInt(info.endSequenceNumber))
     throw new RedriveMessageError('malformed', source, 'startSequenceNumber is after endSequenceNumber');
   checkStream(info.streamArn, source, streamArn);
-  const record = value as unknown as StreamInvocationRecord;
-  if (typeof value.payload !== 'string') return { kind: 'on-failure', record };
-  return { kind: 'on-failure', record, records: payloadRecords(value.payload, source, info) };
+  const message = {
+    kind: 'on-failure',
+    source: stream,
+    info,
+    record: value as OnFailureMessageRecord,
+  } as const;
+  if (typeof value.payload !== 'string') return message;
+  return { ...message, records: payloadRecords(value.payload, source, info) };
 }
 
 /** The S3 destination's `payload`: the event as JSON text. */
-function payloadRecords(payload: string, source: string, info: StreamBatchInfo): LambdaStreamRecord[] {
+function payloadRecords(payload: string, source: string, info: StreamBatchInfo): RedriveRecord[] {
   let event: unknown;
   try {
     event = JSON.parse(payload);
@@ -87,7 +139,7 @@ function payloadRecords(payload: string, source: string, info: StreamBatchInfo):
       source,
       `payload does not hold the batch's ${info.batchSize} records`,
     );
-  return event.Records as LambdaStreamRecord[];
+  return event.Records as RedriveRecord[];
 }
 
 function deadLetter(value: Record<string, unknown>, source: string, streamArn: string): RedriveMessage {

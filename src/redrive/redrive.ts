@@ -1,4 +1,5 @@
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { KinesisClient } from '@aws-sdk/client-kinesis';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -12,16 +13,21 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { defineOptions } from '../core/options.js';
-import type { LambdaStreamRecord } from '../records/index.js';
+import { kinesisStreamRegion } from '../records/kinesis-stream-arn.js';
 import { RedriveInvokeError, RedriveMessageError, StreamRangeExpiredError } from './errors.js';
-import { decodeRedriveMessage, type RedriveMessage } from './message.js';
+import { decodeRedriveMessage, type RedriveMessage, type RedriveRecord } from './message.js';
+import { type KinesisApi, readKinesisRange } from './read-kinesis-range.js';
 import { readStreamRange, type StreamsApi } from './read-range.js';
 import { emptyReport, type RedriveItem, type RedriveReport } from './report.js';
 import type { RedriveTarget } from './target.js';
 
 export interface RedriveOptions {
-  /** The stream whose failed batches are redriven; messages naming another stream are refused. */
+  /**
+   * The stream whose failed batches are redriven — a table's DynamoDB stream, or the Kinesis data
+   * stream its changes are streamed to (`arn:aws:kinesis:…`) — messages naming another stream are refused.
+   */
   streamArn: string;
   /** Where the records run: handlerTarget(...) or lambdaTarget(...). */
   target: RedriveTarget;
@@ -39,6 +45,8 @@ export interface RedriveOptions {
   waitTimeSeconds?: number;
   /** Clients; default ones built from the environment (AWS_ENDPOINT_URL_* apply). */
   streams?: StreamsApi;
+  /** For on-failure records of a Kinesis-triggered function (KinesisBatchInfo): the ranges are read from it. */
+  kinesis?: KinesisApi;
   sqs?: Pick<SQSClient, 'send'>;
   s3?: Pick<S3Client, 'send'>;
   /** Called after each message, with what was (or would be) redriven. */
@@ -56,6 +64,7 @@ const readOptions = /* @__PURE__ */ defineOptions<RedriveOptions>()('redrive', {
   visibilityTimeoutSeconds: { kind: 'integer', min: 0, max: 43_200, default: 300 },
   waitTimeSeconds: { kind: 'integer', min: 0, max: 20, default: 1 },
   streams: { kind: 'client' },
+  kinesis: { kind: 'client' },
   sqs: { kind: 'client' },
   s3: { kind: 'client' },
   onItem: { kind: 'function' },
@@ -75,8 +84,13 @@ export async function redrive(options: RedriveOptions): Promise<RedriveReport> {
   if (o.queueUrl === undefined && o.bucket === undefined)
     throw readOptions.fail('give a queueUrl, a bucket, or both', 'queueUrl');
   const report = emptyReport(o.dryRun);
-  const clients = {
+  let kinesis = o.kinesis;
+  const clients: Clients = {
     streams: o.streams ?? new DynamoDBStreamsClient({}),
+    kinesis: () => {
+      kinesis ??= defaultKinesisClient(o.streamArn);
+      return kinesis;
+    },
     s3: o.s3 ?? (o.bucket !== undefined ? new S3Client({}) : undefined),
   };
   if (o.queueUrl !== undefined) await fromQueue(o, o.queueUrl, o.sqs ?? new SQSClient({}), clients, report);
@@ -87,7 +101,18 @@ export async function redrive(options: RedriveOptions): Promise<RedriveReport> {
 
 interface Clients {
   streams: StreamsApi;
+  /** Made when a Kinesis range is first read: a DynamoDB stream's redrive never needs one. */
+  kinesis: () => KinesisApi;
   s3: Pick<S3Client, 'send'> | undefined;
+}
+
+/**
+ * A client in the stream's region. HTTP/1.1: GetShardIterator and GetRecords need nothing of the
+ * client's HTTP/2 default (that is for SubscribeToShard), and a Kinesis-compatible local server
+ * (AWS_ENDPOINT_URL_KINESIS) may speak HTTP/1.1 only.
+ */
+function defaultKinesisClient(streamArn: string): KinesisApi {
+  return new KinesisClient({ region: kinesisStreamRegion(streamArn), requestHandler: new NodeHttpHandler() });
 }
 
 async function fromQueue(
@@ -196,16 +221,20 @@ async function deleteObject(
 /** What a message asks to redrive: its records, and what else goes once they succeed. */
 interface Work {
   item: RedriveItem;
-  records: LambdaStreamRecord[];
+  records: RedriveRecord[];
   /** A pointer's overflow object, removed with its message. */
   alsoRemove?: () => Promise<void>;
 }
 
 async function workOf(o: Resolved, clients: Clients, source: string, message: RedriveMessage): Promise<Work> {
   if (message.kind === 'on-failure') {
-    const info = message.record.DDBStreamBatchInfo;
+    const info = message.info;
     // An S3 destination's object holds the batch itself: no stream read, and no expiry.
-    const records = message.records ?? (await readStreamRange(clients.streams, info, o.signal));
+    const records =
+      message.records ??
+      (message.source === 'kinesis'
+        ? await readKinesisRange(clients.kinesis(), info, o.signal)
+        : await readStreamRange(clients.streams, info, o.signal));
     const item: RedriveItem = {
       source,
       kind: 'on-failure',
@@ -219,7 +248,7 @@ async function workOf(o: Resolved, clients: Clients, source: string, message: Re
   if (message.kind === 'dead-letter') {
     return {
       item: { source, kind: 'dead-letter', records: message.records.length },
-      records: message.records as LambdaStreamRecord[],
+      records: message.records as RedriveRecord[],
     };
   }
   const s3 = clients.s3 ?? new S3Client({});
@@ -233,7 +262,7 @@ async function workOf(o: Resolved, clients: Clients, source: string, message: Re
     );
   return {
     item: { source, kind: 'dead-letter', records: inner.records.length },
-    records: inner.records as LambdaStreamRecord[],
+    records: inner.records as RedriveRecord[],
     alsoRemove: () => deleteObject(s3, message.bucket, message.key, o.signal),
   };
 }

@@ -1,10 +1,10 @@
 import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
-import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBStreamEvent, KinesisStreamEvent } from 'aws-lambda';
 import { describeError } from '../core/errors.js';
 import { createLambdaContext } from '../local/emulator/lambda-context.js';
 import { judgeResponse } from '../local/emulator/response.js';
-import type { LambdaStreamRecord } from '../records/index.js';
 import { RedriveInvokeError } from './errors.js';
+import type { RedriveRecord } from './message.js';
 
 /** How one redriven batch ended: the sequence numbers that did not succeed (none: all did). */
 export interface BatchOutcome {
@@ -16,15 +16,24 @@ export interface BatchOutcome {
 /** Where redriven records run: a handler in this process, or the deployed function. */
 export interface RedriveTarget {
   readonly description: string;
-  run(records: readonly LambdaStreamRecord[]): Promise<BatchOutcome>;
+  run(records: readonly RedriveRecord[]): Promise<BatchOutcome>;
+}
+
+/** A record's position, as its partial batch response names it: the Kinesis or the DynamoDB sequence number. */
+function sequenceNumberOf(record: RedriveRecord): string {
+  return 'kinesis' in record ? record.kinesis.sequenceNumber : record.dynamodb.SequenceNumber;
+}
+
+function allSequenceNumbers(records: readonly RedriveRecord[]): string[] {
+  return records.map(sequenceNumberOf);
 }
 
 /**
  * Lambda's reading of a stream response (partial batch response on, as every tidewater function
  * has it): from the lowest reported record on, nothing counts as done.
  */
-export function outcomeOf(records: readonly LambdaStreamRecord[], response: unknown): BatchOutcome {
-  const sequences = records.map((r) => r.dynamodb.SequenceNumber);
+export function outcomeOf(records: readonly RedriveRecord[], response: unknown): BatchOutcome {
+  const sequences = allSequenceNumbers(records);
   const verdict = judgeResponse(response, (id) => sequences.indexOf(id), {
     reportBatchItemFailures: true,
     windowed: false,
@@ -35,11 +44,12 @@ export function outcomeOf(records: readonly LambdaStreamRecord[], response: unkn
   return { failed: sequences, error: verdict.error };
 }
 
-function eventOf(records: readonly LambdaStreamRecord[]): DynamoDBStreamEvent {
+/** The event Lambda would give the function: a DynamoDB stream event or a Kinesis one, as the records are. */
+function eventOf(records: readonly RedriveRecord[]): DynamoDBStreamEvent | KinesisStreamEvent {
   return { Records: records as unknown as DynamoDBStreamEvent['Records'] };
 }
 
-/** A stream handler as Lambda calls it; typed loosely so any handler of a DynamoDB stream event fits. */
+/** A stream handler as Lambda calls it; typed loosely so any handler of a DynamoDB or Kinesis stream event fits. */
 export type StreamHandlerFunction = (event: never, context: Context) => unknown;
 
 /** Runs batches through a handler in this process (as `tidewater replay` loads one). */
@@ -60,7 +70,7 @@ export function handlerTarget(
       try {
         return outcomeOf(records, await handler(eventOf(records) as never, context));
       } catch (error) {
-        return { failed: records.map((r) => r.dynamodb.SequenceNumber), error: describeError(error) };
+        return { failed: allSequenceNumbers(records), error: describeError(error) };
       }
     },
   };
@@ -99,14 +109,14 @@ export function lambdaTarget(options: LambdaTargetOptions): RedriveTarget {
       const text = response.Payload ? Buffer.from(response.Payload).toString('utf8') : '';
       if (response.FunctionError !== undefined)
         return {
-          failed: records.map((r) => r.dynamodb.SequenceNumber),
+          failed: allSequenceNumbers(records),
           error: `function error ${response.FunctionError}`,
         };
       let value: unknown = null;
       try {
         value = text === '' ? null : JSON.parse(text);
       } catch {
-        return { failed: records.map((r) => r.dynamodb.SequenceNumber), error: 'the response is not JSON' };
+        return { failed: allSequenceNumbers(records), error: 'the response is not JSON' };
       }
       return outcomeOf(records, value);
     },

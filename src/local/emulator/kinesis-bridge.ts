@@ -4,7 +4,7 @@ import type { LambdaStreamRecord } from '../../records/index.js';
 import { kinesisChangeRecord, kinesisPartitionKey } from '../../records/kinesis-encode.js';
 import { KinesisBridgeError } from './errors.js';
 import type { KinesisApi } from './kinesis-reader.js';
-import { KINESIS_STREAM_ARN_OPTION, kinesisStreamName, kinesisStreamRegion } from './kinesis-stream-arn.js';
+import { KINESIS_STREAM_ARN_OPTION, kinesisStreamName, kinesisStreamRegion } from '../../records/kinesis-stream-arn.js';
 import { type PollRunOptions, type StartingPosition, StreamPoller, type StreamsApi } from './poller.js';
 
 /**

@@ -6,15 +6,19 @@ import {
   ListShardsCommand,
   type Shard,
 } from '@aws-sdk/client-kinesis';
-import type { KinesisStreamRecord } from 'aws-lambda';
 import { defineOptions } from '../../core/index.js';
 import type { LambdaKinesisRecord } from '../../records/index.js';
+import { fromKinesisApiRecord } from '../../records/kinesis-api-record.js';
+import {
+  KINESIS_STREAM_ARN_OPTION,
+  kinesisStreamName,
+  kinesisStreamRegion,
+} from '../../records/kinesis-stream-arn.js';
 import { CheckpointStore } from './checkpoint.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ShardResult } from './emulator-log.js';
 import { EmulatorStoppedError } from './errors.js';
 import type { KinesisMappingEmulator } from './kinesis-emulator.js';
-import { KINESIS_STREAM_ARN_OPTION, kinesisStreamName, kinesisStreamRegion } from './kinesis-stream-arn.js';
 import { aborted } from './poller.js';
 
 /** The calls the reader makes; a KinesisClient (see localKinesisClient), or a wrapper around one. */
@@ -196,25 +200,12 @@ export class KinesisShardReader {
     }
   }
 
-  /** A GetRecords record as Lambda delivers it (the guide's example Kinesis event). */
   private lambdaRecord(shardId: string, record: KinesisApiRecord): LambdaKinesisRecord {
-    const sequenceNumber = record.SequenceNumber as string;
-    const lambda: KinesisStreamRecord = {
-      kinesis: {
-        kinesisSchemaVersion: '1.0',
-        partitionKey: record.PartitionKey as string,
-        sequenceNumber,
-        data: Buffer.from(record.Data ?? new Uint8Array()).toString('base64'),
-        approximateArrivalTimestamp: (record.ApproximateArrivalTimestamp?.getTime() ?? 0) / 1000,
-      },
-      eventSource: 'aws:kinesis',
-      eventVersion: '1.0',
-      eventID: `${shardId}:${sequenceNumber}`,
-      eventName: 'aws:kinesis:record',
-      invokeIdentityArn: this.settings.invokeIdentityArn,
+    return fromKinesisApiRecord(record, {
+      shardId,
+      streamArn: this.streamArn,
       awsRegion: this.region,
-      eventSourceARN: this.streamArn,
-    };
-    return lambda as LambdaKinesisRecord;
+      invokeIdentityArn: this.settings.invokeIdentityArn,
+    });
   }
 }

@@ -6,9 +6,18 @@ import {
   serializeDeadLetterPointer,
 } from '../../../src/sinks/dead-letter-message.js';
 import type { DeadLetterEntry } from '../../../src/sinks/types.js';
-import { DOCUMENTED } from '../../support/on-failure-record.js';
+import { DOCUMENTED, DOCUMENTED_KINESIS } from '../../support/on-failure-record.js';
 
 const STREAM = DOCUMENTED.DDBStreamBatchInfo.streamArn;
+const KINESIS_STREAM = DOCUMENTED_KINESIS.KinesisBatchInfo.streamArn;
+
+/** What the decoder makes of a DynamoDB stream's on-failure record. */
+const fromStream = (record: typeof DOCUMENTED) => ({
+  kind: 'on-failure',
+  source: 'dynamodb-stream',
+  info: record.DDBStreamBatchInfo,
+  record,
+});
 
 function problemOf(text: string): string {
   try {
@@ -41,14 +50,56 @@ const entry: DeadLetterEntry = {
 describe('decodeRedriveMessage', () => {
   it('reads the documented on-failure record, raw and inside an SNS notification', () => {
     const raw = JSON.stringify(DOCUMENTED);
-    expect(decodeRedriveMessage(raw, 'sqs:m-1', STREAM)).toEqual({ kind: 'on-failure', record: DOCUMENTED });
+    expect(decodeRedriveMessage(raw, 'sqs:m-1', STREAM)).toEqual(fromStream(DOCUMENTED));
     const sns = JSON.stringify({
       Type: 'Notification',
       MessageId: 'n',
       TopicArn: 'arn:aws:sns:x',
       Message: raw,
     });
-    expect(decodeRedriveMessage(sns, 'sqs:m-1', STREAM)).toEqual({ kind: 'on-failure', record: DOCUMENTED });
+    expect(decodeRedriveMessage(sns, 'sqs:m-1', STREAM)).toEqual(fromStream(DOCUMENTED));
+  });
+
+  it("reads a Kinesis mapping's on-failure record (KinesisBatchInfo) for the Kinesis stream only", () => {
+    const text = JSON.stringify(DOCUMENTED_KINESIS);
+    expect(decodeRedriveMessage(text, 'sqs:m-1', KINESIS_STREAM)).toEqual({
+      kind: 'on-failure',
+      source: 'kinesis',
+      info: DOCUMENTED_KINESIS.KinesisBatchInfo,
+      record: DOCUMENTED_KINESIS,
+    });
+    // Redriving the table's DynamoDB stream does not take the Kinesis stream's failures.
+    expect(problemOf(text)).toBe('other-stream');
+    // Kinesis's sequence numbers are longer than a DynamoDB stream's 40 digits, and valid there only.
+    const long = '4'.repeat(56);
+    const longKinesis = {
+      ...DOCUMENTED_KINESIS,
+      KinesisBatchInfo: {
+        ...DOCUMENTED_KINESIS.KinesisBatchInfo,
+        startSequenceNumber: long,
+        endSequenceNumber: long,
+      },
+    };
+    expect(decodeRedriveMessage(JSON.stringify(longKinesis), 'sqs:m-1', KINESIS_STREAM)).toMatchObject({
+      source: 'kinesis',
+      info: { startSequenceNumber: long },
+    });
+    const longStream = {
+      ...DOCUMENTED,
+      DDBStreamBatchInfo: {
+        ...DOCUMENTED.DDBStreamBatchInfo,
+        startSequenceNumber: long,
+        endSequenceNumber: long,
+      },
+    };
+    expect(problemOf(JSON.stringify(longStream))).toBe('malformed');
+    const tooLong = {
+      ...DOCUMENTED_KINESIS,
+      KinesisBatchInfo: { ...DOCUMENTED_KINESIS.KinesisBatchInfo, startSequenceNumber: '1'.repeat(130) },
+    };
+    expect(() => decodeRedriveMessage(JSON.stringify(tooLong), 'sqs:m-1', KINESIS_STREAM)).toThrow(
+      /KinesisBatchInfo lacks a shard, stream or sequence range/,
+    );
   });
 
   it("reads an S3 destination's payload as the batch", () => {
@@ -121,10 +172,7 @@ describe('decodeRedriveMessage', () => {
             endSequenceNumber: String(end),
           },
         };
-        expect(decodeRedriveMessage(JSON.stringify(record), 'sqs:m', STREAM)).toEqual({
-          kind: 'on-failure',
-          record,
-        });
+        expect(decodeRedriveMessage(JSON.stringify(record), 'sqs:m', STREAM)).toEqual(fromStream(record));
       }),
     );
   });

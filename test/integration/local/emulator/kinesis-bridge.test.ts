@@ -2,7 +2,7 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { KinesisBridge, type KinesisBridgeFaults } from '../../../../src/local/emulator/kinesis-bridge.js';
+import type { KinesisBridgeFaults } from '../../../../src/local/emulator/kinesis-bridge.js';
 import {
   KinesisMappingEmulator,
   type KinesisStreamHandler,
@@ -17,6 +17,7 @@ import {
   localClients,
   localKinesis,
 } from '../../../support/aws.js';
+import { bridgeTableToKinesis } from '../../../support/kinesis-bridge.js';
 
 const { dynamodb, streams } = localClients();
 const kinesis = localKinesis();
@@ -49,16 +50,7 @@ async function tableWithChanges() {
 async function bridged(options: { precision?: 'MILLISECOND' | 'MICROSECOND'; faults?: KinesisBridgeFaults }) {
   const table = await tableWithChanges();
   const stream = await createTestKinesisStream(kinesis, 2);
-  const bridge = new KinesisBridge({
-    streams,
-    tableStreamArn: table.streamArn,
-    tableName: table.tableName,
-    kinesis,
-    kinesisStreamArn: stream.streamArn,
-    pollIntervalMs: 10,
-    ...options,
-  });
-  const result = await bridge.run({ stopWhenCaughtUp: true });
+  const result = await bridgeTableToKinesis({ streams, kinesis }, table, stream.streamArn, options);
   return { table, stream, result };
 }
 
