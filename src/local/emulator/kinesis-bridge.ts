@@ -2,9 +2,13 @@ import { PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-
 import { defineOptions } from '../../core/index.js';
 import type { LambdaStreamRecord } from '../../records/index.js';
 import { kinesisChangeRecord, kinesisPartitionKey } from '../../records/kinesis-encode.js';
+import {
+  KINESIS_STREAM_ARN_OPTION,
+  kinesisStreamName,
+  kinesisStreamRegion,
+} from '../../records/kinesis-stream-arn.js';
 import { KinesisBridgeError } from './errors.js';
 import type { KinesisApi } from './kinesis-reader.js';
-import { KINESIS_STREAM_ARN_OPTION, kinesisStreamName, kinesisStreamRegion } from '../../records/kinesis-stream-arn.js';
 import { type PollRunOptions, type StartingPosition, StreamPoller, type StreamsApi } from './poller.js';
 
 /**
