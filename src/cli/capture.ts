@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamSummaryCommand, KinesisClient } from '@aws-sdk/client-kinesis';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { serverlessApp } from '../local/config/local-app.js';
+import { captureKinesis } from '../local/emulator/kinesis-capture.js';
 import {
   capture,
   loadServerlessConfig,
@@ -38,10 +41,14 @@ export function captureCommand(): Command {
   const command = new Command('capture')
     .description(
       'Write a live DynamoDB stream (AWS, or local via AWS_ENDPOINT_URL_DYNAMODB_STREAMS, as `tidewater start` ' +
-        'prints) to a JSONL file that `tidewater replay` reads. Without --stream-arn, --table or --function: the ' +
+        'prints) — or the Kinesis data stream a table streams its changes to (AWS_ENDPOINT_URL_KINESIS) — to a ' +
+        'JSONL file that `tidewater replay` reads. Without --stream-arn, --table or --function: the ' +
         "stream of serverless.yml's only stream function.",
     )
-    .option('--stream-arn <arn>', 'the stream to read')
+    .option(
+      '--stream-arn <arn>',
+      'the stream to read: a DynamoDB stream, or a Kinesis stream (arn:aws:kinesis:…)',
+    )
     .option('--table <name>', "read this table's latest stream (a name, or a logical id in serverless.yml)")
     .option('-f, --function <key>', "read the stream this serverless.yml function's stream event reads")
     .option('-c, --config <file>', "the service's serverless.yml", 'serverless.yml')
@@ -64,10 +71,13 @@ export function captureCommand(): Command {
     if (given.length > 1) command.error('error: give one of --stream-arn, --table and --function');
     if (given.length === 0 && !existsSync(flags.config))
       command.error(`error: give --stream-arn, --table or --function (there is no ${flags.config} to read)`);
+    const source = await streamSource(flags);
     // Before any request: capture reads what the shell's (or --local-env's) endpoints point at.
-    const restoreEnv = overlayEnv(await awsTarget(command, flags, ['DYNAMODB', 'DYNAMODB_STREAMS']));
+    const services = 'kinesis' in source ? ['KINESIS'] : ['DYNAMODB', 'DYNAMODB_STREAMS'];
+    const restoreEnv = overlayEnv(await awsTarget(command, flags, services));
     try {
-      await captureWith(flags);
+      if ('kinesis' in source) await captureKinesisWith(flags, source.kinesis);
+      else await captureWith(flags, source);
     } finally {
       restoreEnv();
     }
@@ -75,22 +85,24 @@ export function captureCommand(): Command {
   return command;
 }
 
-async function captureWith(flags: CaptureFlags): Promise<void> {
-  let streamArn = flags.streamArn;
+/** What to read: a DynamoDB stream (its ARN, or its table's name), or a Kinesis stream (ARN or name). */
+type CaptureSource = { table?: string; streamArn?: string } | { kinesis: { arn?: string; name?: string } };
+
+async function captureWith(
+  flags: CaptureFlags,
+  source: { table?: string; streamArn?: string },
+): Promise<void> {
+  let streamArn = source.streamArn;
   if (!streamArn) {
-    const source = await streamSource(flags);
-    streamArn = source.streamArn;
-    if (!streamArn) {
-      const dynamodb = new DynamoDBClient({});
-      try {
-        const table = await dynamodb.send(new DescribeTableCommand({ TableName: source.table }));
-        streamArn = table.Table?.LatestStreamArn;
-      } finally {
-        dynamodb.destroy();
-      }
-      if (!streamArn)
-        throw new ServerlessConfigError(flags.config, `table ${source.table} has no stream to capture`);
+    const dynamodb = new DynamoDBClient({});
+    try {
+      const table = await dynamodb.send(new DescribeTableCommand({ TableName: source.table }));
+      streamArn = table.Table?.LatestStreamArn;
+    } finally {
+      dynamodb.destroy();
     }
+    if (!streamArn)
+      throw new ServerlessConfigError(flags.config, `table ${source.table} has no stream to capture`);
   }
   const abort = new AbortController();
   const onInterrupt = () => abort.abort();
@@ -116,8 +128,42 @@ async function captureWith(flags: CaptureFlags): Promise<void> {
   process.exitCode = EXIT.ok;
 }
 
-/** The table (or a stream ARN written out) that --table / --function / serverless.yml name. */
-async function streamSource(flags: CaptureFlags): Promise<{ table?: string; streamArn?: string }> {
+async function captureKinesisWith(
+  flags: CaptureFlags,
+  stream: { arn?: string; name?: string },
+): Promise<void> {
+  // HTTP/1.1: GetRecords needs nothing of the client's HTTP/2 default, which kinesalite cannot speak.
+  const kinesis = new KinesisClient({ requestHandler: new NodeHttpHandler() });
+  const abort = new AbortController();
+  const onInterrupt = () => abort.abort();
+  process.once('SIGINT', onInterrupt);
+  try {
+    const streamArn =
+      stream.arn ??
+      ((await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: stream.name as string })))
+        .StreamDescriptionSummary?.StreamARN as string);
+    const result = await captureKinesis({
+      kinesis,
+      streamArn,
+      file: flags.out,
+      startingPosition: flags.from === 'latest' ? 'LATEST' : 'TRIM_HORIZON',
+      stopWhenCaughtUp: !flags.follow,
+      signal: abort.signal,
+    });
+    process.stdout.write(`${result.records} records from ${streamArn} written to ${result.file}\n`);
+    process.exitCode = EXIT.ok;
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+    kinesis.destroy();
+  }
+}
+
+/** The table, stream ARN or Kinesis stream that --stream-arn / --table / --function / serverless.yml name. */
+async function streamSource(flags: CaptureFlags): Promise<CaptureSource> {
+  if (flags.streamArn !== undefined)
+    return flags.streamArn.includes(':kinesis:')
+      ? { kinesis: { arn: flags.streamArn } }
+      : { streamArn: flags.streamArn };
   const config = existsSync(flags.config)
     ? await loadServerlessConfig({ file: flags.config, stage: flags.stage })
     : undefined;
@@ -126,10 +172,19 @@ async function streamSource(flags: CaptureFlags): Promise<{ table?: string; stre
   if (!config) throw new ServerlessConfigError(flags.config, 'no such file (needed to find the function)');
   const fn = await streamFunctionOf(await serverlessApp(config), flags.function);
   const arn = fn.stream.arn;
-  if (typeof arn === 'string') return { streamArn: arn };
+  const kinesis = fn.stream.source === 'kinesis';
+  if (typeof arn === 'string') return kinesis ? { kinesis: { arn } } : { streamArn: arn };
   const getAtt = (arn as { 'Fn::GetAtt'?: unknown } | null)?.['Fn::GetAtt'];
   const [id, attribute] =
     typeof getAtt === 'string' ? getAtt.split('.') : Array.isArray(getAtt) ? getAtt : [];
+  if (kinesis) {
+    const name = attribute === 'Arn' ? await kinesisStreamName(config, String(id)) : undefined;
+    if (name) return { kinesis: { name } };
+    throw new ServerlessConfigError(
+      config.file,
+      `function '${fn.key}': cannot tell which Kinesis stream its arn ${JSON.stringify(arn)} is; pass --stream-arn`,
+    );
+  }
   const table = attribute === 'StreamArn' ? await tableName(config, String(id)) : undefined;
   if (!table)
     throw new ServerlessConfigError(
@@ -139,15 +194,27 @@ async function streamSource(flags: CaptureFlags): Promise<{ table?: string; stre
   return { table };
 }
 
-/** A logical id under serverless.yml's resources: → the table's name for the stage. */
-async function tableName(config: ServerlessConfig, logicalId: string): Promise<string | undefined> {
-  let plan: Awaited<ReturnType<typeof planServiceResources>>;
+/** serverless.yml's resources: as planned for the stage; undefined when they cannot be read locally. */
+async function plannedResources(
+  config: ServerlessConfig,
+): Promise<Awaited<ReturnType<typeof planServiceResources>> | undefined> {
   try {
-    plan = await planServiceResources(config);
+    return await planServiceResources(config);
   } catch (error) {
     // resources: that cannot be read locally still leave `--table <name>` usable as a name.
     if (error instanceof ServerlessConfigError) return undefined;
     throw error;
   }
-  return plan.tables.find((table) => table.logicalId === logicalId)?.createTable.TableName;
+}
+
+/** A logical id under serverless.yml's resources: → the table's name for the stage. */
+async function tableName(config: ServerlessConfig, logicalId: string): Promise<string | undefined> {
+  const plan = await plannedResources(config);
+  return plan?.tables.find((table) => table.logicalId === logicalId)?.createTable.TableName;
+}
+
+/** A logical id of an AWS::Kinesis::Stream under resources: → its name for the stage. */
+async function kinesisStreamName(config: ServerlessConfig, logicalId: string): Promise<string | undefined> {
+  const plan = await plannedResources(config);
+  return plan?.kinesisStreams.find((stream) => stream.logicalId === logicalId)?.streamName;
 }

@@ -36,6 +36,8 @@ export { loadHandler, resolveHandlerModule } from './handler-loader.js';
 export type { KinesisInvocationRecord, MappingInvocationRecord } from './invocation-record.js';
 export type { KinesisBridgeFaults, KinesisBridgeOptions, KinesisBridgeResult } from './kinesis-bridge.js';
 export { KinesisBridge } from './kinesis-bridge.js';
+export type { KinesisCaptureOptions } from './kinesis-capture.js';
+export { captureKinesis } from './kinesis-capture.js';
 export type {
   KinesisHandlerEvent,
   KinesisMappingOptions,

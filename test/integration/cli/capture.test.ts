@@ -3,10 +3,12 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { CreateStreamCommand, DescribeStreamSummaryCommand, PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { afterAll, afterEach, expect, inject, it, vi } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
-import { localClients, uniqueName } from '../../support/aws.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
+import { localClients, localKinesis, uniqueName } from '../../support/aws.js';
 
 const clients = localClients();
 afterAll(() => clients.dynamodb.destroy());
@@ -80,4 +82,77 @@ it("capture in a service folder reads its only stream function's table, by the n
   const byId = join(dir, 'by-id.jsonl');
   expect(await main(['capture', '-c', file, '--table', 'Orders', '-o', byId])).toBe(EXIT.ok);
   expect(await readFile(byId, 'utf8')).toBe(await readFile(out, 'utf8'));
+});
+
+it("capture of a stream: type: kinesis function reads the Kinesis stream serverless.yml names, or --stream-arn's", async () => {
+  const name = uniqueName('kcap');
+  const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-kinesis-'));
+  const file = join(dir, 'serverless.yml');
+  await writeFile(
+    file,
+    [
+      `service: ${name}`,
+      'provider:',
+      '  name: aws',
+      'functions:',
+      '  archive:',
+      '    handler: archive.handler',
+      '    events:',
+      '      - stream: { type: kinesis, arn: !GetAtt Changes.Arn }',
+      'resources:',
+      '  Resources:',
+      '    Changes:',
+      '      Type: AWS::Kinesis::Stream',
+      '      Properties:',
+      '        Name: ${self:service}-${sls:stage}-changes',
+      '        ShardCount: 1',
+      '',
+    ].join('\n'),
+  );
+  await writeFile(join(dir, 'archive.mjs'), 'export async function handler() {}\n');
+  // The stream as `tidewater start` would have made it, with records a table's destination put there.
+  const kinesis = localKinesis();
+  const streamName = `${name}-local-changes`;
+  await kinesis.send(new CreateStreamCommand({ StreamName: streamName, ShardCount: 1 }));
+  for (const pk of ['a', 'b', 'c'])
+    await kinesis.send(
+      new PutRecordCommand({
+        StreamName: streamName,
+        PartitionKey: pk,
+        Data: Buffer.from(JSON.stringify({ pk })),
+      }),
+    );
+  const { StreamDescriptionSummary } = await kinesis.send(
+    new DescribeStreamSummaryCommand({ StreamName: streamName }),
+  );
+  kinesis.destroy();
+  const streamArn = StreamDescriptionSummary?.StreamARN as string;
+  const out: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out.push(String(chunk));
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  vi.stubEnv('AWS_ENDPOINT_URL_KINESIS', inject('kinesisEndpoint'));
+  vi.stubEnv('AWS_REGION', LOCAL_REGION);
+  vi.stubEnv('AWS_ACCESS_KEY_ID', LOCAL_CREDENTIALS.accessKeyId);
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', LOCAL_CREDENTIALS.secretAccessKey);
+
+  const byFunction = join(dir, 'by-function.jsonl');
+  expect(await main(['capture', '-c', file, '-o', byFunction])).toBe(EXIT.ok);
+  const records = (await readFile(byFunction, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  expect(records.map((r) => JSON.parse(Buffer.from(r.kinesis.data, 'base64').toString('utf8')).pk)).toEqual([
+    'a',
+    'b',
+    'c',
+  ]);
+  expect(records.every((r) => r.eventSourceARN === streamArn)).toBe(true);
+  expect(out.join('')).toContain(`3 records from ${streamArn} written to ${byFunction}`);
+
+  const byArn = join(dir, 'by-arn.jsonl');
+  expect(await main(['capture', '--stream-arn', streamArn, '-o', byArn])).toBe(EXIT.ok);
+  expect(await readFile(byArn, 'utf8')).toBe(await readFile(byFunction, 'utf8'));
 });
