@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { serverlessApp } from '../local/config/local-app.js';
 import {
   capture,
@@ -14,13 +14,7 @@ import { overlayEnv } from '../local/servers/process-env.js';
 import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { EXIT } from './exit-codes.js';
 import { streamFunctionOf } from './function-env.js';
-import { integer } from './parse.js';
-
-function positiveInteger(text: string): number {
-  const value = integer(text);
-  if (value < 1) throw new InvalidArgumentError(`expected at least 1, got ${text}`);
-  return value;
-}
+import { positive } from './parse.js';
 
 interface CaptureFlags extends AwsTargetFlags {
   streamArn?: string;
@@ -56,7 +50,7 @@ export function captureCommand(): Command {
     .option(
       '--empty-pages <n>',
       'empty GetRecords pages in a row that end a shard (default 1 on a local endpoint, 10 on AWS, which returns empty pages mid-shard)',
-      positiveInteger,
+      positive,
     );
   withAwsTarget(command).action(async (flags: CaptureFlags) => {
     // A wrong command line, so the usage exit code (command.error), not a failed capture.
