@@ -16,10 +16,11 @@ import { inflateRawSync } from 'node:zlib';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const packageDir = path.join(root, '.serverless');
 const sizesFile = path.join(root, 'bench', '.out', 'bundle-sizes.json');
-// The key prefix rule the archive handler applies at cold start: one function, so `npm run package`
-// and the deployed function cannot disagree on which prefixes are safe.
+// The archive's settings rules, the ones the CDK's TtlArchive applies and, for the key prefixes, the
+// archive handler at cold start: one module, so `npm run package`, the construct and the deployed
+// function cannot disagree on which settings are safe.
 // `npm run package` builds dist/ first (package.json), so this is the code the handler runs.
-const { keyPrefixProblem } = await import('../dist/handlers/key-prefix.js');
+const { archiveRuleProblems } = await import('../dist/handlers/archive-rules.js');
 
 export function offlineEnv(base = process.env) {
   const env = { ...base };
@@ -181,99 +182,63 @@ function aggregatorProblems(resources) {
   return problems;
 }
 
+// How infra/settings.yml names what the archive rules check.
+const ARCHIVE_SETTING_NAMES = {
+  archivePrefix: 'archivePrefix',
+  deadLetterPrefix: 'deadLetterPrefix',
+  storageClass: 'storageClass',
+  glacierAfterDays: 'glacierAfterDays',
+  deepArchiveAfterDays: 'deepArchiveAfterDays',
+  noncurrentExpireAfterDays: 'noncurrentExpireAfterDays',
+  deadLetterAfterAge: 'deadLetterAfterAgeSeconds',
+  maxRecordAge: "the stream mapping's maximumRecordAgeInSeconds",
+  closedAfter: 'compactAfterSeconds',
+  lookbackHours: 'compactLookbackHours',
+};
+
+/** The archive's settings, read back from the functions' environments and the bucket's lifecycle. */
 function archiveProblems(resources) {
-  const env = resources.ArchiveTtlLambdaFunction?.Properties?.Environment?.Variables;
-  if (env === undefined) return ['ArchiveTtlLambdaFunction has no environment'];
-  const problems = [];
-  const prefixes = { archivePrefix: env.ARCHIVE_PREFIX, deadLetterPrefix: env.DEAD_LETTER_OVERFLOW_PREFIX };
-  for (const [name, value] of Object.entries(prefixes)) {
-    const problem = keyPrefixProblem(value);
-    if (problem !== undefined) problems.push(`${name} ${problem}`);
-  }
-  // The lifecycle rule's Prefix is a plain string prefix: an empty one is the whole bucket, so it
-  // contains every deadLetterPrefix.
-  const { archivePrefix, deadLetterPrefix } = prefixes;
-  if (
-    typeof archivePrefix === 'string' &&
-    typeof deadLetterPrefix === 'string' &&
-    deadLetterPrefix.startsWith(archivePrefix)
-  ) {
-    const whole = archivePrefix === '' ? ' (an empty prefix is the whole bucket)' : '';
-    problems.push(
-      `deadLetterPrefix ${JSON.stringify(deadLetterPrefix)} is inside archivePrefix ${JSON.stringify(archivePrefix)}${whole}; ` +
-        'the archive lifecycle would move dead letters to Glacier, then Deep Archive, out of reach of a redrive',
-    );
-  }
+  const variables = (id) => resources[id]?.Properties?.Environment?.Variables;
+  const archive = variables('ArchiveTtlLambdaFunction');
+  const compaction = variables('CompactArchiveLambdaFunction');
   const rules = resources.ArchiveBucket?.Properties?.LifecycleConfiguration?.Rules ?? [];
   const rule = rules.find((r) => r?.Id === 'archive-to-glacier');
-  if (rule === undefined) return [...problems, 'ArchiveBucket has no archive-to-glacier lifecycle rule'];
+  const missing = [];
+  if (archive === undefined) missing.push('ArchiveTtlLambdaFunction has no environment');
+  else if (rule === undefined) missing.push('ArchiveBucket has no archive-to-glacier lifecycle rule');
+  if (compaction === undefined) missing.push('CompactArchiveLambdaFunction has no environment');
+  if (archive === undefined) return missing;
   const days = (list, storageClass) => list?.find((t) => t?.StorageClass === storageClass)?.TransitionInDays;
-  const glacier = days(rule.Transitions, 'GLACIER');
-  const deepArchive = days(rule.Transitions, 'DEEP_ARCHIVE');
-  const noncurrentGlacier = days(rule.NoncurrentVersionTransitions, 'GLACIER');
-  const noncurrentExpire = rule.NoncurrentVersionExpiration?.NoncurrentDays;
-  if (!isWholeNumber(glacier, 0) || !isWholeNumber(deepArchive, 0) || !(deepArchive > glacier)) {
-    problems.push(
-      `glacierAfterDays ${JSON.stringify(glacier)} and deepArchiveAfterDays ${JSON.stringify(deepArchive)} ` +
-        'must be whole days with DEEP_ARCHIVE after GLACIER (S3 refuses transitions out of order)',
-    );
-  }
-  if (!isWholeNumber(noncurrentExpire, 1) || !(noncurrentExpire > noncurrentGlacier)) {
-    problems.push(
-      `noncurrentExpireAfterDays ${JSON.stringify(noncurrentExpire)} must be a whole number of days after ` +
-        `the noncurrent GLACIER transition (${JSON.stringify(noncurrentGlacier)})`,
-    );
-  }
-  return problems;
-}
-
-/**
- * Compaction must reach every hour while its objects are readable: an hour is compacted from
- * compactAfterSeconds after its end until compactLookbackHours later, and the lifecycle moves
- * objects to GLACIER glacierAfterDays after they are written (from the hour's start at the
- * earliest) — a day of margin, as S3 runs lifecycle rules once a day. It reads what the archive
- * writes, so that must not be GLACIER / DEEP_ARCHIVE; and an hour is closed only once Lambda no
- * longer redelivers into it (the mapping's maximumRecordAgeInSeconds).
- */
-function compactionProblems(resources) {
-  const env = resources.CompactArchiveLambdaFunction?.Properties?.Environment?.Variables;
-  if (env === undefined) return ['CompactArchiveLambdaFunction has no environment'];
-  const problems = [];
-  const after = Number(env.COMPACT_AFTER_SECONDS);
-  const lookback = Number(env.COMPACT_LOOKBACK_HOURS);
-  if (!isWholeNumber(after, 3600) || !isWholeNumber(lookback, 1)) {
-    problems.push(
-      `compactAfterSeconds ${JSON.stringify(env.COMPACT_AFTER_SECONDS)} must be a whole number of seconds, at least 3600, ` +
-        `and compactLookbackHours ${JSON.stringify(env.COMPACT_LOOKBACK_HOURS)} a whole number of hours, at least 1`,
-    );
-    return problems;
-  }
-  const rule = resources.ArchiveBucket?.Properties?.LifecycleConfiguration?.Rules?.find(
-    (r) => r?.Id === 'archive-to-glacier',
-  );
-  const glacierDays = rule?.Transitions?.find((t) => t?.StorageClass === 'GLACIER')?.TransitionInDays;
-  const lastHours = 1 + after / 3600 + lookback;
-  if (isWholeNumber(glacierDays, 0) && lastHours + 24 > glacierDays * 24) {
-    problems.push(
-      `compactAfterSeconds (${after}) + compactLookbackHours (${lookback}) reach ${Math.ceil(lastHours)} hours after an hour starts, ` +
-        `within a day of glacierAfterDays (${glacierDays}): compaction would meet objects the lifecycle already moved to GLACIER`,
-    );
-  }
-  if (env.STORAGE_CLASS === 'GLACIER' || env.STORAGE_CLASS === 'DEEP_ARCHIVE') {
-    problems.push(
-      `storageClass ${env.STORAGE_CLASS}: compaction cannot read objects that need a restore; write STANDARD ` +
-        '(or STANDARD_IA / GLACIER_IR) and let the lifecycle move compacted hours to GLACIER after glacierAfterDays',
-    );
-  }
   const mappings = Object.values(resources).filter((r) => r?.Type === 'AWS::Lambda::EventSourceMapping');
   const maxAge = Math.max(0, ...mappings.map((m) => Number(m.Properties?.MaximumRecordAgeInSeconds) || 0));
-  if (after < maxAge) {
-    problems.push(
-      `compactAfterSeconds (${after}) is below the stream mapping's maximumRecordAgeInSeconds (${maxAge}): ` +
-        'Lambda may still redeliver into an hour compaction counts as closed',
-    );
-  }
-  return problems;
+  const problems = archiveRuleProblems(
+    {
+      archivePrefix: archive.ARCHIVE_PREFIX,
+      deadLetterPrefix: archive.DEAD_LETTER_OVERFLOW_PREFIX,
+      lifecycle:
+        rule === undefined
+          ? undefined
+          : {
+              glacierAfterDays: days(rule.Transitions, 'GLACIER'),
+              deepArchiveAfterDays: days(rule.Transitions, 'DEEP_ARCHIVE'),
+              noncurrentGlacierAfterDays: days(rule.NoncurrentVersionTransitions, 'GLACIER'),
+              noncurrentExpireAfterDays: rule.NoncurrentVersionExpiration?.NoncurrentDays,
+            },
+      deadLetterAfterAgeSeconds: archive.MAX_RECORD_AGE_SECONDS,
+      // A mapping whose records never age out (-1) leaves nothing to compare against.
+      maxRecordAgeSeconds: maxAge > 0 ? maxAge : undefined,
+      compaction:
+        compaction === undefined
+          ? undefined
+          : {
+              storageClass: compaction.STORAGE_CLASS,
+              closedAfterSeconds: compaction.COMPACT_AFTER_SECONDS,
+              lookbackHours: compaction.COMPACT_LOOKBACK_HOURS,
+            },
+    },
+    ARCHIVE_SETTING_NAMES,
+  );
+  return [...missing, ...problems];
 }
 
 // The settings infra/parameters.yml turns into stack parameters, by parameter: what to name.
@@ -321,7 +286,6 @@ export function templateProblems(template) {
     ...parameterProblems(template?.Parameters),
     ...aggregatorProblems(resources),
     ...archiveProblems(resources),
-    ...compactionProblems(resources),
   ];
 }
 

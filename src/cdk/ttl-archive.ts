@@ -14,11 +14,11 @@ import { Construct } from 'constructs';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../archive/format.js';
 import { defineOptions } from '../core/options.js';
 import { ttlDeletes, userDeletes } from '../filters/ready-made.js';
+import { type ArchiveSettingNames, archiveRuleProblems } from '../handlers/archive-rules.js';
 import { ARCHIVE_ROUTES, type ArchiveRoutes } from '../handlers/archive-settings.js';
 import { isKeyPrefix, KEY_PREFIX_RULE } from '../handlers/key-prefix.js';
 import { queueDepthAlarm } from './alarms.js';
 import { archiveBucket } from './archive-bucket.js';
-import { archiveRuleProblems } from './archive-rules.js';
 import { ArchiveCompaction, type ArchiveCompactionProps, readCompactionProps } from './compaction.js';
 import { type FunctionSource, setEnvironment } from './function.js';
 import { Grants } from './grants.js';
@@ -107,6 +107,20 @@ const readProps = /* @__PURE__ */ defineOptions<TtlArchiveProps>()('TtlArchive',
   compaction: { kind: 'object' },
 });
 
+// How the archive rules (shared with `npm run package`) name TtlArchive's options; Durations in seconds.
+const OPTION_NAMES: ArchiveSettingNames = {
+  archivePrefix: "'archivePrefix'",
+  deadLetterPrefix: "'deadLetterPrefix'",
+  storageClass: "'storageClass'",
+  glacierAfterDays: "'glacierAfterDays'",
+  deepArchiveAfterDays: "'deepArchiveAfterDays'",
+  noncurrentExpireAfterDays: "'noncurrentExpireAfterDays'",
+  deadLetterAfterAge: "'deadLetterAfterAge' in seconds",
+  maxRecordAge: "the mapping's 'stream.maxRecordAge' in seconds",
+  closedAfter: "'compaction.closedAfter' in seconds",
+  lookbackHours: "'compaction.lookbackHours'",
+};
+
 /** The alarms a TtlArchive ships: its stream processor's, and the dead-letter queue's depth. */
 export interface TtlArchiveAlarms extends StreamProcessorAlarms {
   /** Poison records wait in the dead-letter queue, with their content. */
@@ -131,18 +145,29 @@ export class TtlArchive extends Construct {
     const maxRecordAge = o.stream?.maxRecordAge ?? DEFAULT_MAX_RECORD_AGE;
     const compaction =
       o.compaction === undefined ? undefined : readCompactionProps(o.compaction, 'TtlArchive', 'compaction.');
-    const problems = archiveRuleProblems({
-      ...o,
-      deadLetterAfterAgeSeconds: o.deadLetterAfterAge.toSeconds(),
-      maxRecordAgeSeconds: maxRecordAge.toSeconds(),
-      compaction:
-        compaction === undefined
-          ? undefined
-          : {
-              closedAfterSeconds: compaction.closedAfter.toSeconds(),
-              lookbackHours: compaction.lookbackHours,
-            },
-    });
+    const problems = archiveRuleProblems(
+      {
+        archivePrefix: o.archivePrefix,
+        deadLetterPrefix: o.deadLetterPrefix,
+        lifecycle: {
+          glacierAfterDays: o.glacierAfterDays,
+          deepArchiveAfterDays: o.deepArchiveAfterDays,
+          noncurrentGlacierAfterDays: o.glacierAfterDays,
+          noncurrentExpireAfterDays: o.noncurrentExpireAfterDays,
+        },
+        deadLetterAfterAgeSeconds: o.deadLetterAfterAge.toSeconds(),
+        maxRecordAgeSeconds: maxRecordAge.toSeconds(),
+        compaction:
+          compaction === undefined
+            ? undefined
+            : {
+                storageClass: o.storageClass,
+                closedAfterSeconds: compaction.closedAfter.toSeconds(),
+                lookbackHours: compaction.lookbackHours,
+              },
+      },
+      OPTION_NAMES,
+    ).map((problem) => `option ${problem}`);
     if (problems.length > 0) throw readProps.fail(problems.join('; '));
 
     const key = o.encryptionKey;

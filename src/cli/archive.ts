@@ -10,7 +10,7 @@ import {
 } from '../archive/index.js';
 import { tenantFromPartitionKey } from '../archive/partition.js';
 import { EXIT } from './exit-codes.js';
-import { integer } from './parse.js';
+import { integer, positive } from './parse.js';
 
 interface CommonFlags {
   bucket: string;
@@ -36,12 +36,6 @@ interface EraseFlags extends CommonFlags {
   to: string;
   deadLetterPrefix?: string;
   deadLetterBucket?: string;
-}
-
-function positive(text: string): number {
-  const value = integer(text);
-  if (value < 1) throw new InvalidArgumentError(`expected at least 1, got ${text}`);
-  return value;
 }
 
 function time(text: string): string {

@@ -9,19 +9,13 @@ import { pipelineOfHandler } from '../pipeline/middleware.js';
 import { NotAStreamHandlerError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { functionEnvironment, streamFunctionOf } from './function-env.js';
-import { functionOptions, loadFlaggedApp } from './function-handler.js';
-import { integer, splitHandler } from './parse.js';
+import { type FunctionFlags, functionOptions, loadFlaggedApp } from './function-handler.js';
+import { positive, splitHandler } from './parse.js';
 
-interface BackfillFlags {
+interface BackfillFlags extends FunctionFlags {
   fromExport?: { bucket: string; prefix: string };
   scan?: string;
   segments: number;
-  config: string;
-  template?: string;
-  cdkOut?: string;
-  function?: string;
-  stage: string;
-  handler?: string;
   checkpoint?: string;
   batchSize: number;
   concurrency: number;
@@ -35,12 +29,6 @@ function s3Url(text: string): { bucket: string; prefix: string } {
   const match = /^s3:\/\/([^/]+)\/(.+)$/.exec(text);
   if (!match) throw new InvalidArgumentError(`expected s3://<bucket>/<export folder>, got ${text}`);
   return { bucket: match[1]!, prefix: match[2]! };
-}
-
-function positive(text: string): number {
-  const n = integer(text);
-  if (n < 1) throw new InvalidArgumentError(`expected a whole number from 1, got ${text}`);
-  return n;
 }
 
 export function backfillCommand(): Command {

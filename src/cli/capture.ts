@@ -3,7 +3,7 @@ import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DescribeStreamSummaryCommand, KinesisClient } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { serverlessApp } from '../local/config/local-app.js';
 import { captureKinesis } from '../local/emulator/kinesis-capture.js';
 import {
@@ -17,13 +17,7 @@ import { overlayEnv } from '../local/servers/process-env.js';
 import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { EXIT } from './exit-codes.js';
 import { streamFunctionOf } from './function-env.js';
-import { integer } from './parse.js';
-
-function positiveInteger(text: string): number {
-  const value = integer(text);
-  if (value < 1) throw new InvalidArgumentError(`expected at least 1, got ${text}`);
-  return value;
-}
+import { positive } from './parse.js';
 
 interface CaptureFlags extends AwsTargetFlags {
   streamArn?: string;
@@ -63,7 +57,7 @@ export function captureCommand(): Command {
     .option(
       '--empty-pages <n>',
       'empty GetRecords pages in a row that end a shard (default 1 on a local endpoint, 10 on AWS, which returns empty pages mid-shard)',
-      positiveInteger,
+      positive,
     );
   withAwsTarget(command).action(async (flags: CaptureFlags) => {
     // A wrong command line, so the usage exit code (command.error), not a failed capture.

@@ -7,6 +7,13 @@ export function integer(text: string): number {
   return value;
 }
 
+/** A whole number from 1: a count, a size, a number of seconds. */
+export function positive(text: string): number {
+  const value = integer(text);
+  if (value < 1) throw new InvalidArgumentError(`expected at least 1, got ${text}`);
+  return value;
+}
+
 /** `path/to/module.handler` or `path/to/module#handler` → module path and export name. */
 export function splitHandler(text: string): { module: string; exportName: string } {
   const at = text.includes('#') ? text.lastIndexOf('#') : text.lastIndexOf('.');

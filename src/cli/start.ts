@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { EXIT } from './exit-codes.js';
 import { cdkOutOption, templateOption } from './function-handler.js';
 import { runLocalService } from './local-service.js';
-import { integer } from './parse.js';
+import { positive } from './parse.js';
 
 interface StartFlags {
   config: string;
@@ -22,12 +22,6 @@ interface StartFlags {
 function url(text: string): string {
   if (!/^https?:\/\/[^/]+/.test(text)) throw new InvalidArgumentError(`expected an http(s) URL, got ${text}`);
   return text;
-}
-
-function positiveSeconds(text: string): number {
-  const value = integer(text);
-  if (value < 1) throw new InvalidArgumentError(`expected at least 1, got ${text}`);
-  return value;
 }
 
 export function startCommand(): Command {
@@ -51,7 +45,7 @@ export function startCommand(): Command {
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .option('--once', 'deliver what the streams hold, then stop (for scripts and tests)')
-    .option('--for <seconds>', 'stop after this many seconds', positiveSeconds)
+    .option('--for <seconds>', 'stop after this many seconds', positive)
     .option(
       '--dynamodb-endpoint <url>',
       'use this DynamoDB (Local) instead of starting one (no Java needed)',

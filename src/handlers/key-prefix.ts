@@ -1,6 +1,6 @@
 // The rule for the archive bucket's key prefixes (archivePrefix / deadLetterPrefix), shared by the
-// archive handler's cold start and `npm run package` (scripts/package.js imports the built copy),
-// so the two cannot disagree about which prefixes deploy.
+// archive handler's cold start and the archive's settings rules (archive-rules.ts, which
+// `npm run package` and the CDK's TtlArchive apply), so they cannot disagree about which prefixes deploy.
 //
 // Each prefix ends the archive role's IAM resource `<bucket>/<prefix>*`, and archivePrefix is the
 // Prefix of the bucket's Glacier lifecycle rule. An empty prefix would make the grant `<bucket>/*`

@@ -1,9 +1,9 @@
 import type { LambdaKinesisRecord } from '../../records/index.js';
 import { type Clock, ManualClock } from './clock.js';
-import type { EmulatorEvent, ShardResult } from './emulator.js';
+import type { ShardResult } from './emulator.js';
 import { ReplayFileError } from './errors.js';
 import { KinesisMappingEmulator, type KinesisMappingOptions } from './kinesis-emulator.js';
-import { failureLine, RepeatedLineWriter } from './replay.js';
+import { failureLog } from './replay.js';
 import { readJsonLines } from './replay-lines.js';
 
 export interface KinesisReplayOptions {
@@ -49,27 +49,18 @@ export async function replayKinesis(options: KinesisReplayOptions): Promise<Kine
       if (event) for (const shard of shards.values()) if (shard.pages.at(-1)?.length) shard.pages.push([]);
     }
   }
-  const log = options.log ? new RepeatedLineWriter(options.log) : undefined;
-  const onEvent = options.mapping.onEvent;
+  const failures = failureLog(options.log, options.mapping.onEvent);
   const emulator = new KinesisMappingEmulator({
     ...options.mapping,
     clock: options.clock ?? new ManualClock(newest * 1000),
-    ...(log
-      ? {
-          onEvent: (e: EmulatorEvent) => {
-            onEvent?.(e);
-            const line = failureLine(e);
-            if (line !== undefined) log.line(line);
-          },
-        }
-      : {}),
+    ...failures.mapping,
   });
   const results: ShardResult[] = [];
   try {
     for (const [shardId, { streamArn, pages }] of shards)
       results.push(await emulator.runShard({ shardId, streamArn, pages: pages.filter((p) => p.length) }));
   } finally {
-    log?.flush();
+    failures.flush();
   }
   return { emulator, shards: results, records: total };
 }

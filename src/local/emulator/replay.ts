@@ -104,27 +104,14 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
     }
   }
   const clock = options.clock ?? new ManualClock(newest * 1000);
-  const log = options.log ? new RepeatedLineWriter(options.log) : undefined;
-  const onEvent = options.mapping.onEvent;
-  const emulator = new EventSourceMappingEmulator({
-    ...options.mapping,
-    clock,
-    ...(log
-      ? {
-          onEvent: (event: EmulatorEvent) => {
-            onEvent?.(event);
-            const line = failureLine(event);
-            if (line !== undefined) log.line(line);
-          },
-        }
-      : {}),
-  });
+  const failures = failureLog(options.log, options.mapping.onEvent);
+  const emulator = new EventSourceMappingEmulator({ ...options.mapping, clock, ...failures.mapping });
   const shards: ShardResult[] = [];
   try {
     await replayShards(emulator, feeds, total, options.onProgress, shards);
   } finally {
     // A run ended by ReplayStalledError still reports how often its last error repeated.
-    log?.flush();
+    failures.flush();
   }
   return { emulator, shards, records: total };
 }
@@ -163,6 +150,30 @@ export function failureLine(event: EmulatorEvent): string | undefined {
   if (event.outcome === 'partial-failure')
     return `${event.shardId}: partial-failure from ${event.failedSequenceNumber ?? '?'}`;
   return `${event.shardId}: ${event.outcome}: ${event.error ?? ''}`;
+}
+
+/**
+ * A replay's report of failed invocations to `log`, one line each (`failureLine`), repeats
+ * collapsed: `mapping` is the emulator's onEvent, passing every event on to the mapping's own
+ * `onEvent` too, and `flush()` ends the last run of repeats. Without a log, `mapping` is empty and
+ * the mapping's `onEvent` stays as it is.
+ */
+export function failureLog(
+  log: ((line: string) => void) | undefined,
+  onEvent: ((event: EmulatorEvent) => void) | undefined,
+): { mapping: { onEvent?: (event: EmulatorEvent) => void }; flush(): void } {
+  if (log === undefined) return { mapping: {}, flush: () => {} };
+  const writer = new RepeatedLineWriter(log);
+  return {
+    mapping: {
+      onEvent: (event) => {
+        onEvent?.(event);
+        const line = failureLine(event);
+        if (line !== undefined) writer.line(line);
+      },
+    },
+    flush: () => writer.flush(),
+  };
 }
 
 /**

@@ -1,13 +1,7 @@
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  BatchWriteItemCommand,
-  DeleteItemCommand,
-  PutItemCommand,
-  ScanCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CheckpointMismatchError,
@@ -18,43 +12,13 @@ import {
   UnsupportedExportFormatError,
 } from '../../../src/backfill/index.js';
 import { writeLocalExport } from '../../../src/local/export/index.js';
-import { toJsonAttributeMap } from '../../../src/records/convert.js';
-import { marshall } from '../../../src/records/marshall.js';
-import type { AttributeMap, ClassifiedRecord } from '../../../src/records/types.js';
 import { MemoryDeadLetterSink } from '../../../src/sinks/memory-dead-letter-sink.js';
 import type { Sink } from '../../../src/sinks/types.js';
 import { createTestBucket, createTestTable, localClients } from '../../support/aws.js';
+import { fillWideItems, quietLogger, StateSink, tableState, wideItem } from '../../support/backfill-table.js';
 import { gzLines, putExport } from './export-fixtures.js';
 
 const { dynamodb, streams, s3 } = localClients();
-
-/** A sink that stores item state by key, as a search index or a copy would: what the table should equal. */
-class StateSink implements Sink {
-  readonly name = 'state';
-  readonly state = new Map<string, AttributeMap>();
-  readonly origins = new Set<string>();
-  writes = 0;
-  constructor(readonly failAfter = Number.POSITIVE_INFINITY) {}
-  write(records: readonly ClassifiedRecord[]) {
-    const failed = [];
-    for (const r of records) {
-      if (this.writes >= this.failAfter) {
-        failed.push({ sequenceNumber: r.sequenceNumber, error: new Error('down') });
-        continue;
-      }
-      this.writes++;
-      this.origins.add(JSON.stringify(r.origin));
-      const id = JSON.stringify(r.raw.dynamodb.Keys);
-      if (r.kind === 'insert' || r.kind === 'modify') this.state.set(id, r.raw.dynamodb.NewImage!);
-      else this.state.delete(id);
-    }
-    return { failed };
-  }
-}
-
-const noop = () => undefined;
-/** The failing runs log every record they give up on; the assertions say what happened. */
-const quiet = { debug: noop, info: noop, warn: noop, error: noop, child: () => quiet };
 
 /** Without a dead-letter sink (`deadLetter: null`) a record that keeps failing fails its batch, as in Lambda. */
 function config(sink: Sink, deadLetter: MemoryDeadLetterSink | null = new MemoryDeadLetterSink()) {
@@ -62,47 +26,9 @@ function config(sink: Sink, deadLetter: MemoryDeadLetterSink | null = new Memory
     routes: [{ when: ['insert', 'modify', 'user-delete', 'ttl-delete'] as const, to: sink }],
     ...(deadLetter === null ? {} : { deadLetter }),
     metrics: false as const,
-    logger: quiet,
+    logger: quietLogger,
     retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
   };
-}
-
-async function tableState(table: string): Promise<Map<string, AttributeMap>> {
-  const out = new Map<string, AttributeMap>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamodb.send(
-      new ScanCommand({ TableName: table, ExclusiveStartKey: start as never }),
-    );
-    for (const item of page.Items ?? []) {
-      const json = toJsonAttributeMap(item);
-      out.set(JSON.stringify({ pk: json.pk }), json);
-    }
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return out;
-}
-
-function wideItem(i: number) {
-  return marshall(
-    {
-      pk: `item-${i}`,
-      big: 12345678901234567890123456789012345678n,
-      bytes: new Uint8Array([i % 256, 0, 255]),
-      tags: new Set(['a', `t${i}`]),
-      nested: { list: [1, 'two', { three: [true, null] }], n: i },
-    },
-    { binary: 'bytes' },
-  );
-}
-
-async function fill(table: string, n: number): Promise<void> {
-  for (let from = 0; from < n; from += 25) {
-    const puts = [];
-    for (let i = from; i < Math.min(n, from + 25); i++)
-      puts.push({ PutRequest: { Item: wideItem(i) as never } });
-    await dynamodb.send(new BatchWriteItemCommand({ RequestItems: { [table]: puts } }));
-  }
 }
 
 let bucket: string;
@@ -116,7 +42,7 @@ describe('runBackfill from a local export', () => {
   let table: Awaited<ReturnType<typeof createTestTable>>;
   beforeAll(async () => {
     table = await createTestTable(dynamodb);
-    await fill(table.tableName, 230);
+    await fillWideItems(dynamodb, table.tableName, 230);
   });
   afterAll(() => table.drop());
 
@@ -146,7 +72,7 @@ describe('runBackfill from a local export', () => {
       partsTotal: 3,
       complete: true,
     });
-    expect(sink.state).toEqual(await tableState(table.tableName));
+    expect(sink.state).toEqual(await tableState(dynamodb, table.tableName));
     expect([...sink.origins].map((o) => JSON.parse(o))).toEqual([
       { source: 'backfill', from: 'export', snapshotTime: exported.exportTime },
     ]);
@@ -186,7 +112,7 @@ describe('runBackfill from a local export', () => {
     });
     expect(report.complete).toBe(true);
     expect(report.itemsRead).toBeGreaterThanOrEqual(3);
-    expect(sink.state).toEqual(await tableState(table.tableName));
+    expect(sink.state).toEqual(await tableState(dynamodb, table.tableName));
     expect([...sink.origins].map((o) => JSON.parse(o).from)).toContain('incremental-export');
   });
 
@@ -204,7 +130,7 @@ describe('runBackfill from a local export', () => {
       complete: true,
       failed: 0,
     });
-    expect(sink.state).toEqual(await tableState(table.tableName));
+    expect(sink.state).toEqual(await tableState(dynamodb, table.tableName));
     expect(report.itemsRead).toBe(sink.state.size);
   });
 
@@ -247,7 +173,7 @@ describe('runBackfill from a local export', () => {
       });
       expect(rest.complete).toBe(true);
       const union = new Map([...broken.state, ...second.state]);
-      expect(union).toEqual(await tableState(table.tableName));
+      expect(union).toEqual(await tableState(dynamodb, table.tableName));
       // Resumed after what the first run finished: nothing delivered twice but the failed batch's own retries.
       expect(first.delivered + rest.delivered).toBe(union.size);
       const again = await runBackfill(config(new StateSink()), { source: from, s3, dynamodb, checkpoint });

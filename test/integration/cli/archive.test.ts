@@ -38,6 +38,21 @@ describe('tidewater archive', () => {
     return bucket;
   }
 
+  /** `archive erase-tenant` of `tenant` in `bucket` over 2026-01-15; `extra` adds table, prefix, tenant key. */
+  const eraseTenant = (bucket: string, tenant: string, ...extra: string[]) => [
+    'archive',
+    'erase-tenant',
+    '-b',
+    bucket,
+    '--tenant',
+    tenant,
+    '--from',
+    '2026-01-15T00:00Z',
+    '--to',
+    '2026-01-16T00:00Z',
+    ...extra,
+  ];
+
   it('compact --dry-run reports and changes nothing; compact compacts; the report is JSON', async () => {
     const bucket = await archived();
     const before = await snapshot(s3, bucket);
@@ -74,24 +89,9 @@ describe('tidewater archive', () => {
   it("erase-tenant erases one tenant's rows and prints what went", async () => {
     const bucket = await archived();
     const { out } = captureOutput();
-    const code = await main([
-      'archive',
-      'erase-tenant',
-      '-b',
-      bucket,
-      '-t',
-      TABLE,
-      '-p',
-      'archive/',
-      '--tenant',
-      'globex',
-      '--from',
-      '2026-01-15T00:00Z',
-      '--to',
-      '2026-01-16T00:00Z',
-      '--tenant-key',
-      'pk',
-    ]);
+    const code = await main(
+      eraseTenant(bucket, 'globex', '-t', TABLE, '-p', 'archive/', '--tenant-key', 'pk'),
+    );
     expect(code).toBe(EXIT.ok);
     const report = JSON.parse(out.join(''));
     expect(report).toMatchObject({ tenant: 'globex', rowsErased: 40, rewritten: [] });
@@ -103,21 +103,7 @@ describe('tidewater archive', () => {
   it('erase-tenant and compact that find nothing exit non-zero and say where they looked', async () => {
     const bucket = await archived();
     const before = await snapshot(s3, bucket);
-    const erase = (...extra: string[]) => [
-      'archive',
-      'erase-tenant',
-      '-b',
-      bucket,
-      '--tenant',
-      'globex',
-      '--from',
-      '2026-01-15T00:00Z',
-      '--to',
-      '2026-01-16T00:00Z',
-      '--tenant-key',
-      'pk',
-      ...extra,
-    ];
+    const erase = (...extra: string[]) => eraseTenant(bucket, 'globex', '--tenant-key', 'pk', ...extra);
     const runs = [
       // No -p: the sink wrote under archive/.
       [erase('-t', TABLE), `s3://${bucket}/table=${TABLE}/`],
@@ -148,22 +134,7 @@ describe('tidewater archive', () => {
     const now = new Date().toISOString().slice(0, 13);
     expect(await main(['archive', 'compact', '-b', bucket, '-t', TABLE, '--hour', now])).toBe(EXIT.error);
     expect(err.join('')).toMatch(/OpenPartitionError: .* is still open/);
-    expect(
-      await main([
-        'archive',
-        'erase-tenant',
-        '-b',
-        bucket,
-        '-t',
-        TABLE,
-        '--tenant',
-        'acme/eu',
-        '--from',
-        '2026-01-15T00:00Z',
-        '--to',
-        '2026-01-16T00:00Z',
-      ]),
-    ).toBe(EXIT.error);
+    expect(await main(eraseTenant(bucket, 'acme/eu', '-t', TABLE))).toBe(EXIT.error);
     expect(err.join('')).toMatch(/InvalidTenantError: tenant "acme\/eu": a tenant id must not contain '\/'/);
     expect(
       await main(['archive', 'compact', '-b', `${bucket}-missing`, '-t', TABLE, '--hour', '2026-01-15T10']),

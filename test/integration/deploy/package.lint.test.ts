@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forKinesis, toFilterCriteria, ttlDeletes, userDeletes } from '../../../src/filters/index.js';
-import { conditionHolds, grants, streamMapping, type Template } from './template.js';
+import { conditionHolds, grants, streamMapping, type Template, viaService } from './template.js';
 
 // Every template `npm run package` can produce, linted with cfn-lint: the default, a KMS key with
 // every other setting changed from its default, and the Kinesis variant with the AWS managed key and
@@ -280,7 +280,7 @@ describe('the Kinesis variant (archiveSource: kinesis, infra/kinesis.yml)', () =
       Resource: [KMS_KEY],
       Condition: {
         StringEquals: {
-          'kms:ViaService': [{ 'Fn::Join': ['', ['kinesis.', { Ref: 'AWS::Region' }, '.amazonaws.com']] }],
+          'kms:ViaService': [viaService('kinesis')],
           'kms:EncryptionContext:aws:kinesis:arn': [{ 'Fn::GetAtt': ['ChangeStream', 'Arn'] }],
         },
       },

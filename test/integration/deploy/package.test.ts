@@ -12,9 +12,12 @@ import {
   conditionHolds,
   grants,
   resourcesOfType,
+  roleStatement,
+  roleStatements,
   statements,
   streamMapping,
   type Template,
+  viaService,
 } from './template.js';
 
 // Runs the real `npm run package` (osls + serverless-esbuild) with no AWS credentials and
@@ -271,35 +274,21 @@ describe('serverless package (offline)', () => {
       expect(conditionHolds(allDeletes.template, name)).toBe(true);
     }
     expect(conditionHolds(ttlOnly.template, 'ArchiveUsesKms')).toBe(false);
-    const keyStatement = (run: PackageRun) =>
-      statements(
-        run.template,
-        run.template.Resources.ArchiveTtlRole!.Properties.Policies[0].PolicyDocument,
-      ).find((s) => s.Sid === 'UseArchiveKey');
-    expect(keyStatement(ttlOnly)).toBeUndefined();
-    expect(keyStatement(allDeletes)).toEqual({
+    expect(roleStatement(ttlOnly.template, 'ArchiveTtlRole', 'UseArchiveKey')).toBeUndefined();
+    expect(roleStatement(allDeletes.template, 'ArchiveTtlRole', 'UseArchiveKey')).toEqual({
       Sid: 'UseArchiveKey',
       Effect: 'Allow',
       Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
       Resource: [kms],
       Condition: {
         StringEquals: {
-          'kms:ViaService': [
-            { 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
-            { 'Fn::Join': ['', ['sqs.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
-            { 'Fn::Join': ['', ['dynamodb.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
-          ],
+          'kms:ViaService': [viaService('s3'), viaService('sqs'), viaService('dynamodb')],
         },
       },
     });
     // The table is encrypted with the same key, and the aggregator reads and writes it.
-    const tableKeyStatement = (run: PackageRun) =>
-      statements(
-        run.template,
-        run.template.Resources.AggregateVotesRole!.Properties.Policies[0].PolicyDocument,
-      ).find((s) => s.Sid === 'UseTableKey');
-    expect(tableKeyStatement(ttlOnly)).toBeUndefined();
-    expect(tableKeyStatement(allDeletes)).toEqual({
+    expect(roleStatement(ttlOnly.template, 'AggregateVotesRole', 'UseTableKey')).toBeUndefined();
+    expect(roleStatement(allDeletes.template, 'AggregateVotesRole', 'UseTableKey')).toEqual({
       Sid: 'UseTableKey',
       Effect: 'Allow',
       Action: [
@@ -312,7 +301,7 @@ describe('serverless package (offline)', () => {
       Resource: [kms],
       Condition: {
         StringEquals: {
-          'kms:ViaService': { 'Fn::Join': ['', ['dynamodb.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+          'kms:ViaService': viaService('dynamodb'),
         },
       },
     });
@@ -378,8 +367,7 @@ describe('serverless package (offline)', () => {
   });
 
   it('limits the archive role to its stream, its prefixes, its queues and its logs', () => {
-    const role = ttlOnly.template.Resources.ArchiveTtlRole!;
-    const granted = statements(ttlOnly.template, role.Properties.Policies[0].PolicyDocument);
+    const granted = roleStatements(ttlOnly.template, 'ArchiveTtlRole');
     expect(
       Object.fromEntries(granted.map((s) => [s.Sid, { Action: s.Action, Resource: s.Resource }])),
     ).toEqual({
@@ -412,8 +400,7 @@ describe('serverless package (offline)', () => {
   });
 
   it("limits the aggregator role to reading the poll's counters and updating its totals", () => {
-    const role = ttlOnly.template.Resources.AggregateVotesRole!;
-    const granted = statements(ttlOnly.template, role.Properties.Policies[0].PolicyDocument);
+    const granted = roleStatements(ttlOnly.template, 'AggregateVotesRole');
     expect(grants(ttlOnly.template, 'AggregateVotesRole')).toEqual({
       WriteLogs: writeLogs('AggregateVotesLogGroup'),
       // The layout item, the registry, the shards and the totals (BatchGetItem reads those back);
@@ -526,18 +513,14 @@ describe('serverless package (offline)', () => {
     });
     // With a KMS key: decrypt what it reads, generate data keys for what it writes, on that key only.
     const kms = 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-0000-0000-000000000000';
-    const withKey = statements(
-      allDeletes.template,
-      allDeletes.template.Resources.CompactArchiveRole!.Properties.Policies[0].PolicyDocument,
-    ).find((s) => s.Sid === 'UseArchiveKey');
-    expect(withKey).toEqual({
+    expect(roleStatement(allDeletes.template, 'CompactArchiveRole', 'UseArchiveKey')).toEqual({
       Sid: 'UseArchiveKey',
       Effect: 'Allow',
       Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
       Resource: [kms],
       Condition: {
         StringEquals: {
-          'kms:ViaService': [{ 'Fn::Join': ['', ['s3.', { Ref: 'AWS::Region' }, '.amazonaws.com']] }],
+          'kms:ViaService': [viaService('s3')],
         },
       },
     });

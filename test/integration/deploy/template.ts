@@ -64,14 +64,32 @@ export function statements(template: Template, document: { Statement: unknown[] 
 
 export const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
 
+/** The statements in force of a role's (one) inline policy. */
+export function roleStatements(template: Template, roleId: string): Record<string, any>[] {
+  return statements(template, template.Resources[roleId]!.Properties.Policies[0].PolicyDocument);
+}
+
+/** A role's statement `sid` in force, whole; undefined when the role has none. */
+export function roleStatement(
+  template: Template,
+  roleId: string,
+  sid: string,
+): Record<string, any> | undefined {
+  return roleStatements(template, roleId).find((s) => s.Sid === sid);
+}
+
+/** A `kms:ViaService` value: `service` in the stack's region. */
+export const viaService = (service: string) => ({
+  'Fn::Join': ['', [`${service}.`, { Ref: 'AWS::Region' }, '.amazonaws.com']],
+});
+
 /** A role's statements in force, by Sid: action, resource and condition. */
 export function grants(
   template: Template,
   roleId: string,
 ): Record<string, { Action: unknown; Resource: unknown; Condition: unknown }> {
-  const role = template.Resources[roleId]!;
   return Object.fromEntries(
-    statements(template, role.Properties.Policies[0].PolicyDocument).map((s) => [
+    roleStatements(template, roleId).map((s) => [
       s.Sid,
       { Action: s.Action, Resource: s.Resource, Condition: s.Condition },
     ]),

@@ -6,10 +6,9 @@ import { createPipeline } from '../../../src/pipeline/engine.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
 import { MemoryDeadLetterSink } from '../../../src/sinks/memory-dead-letter-sink.js';
 import { MemorySink } from '../../../src/sinks/memory-sink.js';
+import { quietLogger } from '../../support/backfill-table.js';
 
 const origin = { source: 'backfill', from: 'scan', snapshotTime: 1_767_323_045_000 } as const;
-const noop = () => undefined;
-const quiet = { debug: noop, info: noop, warn: noop, error: noop, child: () => quiet };
 const context = { tableArn: 'arn:aws:dynamodb:us-east-1:123456789012:table/t', region: 'us-east-1' };
 
 function records(n: number) {
@@ -30,7 +29,7 @@ describe('a backfill batch through the engine', () => {
     const config = {
       routes: [{ when: 'insert' as const, to: sink }],
       metrics: false as const,
-      logger: quiet,
+      logger: quietLogger,
     };
     const before = { ...config, routes: [...config.routes] };
     const stream = createPipeline(config);
@@ -52,7 +51,7 @@ describe('a backfill batch through the engine', () => {
       },
     });
     const run = backfillPipeline(
-      { routes: [{ when: 'insert', to: sink }], metrics: false, logger: quiet, retry: { attempts: 1 } },
+      { routes: [{ when: 'insert', to: sink }], metrics: false, logger: quietLogger, retry: { attempts: 1 } },
       origin,
     );
     expect(await deliverBatch(run.pipeline, records(4), 3)).toEqual({ done: 4, error: undefined });
@@ -72,7 +71,7 @@ describe('a backfill batch through the engine', () => {
   it('a record that keeps failing stops the batch there after the attempts, naming it', async () => {
     const sink = new MemorySink({ failWhen: (record) => record.eventID === 'scan:0#2' });
     const run = backfillPipeline(
-      { routes: [{ when: 'insert', to: sink }], metrics: false, logger: quiet, retry: { attempts: 1 } },
+      { routes: [{ when: 'insert', to: sink }], metrics: false, logger: quietLogger, retry: { attempts: 1 } },
       origin,
     );
     const outcome = await deliverBatch(run.pipeline, records(3), 2);
@@ -90,7 +89,7 @@ describe('a backfill batch through the engine', () => {
         routes: [{ when: 'insert', to: sink }],
         deadLetter,
         metrics: false,
-        logger: quiet,
+        logger: quietLogger,
         retry: { attempts: 1 },
       },
       origin,
@@ -107,7 +106,7 @@ describe('a backfill batch through the engine', () => {
   it("the pipeline's TTL health check applies: an item whose TTL is in milliseconds is reported, naming where it was read", async () => {
     const warned: Record<string, unknown>[] = [];
     const logger = {
-      ...quiet,
+      ...quietLogger,
       warn: (fields: object) => warned.push(fields as Record<string, unknown>),
       child: () => logger,
     };

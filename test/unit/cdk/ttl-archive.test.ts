@@ -273,25 +273,43 @@ describe('TtlArchive', () => {
   it('refuses settings that would widen a grant, lose data or fail the deploy, naming the option', () => {
     const compaction = { function: { code: inlineCode() } };
     const cases: [Partial<TtlArchiveProps>, RegExp][] = [
-      [{ archivePrefix: '' }, /option 'archivePrefix' must be one or more segments/],
-      [{ deadLetterPrefix: 'dl*/' }, /option 'deadLetterPrefix' must be one or more segments/],
+      [{ archivePrefix: '' }, /option 'archivePrefix' is ""; it must be one or more segments/],
+      [
+        { deadLetterPrefix: 'dl*/' },
+        /option 'deadLetterPrefix' is "dl\*\/"; it must be one or more segments/,
+      ],
       [
         { deadLetterPrefix: 'archive/dead/' },
-        /'deadLetterPrefix' .* and 'archivePrefix' .* must not contain each other/,
+        /option 'deadLetterPrefix' "archive\/dead\/" is inside 'archivePrefix' "archive\/"; the archive lifecycle would move dead letters to Glacier/,
       ],
-      [{ deepArchiveAfterDays: 30 }, /'deepArchiveAfterDays' must be after 'glacierAfterDays'/],
+      [
+        { deepArchiveAfterDays: 30 },
+        /option 'glacierAfterDays' 30 and 'deepArchiveAfterDays' 30 must be whole days with DEEP_ARCHIVE after GLACIER/,
+      ],
       [
         { deadLetterAfterAge: Duration.days(2) },
-        /'deadLetterAfterAge' must be below the mapping's 'maxRecordAge'/,
+        /option 'deadLetterAfterAge' in seconds 172800 must be a whole number of seconds below the mapping's 'stream.maxRecordAge' in seconds \(86400\)/,
       ],
       [
         { glacierAfterDays: 3, compaction },
-        /closedAfter \+ lookbackHours reach 74 hours .* within a day of 'glacierAfterDays' \(3\)/,
+        /'compaction.closedAfter' in seconds \(90000\) \+ 'compaction.lookbackHours' \(48\) reach 74 hours .* within a day of 'glacierAfterDays' \(3\)/,
       ],
       [{ storageClass: 'GLACIER', compaction }, /option 'storageClass' GLACIER: compaction cannot read/],
       [
+        { archivePrefix: 'dead-letter/archive/' },
+        /option 'archivePrefix' "dead-letter\/archive\/" is inside 'deadLetterPrefix' "dead-letter\/"; the dead-letter lifecycle would expire archives/,
+      ],
+      [
+        // The compaction handler refuses a closedAfter below an hour at its cold start.
+        {
+          stream: { maxRecordAge: Duration.minutes(10) },
+          compaction: { ...compaction, closedAfter: Duration.minutes(30) },
+        },
+        /option 'compaction.closedAfter' in seconds 1800 must be a whole number of seconds, at least 3600/,
+      ],
+      [
         { compaction: { ...compaction, closedAfter: Duration.hours(2) } },
-        /closedAfter is below the mapping's 'maxRecordAge'/,
+        /'compaction.closedAfter' in seconds \(7200\) is below the mapping's 'stream.maxRecordAge' in seconds \(86400\)/,
       ],
       [
         { compaction: { ...compaction, lookbackhours: 2 } as never },

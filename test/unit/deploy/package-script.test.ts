@@ -186,8 +186,12 @@ describe('npm run package: settings checks on the packaged template', () => {
   });
 
   it('refuses an empty deadLetterPrefix: the overflow grant would be PutObject on <bucket>/*', () => {
+    // ...and its expiry rule's Prefix '' would expire the archives too.
     expect(templateProblems(template({ archive: { DEAD_LETTER_OVERFLOW_PREFIX: '' } }))).toEqual([
       expect.stringMatching(/^deadLetterPrefix is ""; .*whole bucket/),
+      expect.stringMatching(
+        /^archivePrefix "archive\/" is inside deadLetterPrefix "" \(an empty prefix is the whole bucket\); .*expire archives/,
+      ),
     ]);
   });
 
@@ -216,6 +220,22 @@ describe('npm run package: settings checks on the packaged template', () => {
         template({ archive: { ARCHIVE_PREFIX: 'archive', DEAD_LETTER_OVERFLOW_PREFIX: 'archive-dl/' } }),
       ),
     ).toEqual([expect.stringMatching(/^archivePrefix is /), expect.stringMatching(/inside archivePrefix/)]);
+  });
+
+  it('refuses archives under the dead-letter prefix, where the dead-letter expiry would delete them', () => {
+    expect(templateProblems(template({ archive: { ARCHIVE_PREFIX: 'dead-letter/archive/' } }))).toEqual([
+      'archivePrefix "dead-letter/archive/" is inside deadLetterPrefix "dead-letter/"; the dead-letter lifecycle would expire archives with the dead letters',
+    ]);
+  });
+
+  it("refuses a deadLetterAfterAgeSeconds at or past the mapping's maximumRecordAgeInSeconds", () => {
+    // A record Lambda gives up on first would reach the on-failure queue without its content.
+    expect(templateProblems(template({ archive: { MAX_RECORD_AGE_SECONDS: '82800' } }))).toEqual([]);
+    expect(templateProblems(template({ archive: { MAX_RECORD_AGE_SECONDS: 86400 } }))).toEqual([
+      expect.stringMatching(
+        /^deadLetterAfterAgeSeconds 86400 must be a whole number of seconds below the stream mapping's maximumRecordAgeInSeconds \(86400\)/,
+      ),
+    ]);
   });
 
   it('refuses lifecycle days S3 would reject', () => {

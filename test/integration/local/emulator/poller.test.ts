@@ -16,7 +16,12 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../src/local/emulator/clock.js';
 import { EventSourceMappingEmulator } from '../../../../src/local/emulator/emulator.js';
-import { type PollerEvent, StreamPoller, type StreamsApi } from '../../../../src/local/emulator/poller.js';
+import {
+  type PollerEvent,
+  StreamPoller,
+  type StreamPollerOptions,
+  type StreamsApi,
+} from '../../../../src/local/emulator/poller.js';
 import type { LambdaStreamRecord } from '../../../../src/records/types.js';
 import { createTestTable, localClients } from '../../../support/aws.js';
 
@@ -204,6 +209,13 @@ describe('StreamPoller against DynamoDB Local', () => {
    * presented by a wrapper as the parent's child (DynamoDB Local never splits shards itself).
    * `beforeChildRead` runs once, before the first GetRecords on the child (after its iterator).
    */
+  /** The sequence number of the `index`th record on a stream, read straight from its real shard. */
+  async function sequenceNumberAt(streamArn: string, index: number): Promise<string> {
+    const direct = collector();
+    await new StreamPoller({ streams, streamArn }).runEmulator(direct.emulator, { stopWhenCaughtUp: true });
+    return direct.seen[index]?.dynamodb.SequenceNumber as string;
+  }
+
   async function lineageFixture(beforeChildRead?: (childTableName: string) => Promise<void>) {
     const parentTable = await createTestTable(dynamodb);
     const childTable = await createTestTable(dynamodb);
@@ -277,6 +289,23 @@ describe('StreamPoller against DynamoDB Local', () => {
       child,
       childId,
       lineage,
+      /**
+       * Polls the lineage through `through` (the fixture's emulator unless given) until caught up,
+       * its events into `events` unless `options` says otherwise.
+       */
+      run: async (
+        options: Omit<StreamPollerOptions, 'streams' | 'streamArn'> = {},
+        through: EventSourceMappingEmulator = emulator,
+      ) => {
+        const poller = new StreamPoller({
+          streams: lineage,
+          streamArn: parentTable.streamArn,
+          onEvent: (e) => events.push(e),
+          ...options,
+        });
+        await poller.runEmulator(through, { stopWhenCaughtUp: true });
+        return poller;
+      },
       /** The parent ages out of DescribeStream (24 h after it closed, on AWS). */
       hideParent: () => {
         listed = [childShard];
@@ -295,13 +324,7 @@ describe('StreamPoller against DynamoDB Local', () => {
   it('follows a closed parent shard into its child only after the parent is read to its end', async () => {
     const fx = await lineageFixture();
     const file = join(dir, 'lineage.json');
-    const poller = new StreamPoller({
-      streams: fx.lineage,
-      streamArn: fx.streamArn,
-      checkpointFile: file,
-      onEvent: (e) => fx.events.push(e),
-    });
-    await poller.runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    await fx.run({ checkpointFile: file });
     expect(fx.order).toEqual(['p1', 'p2', 'p3', 'c1', 'c2']);
     expect(fx.starts().map((e) => e.shardId)).toEqual([fx.parent?.ShardId, fx.childId]);
     const saved = JSON.parse(await readFile(file, 'utf8'));
@@ -315,13 +338,7 @@ describe('StreamPoller against DynamoDB Local', () => {
 
   it('applies LATEST to the child of a parent already closed, instead of replaying the child', async () => {
     const fx = await lineageFixture((childTableName) => put(childTableName, 'c3'));
-    const poller = new StreamPoller({
-      streams: fx.lineage,
-      streamArn: fx.streamArn,
-      startingPosition: 'LATEST',
-      onEvent: (e) => fx.events.push(e),
-    });
-    await poller.runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    const poller = await fx.run({ startingPosition: 'LATEST' });
     expect(fx.order).toEqual(['c3']);
     expect(fx.starts()).toEqual([
       {
@@ -341,21 +358,11 @@ describe('StreamPoller against DynamoDB Local', () => {
   it('applies atSequenceNumber inside the child when the parent ends before it', async () => {
     const fx = await lineageFixture();
     // The child's own sequence numbers, read straight from its real shard.
-    const direct = collector();
-    await new StreamPoller({ streams, streamArn: fx.childStreamArn }).runEmulator(direct.emulator, {
-      stopWhenCaughtUp: true,
-    });
-    const c2 = direct.seen[1]?.dynamodb.SequenceNumber as string;
+    const c2 = await sequenceNumberAt(fx.childStreamArn, 1);
     expect(BigInt(c2)).toBeGreaterThan(
       BigInt(fx.parent?.SequenceNumberRange?.EndingSequenceNumber as string),
     );
-    const poller = new StreamPoller({
-      streams: fx.lineage,
-      streamArn: fx.streamArn,
-      startingPosition: { atSequenceNumber: c2 },
-      onEvent: (e) => fx.events.push(e),
-    });
-    await poller.runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    await fx.run({ startingPosition: { atSequenceNumber: c2 } });
     expect(fx.order).toEqual(['c2']);
     expect(fx.starts()).toEqual([
       {
@@ -371,17 +378,8 @@ describe('StreamPoller against DynamoDB Local', () => {
 
   it('still starts the child at its beginning when the parent was read from a starting position', async () => {
     const fx = await lineageFixture();
-    const direct = collector();
-    await new StreamPoller({ streams, streamArn: fx.streamArn }).runEmulator(direct.emulator, {
-      stopWhenCaughtUp: true,
-    });
-    const p2 = direct.seen[1]?.dynamodb.SequenceNumber as string;
-    await new StreamPoller({
-      streams: fx.lineage,
-      streamArn: fx.streamArn,
-      startingPosition: { afterSequenceNumber: p2 },
-      onEvent: (e) => fx.events.push(e),
-    }).runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    const p2 = await sequenceNumberAt(fx.streamArn, 1);
+    await fx.run({ startingPosition: { afterSequenceNumber: p2 } });
     expect(fx.order).toEqual(['p3', 'c1', 'c2']);
     expect(fx.starts().map((e) => e.iteratorType)).toEqual(['AFTER_SEQUENCE_NUMBER', 'TRIM_HORIZON']);
     await fx.drop();
@@ -390,21 +388,12 @@ describe('StreamPoller against DynamoDB Local', () => {
   it('resumes a lineage after a restart: the finished parent is not read again, the child continues', async () => {
     const fx = await lineageFixture();
     const file = join(dir, 'lineage-resume.json');
-    await new StreamPoller({
-      streams: fx.lineage,
-      streamArn: fx.streamArn,
-      checkpointFile: file,
-    }).runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    await fx.run({ checkpointFile: file });
     expect(fx.order).toEqual(['p1', 'p2', 'p3', 'c1', 'c2']);
     await put(fx.childTableName, 'c3');
     const second = collector();
     const events: PollerEvent[] = [];
-    await new StreamPoller({
-      streams: fx.lineage,
-      streamArn: fx.streamArn,
-      checkpointFile: file,
-      onEvent: (e) => events.push(e),
-    }).runEmulator(second.emulator, { stopWhenCaughtUp: true });
+    await fx.run({ checkpointFile: file, onEvent: (e) => events.push(e) }, second.emulator);
     expect(second.keys()).toEqual(['c3']);
     const starts = events.filter((e) => e.type === 'shard-start');
     expect(starts).toEqual([
@@ -431,14 +420,8 @@ describe('StreamPoller against DynamoDB Local', () => {
       }),
     );
     fx.hideParent();
-    await new StreamPoller({
-      streams: fx.lineage,
-      streamArn: fx.streamArn,
-      // LATEST applies to shards this poller never read into; this child follows a read parent.
-      startingPosition: 'LATEST',
-      checkpointFile: file,
-      onEvent: (e) => fx.events.push(e),
-    }).runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    // LATEST applies to shards this poller never read into; this child follows a read parent.
+    await fx.run({ startingPosition: 'LATEST', checkpointFile: file });
     expect(fx.order).toEqual(['c1', 'c2']);
     expect(fx.starts().map((e) => e.iteratorType)).toEqual(['TRIM_HORIZON']);
     await fx.drop();
@@ -520,15 +503,9 @@ describe('StreamPoller against DynamoDB Local', () => {
     const saved = JSON.parse(await readFile(file, 'utf8'));
     expect(saved.shards[fx.parent?.ShardId as string].finished).toBeUndefined();
 
-    const events: PollerEvent[] = [];
-    await new StreamPoller({
-      streams: fx.lineage,
-      streamArn: fx.streamArn,
-      checkpointFile: file,
-      onEvent: (e) => events.push(e),
-    }).runEmulator(fx.emulator, { stopWhenCaughtUp: true });
+    await fx.run({ checkpointFile: file });
     expect(fx.order).toEqual(['p3', 'c1', 'c2']);
-    expect(events.filter((e) => e.type === 'shard-start')).toEqual([
+    expect(fx.starts()).toEqual([
       expect.objectContaining({ shardId: fx.parent?.ShardId, iteratorType: 'AFTER_SEQUENCE_NUMBER' }),
       expect.objectContaining({ shardId: fx.childId, iteratorType: 'TRIM_HORIZON' }),
     ]);

@@ -1,17 +1,13 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: definitions and result files are untyped JSON
-import { BatchWriteItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { writeLocalExport } from '../../../../src/local/export/index.js';
 import { runDistributedMap } from '../../../../src/local/step-functions/index.js';
 import { createPipeline } from '../../../../src/pipeline/engine.js';
-import { toJsonAttributeMap } from '../../../../src/records/convert.js';
-import { marshall } from '../../../../src/records/marshall.js';
-import type { AttributeMap, ClassifiedRecord } from '../../../../src/records/types.js';
 import { MemoryDeadLetterSink } from '../../../../src/sinks/memory-dead-letter-sink.js';
-import type { Sink } from '../../../../src/sinks/types.js';
 import { createTestBucket, createTestTable, localClients, startLocalSqs } from '../../../support/aws.js';
+import { fillWideItems, quietLogger, StateSink, tableState } from '../../../support/backfill-table.js';
 
 // The deployed definition (infra/backfill-map.asl.json) run by the local Map runner over a local
 // export of a DynamoDB Local table, each child the backfill handler over one data file.
@@ -22,43 +18,6 @@ const FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:backfillExp
 
 type HandlerModule = typeof import('../../../../src/handlers/backfill-export-file.js');
 let handlers: HandlerModule;
-
-/** Item state by key, as a copy or an index holds it: what the table should equal. */
-class StateSink implements Sink {
-  readonly name = 'state';
-  readonly state = new Map<string, AttributeMap>();
-  write(records: readonly ClassifiedRecord[]) {
-    for (const r of records) this.state.set(JSON.stringify(r.raw.dynamodb.Keys), r.raw.dynamodb.NewImage!);
-    return { failed: [] };
-  }
-}
-
-const noop = () => undefined;
-const quiet = { debug: noop, info: noop, warn: noop, error: noop, child: () => quiet };
-
-function wideItem(i: number) {
-  return marshall(
-    {
-      pk: `item-${i}`,
-      big: 12345678901234567890123456789012345678n,
-      bytes: new Uint8Array([i % 256, 0, 255]),
-      tags: new Set(['a', `t${i}`]),
-      counts: new Set([1n, 99999999999999999999999999999999999999n]),
-      nested: { list: [1, 'two', { three: [true, null] }], n: i },
-    },
-    { binary: 'bytes' },
-  );
-}
-
-async function tableState(table: string): Promise<Map<string, AttributeMap>> {
-  const out = new Map<string, AttributeMap>();
-  const page = await dynamodb.send(new ScanCommand({ TableName: table }));
-  for (const item of page.Items ?? []) {
-    const json = toJsonAttributeMap(item);
-    out.set(JSON.stringify({ pk: json.pk }), json);
-  }
-  return out;
-}
 
 async function readJson(bucket: string, key: string): Promise<any> {
   const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
@@ -79,12 +38,7 @@ beforeAll(async () => {
   vi.unstubAllEnvs();
   bucket = await createTestBucket(s3);
   table = await createTestTable(dynamodb);
-  for (let from = 0; from < ITEMS; from += 25) {
-    const puts = [];
-    for (let i = from; i < Math.min(ITEMS, from + 25); i++)
-      puts.push({ PutRequest: { Item: wideItem(i) as never } });
-    await dynamodb.send(new BatchWriteItemCommand({ RequestItems: { [table.tableName]: puts } }));
-  }
+  await fillWideItems(dynamodb, table.tableName, ITEMS);
 });
 afterAll(() => table.drop());
 
@@ -105,7 +59,7 @@ async function exportAndChild() {
     routes: [{ when: ['insert'], to: sink }],
     deadLetter,
     metrics: false,
-    logger: quiet,
+    logger: quietLogger,
   });
   const child = handlers.createBackfillFileHandler(
     pipeline,
@@ -139,7 +93,7 @@ describe('the backfill state machine, run locally', () => {
     });
     expect(run.status).toBe('SUCCEEDED');
     expect(run.items).toEqual({ succeeded: 4, failed: 0, pending: 0 });
-    expect(sink.state).toEqual(await tableState(table.tableName));
+    expect(sink.state).toEqual(await tableState(dynamodb, table.tableName));
     expect(deadLetter.entries).toHaveLength(0);
 
     const runId = run.mapRunArn.split(':').pop();
@@ -206,7 +160,7 @@ describe('the backfill state machine, run locally', () => {
     expect(run.status).toBe('SUCCEEDED');
     expect(run.items).toEqual({ succeeded: 3, failed: 1, pending: 0 });
     // Every item of the three readable files reached the sink.
-    const readable = [...(await tableState(table.tableName)).keys()].length;
+    const readable = [...(await tableState(dynamodb, table.tableName)).keys()].length;
     expect(sink.state.size).toBeLessThan(readable);
     expect(sink.state.size).toBeGreaterThan(0);
   });

@@ -123,14 +123,20 @@ describe('EventSourceMappingEmulator: a batch that keeps failing without progres
     });
   });
 
-  it('bisected halves are progress only when they settle records: the poison record alone is named', async () => {
+  /** Eight records through a bisecting emulator whose handler fails every batch holding record `at`. */
+  async function bisectingOnto(at: number) {
     const input = records(8);
     const all = seqs(input);
-    const poison = all[5] as string;
+    const poison = all[at] as string;
     const { emulator, batches } = emulatorFailing((batch) => batch.includes(poison), {
       bisectBatchOnFunctionError: true,
     });
     const error = await stalled(emulator.runRecords(input));
+    return { all, poison, batches, error };
+  }
+
+  it('bisected halves are progress only when they settle records: the poison record alone is named', async () => {
+    const { all, poison, batches, error } = await bisectingOnto(5);
     expect(batches).toEqual([
       all,
       all.slice(0, 4),
@@ -143,13 +149,7 @@ describe('EventSourceMappingEmulator: a batch that keeps failing without progres
   });
 
   it('bisecting down to a poison first record counts every failed half: no progress was made', async () => {
-    const input = records(8);
-    const all = seqs(input);
-    const poison = all[0] as string;
-    const { emulator, batches } = emulatorFailing((batch) => batch.includes(poison), {
-      bisectBatchOnFunctionError: true,
-    });
-    const error = await stalled(emulator.runRecords(input));
+    const { all, poison, batches, error } = await bisectingOnto(0);
     // 8, 4, 2 and 1 records failed, then the single record six times more: ten in a row.
     expect(batches).toEqual([
       all,

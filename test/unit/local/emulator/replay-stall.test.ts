@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorEvent } from '../../../../src/local/emulator/emulator.js';
 import { StreamEventBuilder } from '../../../../src/local/emulator/events.js';
+import { replayKinesis } from '../../../../src/local/emulator/kinesis-replay.js';
 import { failureLine, RepeatedLineWriter, replay } from '../../../../src/local/emulator/replay.js';
+import { toKinesisRecord } from '../../../../src/records/index.js';
 
 /**
  * Calls after which a failing handler starts succeeding. Without the stall check a replay of an
@@ -107,6 +109,45 @@ describe('replay of records that keep failing', () => {
       `${SHARD}: function-error: Error: A (repeated 3 times)`,
       `${SHARD}: function-error: Error: B`,
       `${SHARD}: function-error: Error: A`,
+    ]);
+  });
+});
+
+describe('replay of Kinesis records that fail', () => {
+  it("logs each failure once per run of repeats, and the mapping's own onEvent still sees every response", async () => {
+    const builder = new StreamEventBuilder({ now: 1_767_225_600 });
+    const record = toKinesisRecord(builder.insert({ pk: 'p-1' }), {
+      sequenceNumber: '49000000000000000000000000000000000000000000000000000001',
+      tableName: 'orders',
+      streamArn: 'arn:aws:kinesis:us-east-1:000000000000:stream/orders-changes',
+      creationTime: 1_767_225_600_000,
+    });
+    const shard = record.eventID.slice(0, record.eventID.lastIndexOf(':'));
+    const file = join(dir, 'kinesis-flaky.jsonl');
+    await writeFile(file, `${JSON.stringify(record)}\n`);
+    const errors = ['A', 'A', 'B'];
+    let calls = 0;
+    const lines: string[] = [];
+    const responses: EmulatorEvent[] = [];
+    const result = await replayKinesis({
+      files: file,
+      mapping: {
+        handler: async () => {
+          const error = errors[calls++];
+          if (error) throw new Error(error);
+        },
+        onEvent: (event) => {
+          if (event.type === 'response') responses.push(event);
+        },
+      },
+      log: (line) => lines.push(line),
+    });
+    expect(result.shards[0]?.invocations).toBe(4);
+    expect(responses).toHaveLength(4);
+    expect(lines).toEqual([
+      `${shard}: function-error: Error: A`,
+      `${shard}: function-error: Error: A (repeated 2 times)`,
+      `${shard}: function-error: Error: B`,
     ]);
   });
 });
