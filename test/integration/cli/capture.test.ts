@@ -18,23 +18,42 @@ afterEach(() => {
   process.exitCode = undefined;
 });
 
-it("capture in a service folder reads its only stream function's table, by the name serverless.yml gives it", async () => {
-  const name = uniqueName('cap');
-  const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-service-'));
+/**
+ * A service folder: serverless.yml with one stream function (`fn`, handler `<fn>.mjs`, doing
+ * nothing) whose event is `event`, and `resources` (YAML lines under Resources:).
+ */
+async function serviceFolder(prefix: string, fn: string, event: string, resources: string[]) {
+  const name = uniqueName(prefix);
+  const dir = await mkdtemp(join(tmpdir(), `tidewater-capture-${prefix}-`));
   const file = join(dir, 'serverless.yml');
-  await writeFile(
-    file,
+  const head = [
+    `service: ${name}`,
+    'provider:',
+    '  name: aws',
+    'functions:',
+    `  ${fn}:`,
+    `    handler: ${fn}.handler`,
+  ];
+  const lines = [
+    ...head,
+    '    events:',
+    `      - stream: ${event}`,
+    'resources:',
+    '  Resources:',
+    ...resources,
+    '',
+  ];
+  await writeFile(file, lines.join('\n'));
+  await writeFile(join(dir, `${fn}.mjs`), 'export async function handler() {}\n');
+  return { name, dir, file };
+}
+
+it("capture in a service folder reads its only stream function's table, by the name serverless.yml gives it", async () => {
+  const { name, dir, file } = await serviceFolder(
+    'cap',
+    'audit',
+    '{ type: dynamodb, arn: !GetAtt Orders.StreamArn }',
     [
-      `service: ${name}`,
-      'provider:',
-      '  name: aws',
-      'functions:',
-      '  audit:',
-      '    handler: audit.handler',
-      '    events:',
-      '      - stream: { type: dynamodb, arn: !GetAtt Orders.StreamArn }',
-      'resources:',
-      '  Resources:',
       '    Orders:',
       '      Type: AWS::DynamoDB::Table',
       '      Properties:',
@@ -43,10 +62,8 @@ it("capture in a service folder reads its only stream function's table, by the n
       '        AttributeDefinitions: [{ AttributeName: pk, AttributeType: S }]',
       '        KeySchema: [{ AttributeName: pk, KeyType: HASH }]',
       '        StreamSpecification: { StreamViewType: NEW_IMAGE }',
-      '',
-    ].join('\n'),
+    ],
   );
-  await writeFile(join(dir, 'audit.mjs'), 'export async function handler() {}\n');
   vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
   vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
   // The table, as `tidewater start` creates it on the test run's DynamoDB Local.
@@ -85,31 +102,18 @@ it("capture in a service folder reads its only stream function's table, by the n
 });
 
 it("capture of a stream: type: kinesis function reads the Kinesis stream serverless.yml names, or --stream-arn's", async () => {
-  const name = uniqueName('kcap');
-  const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-kinesis-'));
-  const file = join(dir, 'serverless.yml');
-  await writeFile(
-    file,
+  const { name, dir, file } = await serviceFolder(
+    'kcap',
+    'archive',
+    '{ type: kinesis, arn: !GetAtt Changes.Arn }',
     [
-      `service: ${name}`,
-      'provider:',
-      '  name: aws',
-      'functions:',
-      '  archive:',
-      '    handler: archive.handler',
-      '    events:',
-      '      - stream: { type: kinesis, arn: !GetAtt Changes.Arn }',
-      'resources:',
-      '  Resources:',
       '    Changes:',
       '      Type: AWS::Kinesis::Stream',
       '      Properties:',
       '        Name: ${self:service}-${sls:stage}-changes',
       '        ShardCount: 1',
-      '',
-    ].join('\n'),
+    ],
   );
-  await writeFile(join(dir, 'archive.mjs'), 'export async function handler() {}\n');
   // The stream as `tidewater start` would have made it, with records a table's destination put there.
   const kinesis = localKinesis();
   const streamName = `${name}-local-changes`;
