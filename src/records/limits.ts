@@ -1,4 +1,4 @@
-import { toBytes, unpaddedBase64Length } from './binary.js';
+import { DECODE, toBytes, unpaddedBase64Length } from './binary.js';
 
 // What DynamoDB refuses to store, so no stream record can carry it: the converter (unmarshall)
 // and the validator (validate.ts) share these rules, so they agree on what is malformed.
@@ -208,30 +208,23 @@ export function duplicateNumberIndex(list: readonly string[]): number {
   return duplicateStringIndex(list);
 }
 
-/** Base64 characters to 6-bit values, both alphabets; the decoder already rejected anything else. */
-const SIXBIT = (() => {
-  const table = new Uint8Array(128);
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  for (let i = 0; i < 64; i++) table[alphabet.charCodeAt(i)] = i;
-  table[45] = 62;
-  table[95] = 63;
-  return table;
-})();
-
 /** Bits of the last character that carry data, by unpadded length mod 4 (1 never occurs). */
 const LAST_MASK = [63, 0, 48, 60];
 
-/** Whether two valid base64 texts decode to the same bytes (alphabet, padding and unused bits aside). */
+/**
+ * Whether two valid base64 texts decode to the same bytes (alphabet, padding and unused bits
+ * aside). Both passed isBase64, so every character has its 6-bit value in DECODE.
+ */
 function sameBase64(a: string, b: string): boolean {
   const end = unpaddedBase64Length(a);
   if (end !== unpaddedBase64Length(b)) return false;
   if (end === 0) return true;
   for (let i = 0; i < end - 1; i++) {
-    if (SIXBIT[a.charCodeAt(i)] !== SIXBIT[b.charCodeAt(i)]) return false;
+    if (DECODE[a.charCodeAt(i)] !== DECODE[b.charCodeAt(i)]) return false;
   }
   const mask = LAST_MASK[end % 4] as number;
   return (
-    ((SIXBIT[a.charCodeAt(end - 1)] as number) & mask) === ((SIXBIT[b.charCodeAt(end - 1)] as number) & mask)
+    ((DECODE[a.charCodeAt(end - 1)] as number) & mask) === ((DECODE[b.charCodeAt(end - 1)] as number) & mask)
   );
 }
 
