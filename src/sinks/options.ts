@@ -122,16 +122,13 @@ export function lazyClient<C>(
 ): () => C {
   const { client, maxAttempts, retryStrategy } = options;
   if (client !== undefined) {
-    for (const [name, value] of [
-      ['maxAttempts', maxAttempts],
-      ['retryStrategy', retryStrategy],
-    ] as const) {
-      if (value !== undefined) {
-        throw reader.fail(
-          `${name} configures the client the sink builds; set it on the injected client instead`,
-          name,
-        );
-      }
+    const set =
+      maxAttempts !== undefined ? 'maxAttempts' : retryStrategy !== undefined ? 'retryStrategy' : undefined;
+    if (set !== undefined) {
+      throw reader.fail(
+        `${set} configures the client the sink builds; set it on the injected client instead`,
+        set,
+      );
     }
     return () => client;
   }

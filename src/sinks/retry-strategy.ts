@@ -1,4 +1,4 @@
-import { backoffDelay, RETRY_POLICIES, type RetryPolicy, withAttempts } from '../core/backoff.js';
+import { backoffDelay, RETRY_POLICIES } from '../core/backoff.js';
 
 /** The parts of the SDK's retry token (RetryToken of @smithy/types) its retry middleware reads. */
 export interface SinkRetryToken {
@@ -33,14 +33,15 @@ const RETRY_AFTER_CAP_MS = 5_000;
  */
 export class SinkRetryStrategy implements SdkRetryStrategy {
   readonly mode = 'standard';
-  readonly #policy: RetryPolicy;
+  // The schedule's delays are sinkRequest's; only the attempts are the caller's.
+  readonly #attempts: number;
 
   constructor(maxAttempts: number = RETRY_POLICIES.sinkRequest.attempts) {
-    this.#policy = withAttempts(RETRY_POLICIES.sinkRequest, maxAttempts);
+    this.#attempts = maxAttempts;
   }
 
   get maxAttempts(): number {
-    return this.#policy.attempts;
+    return this.#attempts;
   }
 
   async acquireInitialRetryToken(): Promise<SinkRetryToken> {
@@ -54,8 +55,8 @@ export class SinkRetryStrategy implements SdkRetryStrategy {
     const retry = previous.getRetryCount() + 1;
     const retryable = info.errorType === 'THROTTLING' || info.errorType === 'TRANSIENT';
     // The SDK's own refusal message: its middleware throws the request's error instead.
-    if (!retryable || retry >= this.#policy.attempts) throw new Error('No retry token available');
-    let delay = backoffDelay(this.#policy, retry);
+    if (!retryable || retry >= this.#attempts) throw new Error('No retry token available');
+    let delay = backoffDelay(RETRY_POLICIES.sinkRequest, retry);
     if (info.retryAfterHint instanceof Date) {
       delay = Math.max(
         delay,
