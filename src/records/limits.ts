@@ -15,55 +15,21 @@ const MAX_DIGITS = 38;
 const MIN_MAGNITUDE = -130;
 const MAX_MAGNITUDE = 125;
 
-/** A number text's significant digits, as scaleOf reads them. */
-interface Scale {
-  /** How many significant digits (0 for zero). */
-  significant: number;
-  /** The power of ten of the first significant digit (0 for zero). */
-  magnitude: number;
-  /** Where the significant digits start and end among the text's digits (-1 for zero). */
-  firstSig: number;
-  lastSig: number;
-  /** Where the mantissa ends in the text: its length, or the exponent mark's index. */
-  end: number;
-}
-
 /**
- * The scale of a text already known to be number syntax (`[+-]digits[.digits][e[+-]digits]`),
- * read in one pass. Off the hot path (a limit's message, a set's duplicate check): isValidNumber
- * is the per-value scan.
+ * The significant digits of a text already known to be number syntax
+ * (`[+-]digits[.digits][e[+-]digits]`), and the power of ten of the first ('' and 0 for zero).
+ * Off the hot path (a limit's message, a set's duplicate check), so read with a pattern:
+ * isValidNumber is the per-value scan.
  */
-function scaleOf(text: string): Scale {
-  const len = text.length;
-  let i = 0;
-  const first = text.charCodeAt(0);
-  if (first === 43 || first === 45) i = 1;
-  let count = 0;
-  let point = -1;
-  let firstSig = -1;
-  let lastSig = -1;
-  for (; i < len; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46) {
-      point = count;
-      continue;
-    }
-    if (c === 101 || c === 69) break;
-    if (c !== 48) {
-      if (firstSig < 0) firstSig = count;
-      lastSig = count;
-    }
-    count++;
-  }
-  if (firstSig < 0) return { significant: 0, magnitude: 0, firstSig, lastSig, end: i };
+function scaleOf(text: string): { digits: string; magnitude: number } {
+  const [, int = '', fraction = '', exponent] = /^[+-]?(\d*)(?:\.(\d*))?(?:[eE](.*))?$/.exec(text)!;
+  const all = int + fraction;
+  const first = all.search(/[1-9]/);
+  if (first < 0) return { digits: '', magnitude: 0 };
   // An exponent of any length: Number() of its text is exact far past any limit that matters.
-  const exponent = i < len ? Number(text.slice(i + 1)) : 0;
   return {
-    significant: lastSig - firstSig + 1,
-    magnitude: (point < 0 ? count : point) - firstSig - 1 + exponent,
-    firstSig,
-    lastSig,
-    end: i,
+    digits: all.slice(first).replace(/0+$/, ''),
+    magnitude: int.length - first - 1 + (exponent === undefined ? 0 : Number(exponent)),
   };
 }
 
@@ -72,7 +38,8 @@ function scaleOf(text: string): Scale {
  * digits, or a magnitude outside 1E-130 … 9.99…E+125. `text` is already known to be number syntax.
  */
 export function numberLimitProblem(text: string): string | undefined {
-  const { significant, magnitude } = scaleOf(text);
+  const { digits, magnitude } = scaleOf(text);
+  const significant = digits.length;
   if (significant > MAX_DIGITS) {
     return `N has ${significant} significant digits, DynamoDB keeps at most ${MAX_DIGITS}`;
   }
@@ -135,15 +102,8 @@ export function isValidNumber(text: string): boolean {
 
 /** One text per value: `1`, `1.0`, `+1` and `10E-1` share it (DynamoDB compares set members by value). */
 function numberKey(text: string): string {
-  const { significant, magnitude, firstSig, lastSig, end } = scaleOf(text);
-  if (significant === 0) return '0';
-  const sign = text.charCodeAt(0) === 45 ? '-' : '';
-  const start = sign === '' && text.charCodeAt(0) !== 43 ? 0 : 1;
-  const digits = text
-    .slice(start, end)
-    .replace('.', '')
-    .slice(firstSig, lastSig + 1);
-  return `${sign}${digits}e${magnitude}`;
+  const { digits, magnitude } = scaleOf(text);
+  return digits === '' ? '0' : `${text.charCodeAt(0) === 45 ? '-' : ''}${digits}e${magnitude}`;
 }
 
 /** Up to this many members are compared pairwise (no allocation); larger sets go through a Set. */
