@@ -9,7 +9,7 @@ import { type ServerSideEncryption, sseParams } from '../archive/bucket-options.
 import { isS3Answer } from '../archive/errors.js';
 import { ARCHIVE_FORMAT, ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../archive/format.js';
 import { type ArchiveLayout, type PlannedObject, planArchiveObjects } from '../archive/objects.js';
-import { RETRY_POLICIES, waitBeforeRetry } from '../core/backoff.js';
+import { ARCHIVE_CONFLICT_POLICY, waitBeforeRetry } from '../core/backoff.js';
 import { defineOptions } from '../core/options.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { ArchiveWriteError } from './errors.js';
@@ -77,8 +77,8 @@ function isConflict(error: unknown): boolean {
   return isS3Answer(error, 'ConditionalRequestConflict', 409);
 }
 
-/** S3 asks for a retry after 409: RETRY_POLICIES.archiveConflict, waited by the shared schedule. */
-const CONFLICT = RETRY_POLICIES.archiveConflict;
+/** S3 asks for a retry after 409: ARCHIVE_CONFLICT_POLICY, waited by the shared schedule. */
+const CONFLICT = ARCHIVE_CONFLICT_POLICY;
 
 /**
  * Archives each batch to S3 as gzip NDJSON, one object per (table, hour, shard) group, under a
