@@ -6,6 +6,7 @@ import {
   ArchiveRestoreRequiredError,
   CompactionIncompleteError,
   hourLabel,
+  isS3Answer,
   OpenPartitionError,
 } from './errors.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, partitionTime } from './format.js';
@@ -172,8 +173,7 @@ async function latestManifest(run: Run, listed: ListedHour): Promise<CompactionM
 }
 
 function isMissing(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
-  return e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+  return isS3Answer(error, 'NoSuchKey', 404);
 }
 
 function isArchived(error: unknown): boolean {

@@ -56,6 +56,15 @@ export function someKeys(keys: readonly string[]): string {
   return keys.slice(0, 5).join(', ') + (keys.length > 5 ? `, … (${keys.length} in all)` : '');
 }
 
+/**
+ * True when S3 (or an S3-compatible store) answered with this error code or HTTP status: the
+ * SDK names the error by its code, and a store that sends no code leaves only the status.
+ */
+export function isS3Answer(error: unknown, code: string, status: number): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return e?.name === code || e?.$metadata?.httpStatusCode === status;
+}
+
 /** True for S3's NoSuchBucket answer. */
 export function isNoSuchBucket(error: unknown): boolean {
   const e = error as { name?: string; Code?: string } | undefined;

@@ -122,7 +122,7 @@ export function isStandInShard(segment: string): boolean {
 }
 
 /** Hex digits of the tag: 48 bits, so two shards' equal sequence ranges practically never meet. */
-const TAG_LENGTH = 12;
+export const TAG_LENGTH = 12;
 
 /**
  * The key tag of an object whose records' shard is unknown, else undefined. Every shard of a
@@ -204,9 +204,10 @@ export interface ArchiveKeyParts {
   tag?: string;
 }
 
-const ARCHIVE_KEY = new RegExp(
-  `(?:^|/)table=([^/]+)/dt=(\\d{4}-\\d{2}-\\d{2})/hour=(\\d{2})/(?:tenant=([^/]+)/)?([^/]+)/(\\d+)-(\\d+)(?:-([0-9a-f]{${TAG_LENGTH}}))?\\.ndjson\\.gz$`,
-);
+// A literal (its `{12}` is TAG_LENGTH), so a bundle that writes archives and never parses a key
+// leaves it out: a RegExp built from a template counts as a side effect of loading the module.
+const ARCHIVE_KEY =
+  /(?:^|\/)table=([^/]+)\/dt=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/(?:tenant=([^/]+)\/)?([^/]+)\/(\d+)-(\d+)(?:-([0-9a-f]{12}))?\.ndjson\.gz$/;
 
 /** Parses a key `objectKey` wrote (with or without a tenant segment); undefined for any other key. */
 export function parseArchiveKey(key: string): ArchiveKeyParts | undefined {

@@ -1,8 +1,5 @@
 import { sha256Hex } from '../core/digest.js';
-import { type ArchivePartition, encodeObject, objectKey } from './format.js';
-
-/** Hex digits of a rewritten object's tag, as long as the sinks' tags. */
-const TAG_LENGTH = 12;
+import { type ArchivePartition, encodeObject, objectKey, TAG_LENGTH } from './format.js';
 
 /** An object compaction or erase writes in place of others. */
 export interface RewrittenObject {

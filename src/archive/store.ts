@@ -14,7 +14,7 @@ import {
 import { sha256Base64 } from '../core/digest.js';
 import type { InvalidOptionsError } from '../core/errors.js';
 import { keyPrefix, PREFIX_OPTION } from './bucket-options.js';
-import { ArchiveBucketNotFoundError, ArchiveFormatError, isNoSuchBucket } from './errors.js';
+import { ArchiveBucketNotFoundError, ArchiveFormatError, isNoSuchBucket, isS3Answer } from './errors.js';
 import {
   ARCHIVE_FORMAT,
   type ArchiveKeyParts,
@@ -368,8 +368,7 @@ export async function keepsVersions(store: Store): Promise<boolean> {
     const answer = await guard(store, (o) => store.client.send(get, o));
     return answer.Status === 'Enabled' || answer.Status === 'Suspended';
   } catch (error) {
-    const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-    if (e?.name === 'NotImplemented' || e?.$metadata?.httpStatusCode === 501) return false;
+    if (isS3Answer(error, 'NotImplemented', 501)) return false;
     throw error;
   }
 }

@@ -16,30 +16,47 @@ export interface RetryPolicy {
   readonly maxDelayMs: number;
 }
 
+// The named policies, one per kind of work that retries, each its own constant so a bundle
+// carries only those its code names (a property of one shared object would keep them all);
+// RETRY_POLICIES lists them. A caller's option may change a policy's attempts (or, for the
+// pipeline, all three values), never the formula.
+
+/** The pipeline's redelivery of failed records to their sinks and handler (`retry` in PipelineConfig). */
+export const SINK_WRITE_POLICY = { attempts: 3, baseDelayMs: 100, maxDelayMs: 2_000 } as const;
+/** A votes request to DynamoDB (counter writes, aggregator reads and updates, registry). */
+export const VOTE_REQUEST_POLICY = { attempts: 8, baseDelayMs: 20, maxDelayMs: 1_000 } as const;
+/** restoreItems' resubmission of a BatchWriteItem's UnprocessedItems (throttling). */
+export const RESTORE_BATCH_POLICY = { attempts: 9, baseDelayMs: 50, maxDelayMs: 5_000 } as const;
+/** SqsDeadLetterSink's resend of entries SQS failed with a server fault. */
+export const DEAD_LETTER_SEND_POLICY = {
+  attempts: 4,
+  baseDelayMs: 100,
+  maxDelayMs: Number.POSITIVE_INFINITY,
+} as const;
 /**
- * The named policies, one per kind of work that retries. A caller's option may change a
- * policy's attempts (or, for the pipeline, all three values), never the formula.
+ * S3ArchiveSink after 409 ConditionalRequestConflict: a concurrent conditional write of the same
+ * key usually settles within ~100 ms, and the random factor keeps racing writers out of step.
  */
+export const ARCHIVE_CONFLICT_POLICY = {
+  attempts: 3,
+  baseDelayMs: 25,
+  maxDelayMs: Number.POSITIVE_INFINITY,
+} as const;
+/**
+ * A request of a client an S3 or SQS sink builds (SinkRetryStrategy), 8 attempts unless the
+ * sink's `maxAttempts` says otherwise: the SDK standard strategy's base delay, capped lower so
+ * the attempts fit in an invocation (the deadline's abort ends the wait anyway).
+ */
+export const SINK_REQUEST_POLICY = { attempts: 8, baseDelayMs: 100, maxDelayMs: 5_000 } as const;
+
+/** Every named policy by the kind of work it is for. */
 export const RETRY_POLICIES = {
-  /** The pipeline's redelivery of failed records to their sinks and handler (`retry` in PipelineConfig). */
-  sinkWrite: { attempts: 3, baseDelayMs: 100, maxDelayMs: 2_000 },
-  /** A votes request to DynamoDB (counter writes, aggregator reads and updates, registry). */
-  voteRequest: { attempts: 8, baseDelayMs: 20, maxDelayMs: 1_000 },
-  /** restoreItems' resubmission of a BatchWriteItem's UnprocessedItems (throttling). */
-  restoreBatch: { attempts: 9, baseDelayMs: 50, maxDelayMs: 5_000 },
-  /** SqsDeadLetterSink's resend of entries SQS failed with a server fault. */
-  deadLetterSend: { attempts: 4, baseDelayMs: 100, maxDelayMs: Number.POSITIVE_INFINITY },
-  /**
-   * S3ArchiveSink after 409 ConditionalRequestConflict: a concurrent conditional write of the same
-   * key usually settles within ~100 ms, and the random factor keeps racing writers out of step.
-   */
-  archiveConflict: { attempts: 3, baseDelayMs: 25, maxDelayMs: Number.POSITIVE_INFINITY },
-  /**
-   * A request of a client an S3 or SQS sink builds (SinkRetryStrategy), 8 attempts unless the
-   * sink's `maxAttempts` says otherwise: the SDK standard strategy's base delay, capped lower so
-   * the attempts fit in an invocation (the deadline's abort ends the wait anyway).
-   */
-  sinkRequest: { attempts: 8, baseDelayMs: 100, maxDelayMs: 5_000 },
+  sinkWrite: SINK_WRITE_POLICY,
+  voteRequest: VOTE_REQUEST_POLICY,
+  restoreBatch: RESTORE_BATCH_POLICY,
+  deadLetterSend: DEAD_LETTER_SEND_POLICY,
+  archiveConflict: ARCHIVE_CONFLICT_POLICY,
+  sinkRequest: SINK_REQUEST_POLICY,
 } as const satisfies Record<string, RetryPolicy>;
 
 export type RetryPolicyName = keyof typeof RETRY_POLICIES;

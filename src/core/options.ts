@@ -71,13 +71,18 @@ export interface OptionReader<O, S> {
 const defaultError: OptionErrorFactory = (message, option) => new InvalidOptionsError(message, { option });
 
 interface Compiled {
-  readonly rules: readonly (readonly [key: string, rule: OptionRule, expected: string])[];
+  readonly rules: readonly (readonly [
+    key: string,
+    rule: OptionRule,
+    accepts: (value: unknown) => boolean,
+    expected: string,
+  ])[];
   readonly required: boolean;
 }
 
 function compile(specs: object): Compiled {
   const rules = Object.entries(specs as Record<string, OptionRule>).map(
-    ([key, rule]) => [key, rule, expectation(rule)] as const,
+    ([key, rule]) => [key, rule, ...compileRule(rule)] as const,
   );
   return { rules, required: rules.some(([, rule]) => rule.required === true) };
 }
@@ -92,7 +97,7 @@ function resolve(
   error: OptionErrorFactory,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, rule, expected] of rules) {
+  for (const [key, rule, accepts, expected] of rules) {
     const value = given?.[key];
     const name = `${prefix}${key}`;
     if (value === undefined) {
@@ -101,7 +106,7 @@ function resolve(
         throw error(`${at}: ${noun} '${name}' is required${why}`, name);
       }
       out[key] = rule.default;
-    } else if (accepts(rule, value)) out[key] = value;
+    } else if (accepts(value)) out[key] = value;
     else throw error(`${at}: ${noun} '${name}' must be ${expected}, got ${describe(value)}`, name);
   }
   return out;
@@ -186,32 +191,44 @@ export function defineEnvironment<O extends object>(settings?: { error?: OptionE
   };
 }
 
-function accepts(rule: OptionRule, value: unknown): boolean {
+/** A rule's test and what completes "must be …" for it, made once per reader. */
+function compileRule(rule: OptionRule): readonly [accepts: (value: unknown) => boolean, expected: string] {
   switch (rule.kind) {
     case 'string':
-      return typeof value === 'string';
-    case 'nonEmptyString':
-      return typeof value === 'string' && value !== '';
     case 'boolean':
-      return typeof value === 'boolean';
     case 'function':
-      return typeof value === 'function';
+      return [(value) => typeof value === rule.kind, `a ${rule.kind}`];
+    case 'nonEmptyString':
+      return [(value) => typeof value === 'string' && value !== '', 'a non-empty string'];
     case 'client':
-      return hasMethods(value, ['send']);
+      return [(value) => hasMethods(value, ['send']), 'an AWS SDK v3 client (with send())'];
     case 'integer':
-    case 'number':
-      return (
-        typeof value === 'number' &&
-        (rule.kind === 'integer' ? Number.isInteger(value) : Number.isFinite(value)) &&
-        (rule.min === undefined || value >= rule.min) &&
-        (rule.max === undefined || value <= rule.max)
-      );
+    case 'number': {
+      const { kind, min, max } = rule;
+      return [
+        (value) =>
+          typeof value === 'number' &&
+          (kind === 'integer' ? Number.isInteger(value) : Number.isFinite(value)) &&
+          (min === undefined || value >= min) &&
+          (max === undefined || value <= max),
+        range(kind, min, max),
+      ];
+    }
     case 'enum':
-      return rule.values.includes(value);
-    case 'object':
-      return hasMethods(value, rule.methods ?? []);
+      return [
+        (value) => rule.values.includes(value),
+        `one of ${rule.values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ')}`,
+      ];
+    case 'object': {
+      const methods = rule.methods ?? [];
+      return [
+        (value) => hasMethods(value, methods),
+        rule.expected ??
+          (methods.length ? `an object with ${methods.map((m) => `${m}()`).join(', ')}` : 'an object'),
+      ];
+    }
     case 'custom':
-      return rule.check(value);
+      return [(value) => rule.check(value), rule.expected];
   }
 }
 
@@ -220,36 +237,6 @@ function hasMethods(value: unknown, methods: readonly string[]): boolean {
   if (value === null || typeof value !== 'object') return false;
   for (const m of methods) if (typeof (value as Record<string, unknown>)[m] !== 'function') return false;
   return true;
-}
-
-/** What completes "must be …" for a rule; computed once per reader. */
-function expectation(rule: OptionRule): string {
-  switch (rule.kind) {
-    case 'string':
-      return 'a string';
-    case 'nonEmptyString':
-      return 'a non-empty string';
-    case 'boolean':
-      return 'a boolean';
-    case 'function':
-      return 'a function';
-    case 'client':
-      return 'an AWS SDK v3 client (with send())';
-    case 'integer':
-    case 'number':
-      return range(rule.kind === 'integer' ? 'integer' : 'number', rule.min, rule.max);
-    case 'enum':
-      return `one of ${rule.values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ')}`;
-    case 'object':
-      return (
-        rule.expected ??
-        (rule.methods?.length
-          ? `an object with ${rule.methods.map((m) => `${m}()`).join(', ')}`
-          : 'an object')
-      );
-    case 'custom':
-      return rule.expected;
-  }
 }
 
 /** `an integer in [1, 20]`, `a finite number in [0, ∞)`, `an integer`. */

@@ -1,7 +1,10 @@
 import { InvalidAttributeValueError } from './errors.js';
 
-/** Base64 alphabet (standard and URL-safe) to 6-bit values; 255 marks anything else. */
-const DECODE = (() => {
+/**
+ * Base64 alphabet (standard and URL-safe) to 6-bit values; 255 marks anything else. Also how
+ * limits.ts compares set members as text (one table for both).
+ */
+export const DECODE = (() => {
   const table = new Uint8Array(256).fill(255);
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
   for (let i = 0; i < 64; i++) table[alphabet.charCodeAt(i)] = i;

@@ -37,15 +37,16 @@ export interface CheckTtlOptions {
 
 /** Seconds since the epoch of 2500-01-01: no sensible seconds TTL lies beyond it, a ms one always does. */
 const YEAR_2500_SECONDS = 16_725_225_600;
-const TYPE_KEYS = new Set(['S', 'N', 'B', 'SS', 'NS', 'BS', 'M', 'L', 'NULL', 'BOOL']);
 
 /** The single type key of a raw AttributeValue, or undefined when `value` is not one. */
 function attributeType(value: object): string | undefined {
   if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
   const keys = Object.keys(value);
-  return keys.length === 1 && TYPE_KEYS.has(keys[0]!) ? keys[0] : undefined;
+  const type = keys[0]!;
+  return keys.length === 1 && (type === 'N' || Object.hasOwn(TYPE_NAMES, type)) ? type : undefined;
 }
 
+/** How a message names the type of a TTL that is not a Number (every type key but N). */
 const TYPE_NAMES: Record<string, string> = {
   S: 'a String',
   B: 'a Binary',
@@ -77,6 +78,8 @@ function nowSeconds(now: Date | number | undefined): number {
 function quoted(ttlAttribute: string): string {
   return JSON.stringify(ttlAttribute);
 }
+
+const FINER_UNITS = ['milliseconds', 'microseconds', 'nanoseconds'] as const;
 
 function never(reason: TtlProblem, message: string, value: unknown): TtlCheck {
   return { expires: false, reason, message, value };
@@ -142,19 +145,15 @@ export function judgeTtl(
     );
   }
   if (seconds > YEAR_2500_SECONDS) {
-    const [reason, unit]: [TtlProblem, string] =
-      seconds / 1e3 <= YEAR_2500_SECONDS
-        ? ['milliseconds', 'milliseconds']
-        : seconds / 1e6 <= YEAR_2500_SECONDS
-          ? ['microseconds', 'microseconds']
-          : seconds / 1e9 <= YEAR_2500_SECONDS
-            ? ['nanoseconds', 'nanoseconds']
-            : ['too-far-in-future', ''];
-    const message =
-      reason === 'too-far-in-future'
+    // The finest unit that brings the value back before 2500 (×1000 per step), if any.
+    const unit = FINER_UNITS.find((_, i) => seconds / 1000 ** (i + 1) <= YEAR_2500_SECONDS);
+    return never(
+      unit ?? 'too-far-in-future',
+      unit === undefined
         ? `${quoted(ttlAttribute)} = ${seconds} is beyond the year 2500 in epoch seconds: the item effectively never expires`
-        : `${quoted(ttlAttribute)} = ${seconds} looks like epoch ${unit}; DynamoDB reads TTL as epoch seconds, so the item never expires`;
-    return never(reason, message, value);
+        : `${quoted(ttlAttribute)} = ${seconds} looks like epoch ${unit}; DynamoDB reads TTL as epoch seconds, so the item never expires`,
+      value,
+    );
   }
   if (seconds < now - FIVE_YEARS_SECONDS) {
     return never(

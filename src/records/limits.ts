@@ -1,4 +1,4 @@
-import { toBytes, unpaddedBase64Length } from './binary.js';
+import { DECODE, toBytes, unpaddedBase64Length } from './binary.js';
 
 // What DynamoDB refuses to store, so no stream record can carry it: the converter (unmarshall)
 // and the validator (validate.ts) share these rules, so they agree on what is malformed.
@@ -15,55 +15,21 @@ const MAX_DIGITS = 38;
 const MIN_MAGNITUDE = -130;
 const MAX_MAGNITUDE = 125;
 
-/** A number text's significant digits, as scaleOf reads them. */
-interface Scale {
-  /** How many significant digits (0 for zero). */
-  significant: number;
-  /** The power of ten of the first significant digit (0 for zero). */
-  magnitude: number;
-  /** Where the significant digits start and end among the text's digits (-1 for zero). */
-  firstSig: number;
-  lastSig: number;
-  /** Where the mantissa ends in the text: its length, or the exponent mark's index. */
-  end: number;
-}
-
 /**
- * The scale of a text already known to be number syntax (`[+-]digits[.digits][e[+-]digits]`),
- * read in one pass. Off the hot path (a limit's message, a set's duplicate check): isValidNumber
- * is the per-value scan.
+ * The significant digits of a text already known to be number syntax
+ * (`[+-]digits[.digits][e[+-]digits]`), and the power of ten of the first ('' and 0 for zero).
+ * Off the hot path (a limit's message, a set's duplicate check), so read with a pattern:
+ * isValidNumber is the per-value scan.
  */
-function scaleOf(text: string): Scale {
-  const len = text.length;
-  let i = 0;
-  const first = text.charCodeAt(0);
-  if (first === 43 || first === 45) i = 1;
-  let count = 0;
-  let point = -1;
-  let firstSig = -1;
-  let lastSig = -1;
-  for (; i < len; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46) {
-      point = count;
-      continue;
-    }
-    if (c === 101 || c === 69) break;
-    if (c !== 48) {
-      if (firstSig < 0) firstSig = count;
-      lastSig = count;
-    }
-    count++;
-  }
-  if (firstSig < 0) return { significant: 0, magnitude: 0, firstSig, lastSig, end: i };
+function scaleOf(text: string): { digits: string; magnitude: number } {
+  const [, int = '', fraction = '', exponent] = /^[+-]?(\d*)(?:\.(\d*))?(?:[eE](.*))?$/.exec(text)!;
+  const all = int + fraction;
+  const first = all.search(/[1-9]/);
+  if (first < 0) return { digits: '', magnitude: 0 };
   // An exponent of any length: Number() of its text is exact far past any limit that matters.
-  const exponent = i < len ? Number(text.slice(i + 1)) : 0;
   return {
-    significant: lastSig - firstSig + 1,
-    magnitude: (point < 0 ? count : point) - firstSig - 1 + exponent,
-    firstSig,
-    lastSig,
-    end: i,
+    digits: all.slice(first).replace(/0+$/, ''),
+    magnitude: int.length - first - 1 + (exponent === undefined ? 0 : Number(exponent)),
   };
 }
 
@@ -72,7 +38,8 @@ function scaleOf(text: string): Scale {
  * digits, or a magnitude outside 1E-130 … 9.99…E+125. `text` is already known to be number syntax.
  */
 export function numberLimitProblem(text: string): string | undefined {
-  const { significant, magnitude } = scaleOf(text);
+  const { digits, magnitude } = scaleOf(text);
+  const significant = digits.length;
   if (significant > MAX_DIGITS) {
     return `N has ${significant} significant digits, DynamoDB keeps at most ${MAX_DIGITS}`;
   }
@@ -135,15 +102,8 @@ export function isValidNumber(text: string): boolean {
 
 /** One text per value: `1`, `1.0`, `+1` and `10E-1` share it (DynamoDB compares set members by value). */
 function numberKey(text: string): string {
-  const { significant, magnitude, firstSig, lastSig, end } = scaleOf(text);
-  if (significant === 0) return '0';
-  const sign = text.charCodeAt(0) === 45 ? '-' : '';
-  const start = sign === '' && text.charCodeAt(0) !== 43 ? 0 : 1;
-  const digits = text
-    .slice(start, end)
-    .replace('.', '')
-    .slice(firstSig, lastSig + 1);
-  return `${sign}${digits}e${magnitude}`;
+  const { digits, magnitude } = scaleOf(text);
+  return digits === '' ? '0' : `${text.charCodeAt(0) === 45 ? '-' : ''}${digits}e${magnitude}`;
 }
 
 /** Up to this many members are compared pairwise (no allocation); larger sets go through a Set. */
@@ -208,30 +168,23 @@ export function duplicateNumberIndex(list: readonly string[]): number {
   return duplicateStringIndex(list);
 }
 
-/** Base64 characters to 6-bit values, both alphabets; the decoder already rejected anything else. */
-const SIXBIT = (() => {
-  const table = new Uint8Array(128);
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  for (let i = 0; i < 64; i++) table[alphabet.charCodeAt(i)] = i;
-  table[45] = 62;
-  table[95] = 63;
-  return table;
-})();
-
 /** Bits of the last character that carry data, by unpadded length mod 4 (1 never occurs). */
 const LAST_MASK = [63, 0, 48, 60];
 
-/** Whether two valid base64 texts decode to the same bytes (alphabet, padding and unused bits aside). */
+/**
+ * Whether two valid base64 texts decode to the same bytes (alphabet, padding and unused bits
+ * aside). Both passed isBase64, so every character has its 6-bit value in DECODE.
+ */
 function sameBase64(a: string, b: string): boolean {
   const end = unpaddedBase64Length(a);
   if (end !== unpaddedBase64Length(b)) return false;
   if (end === 0) return true;
   for (let i = 0; i < end - 1; i++) {
-    if (SIXBIT[a.charCodeAt(i)] !== SIXBIT[b.charCodeAt(i)]) return false;
+    if (DECODE[a.charCodeAt(i)] !== DECODE[b.charCodeAt(i)]) return false;
   }
   const mask = LAST_MASK[end % 4] as number;
   return (
-    ((SIXBIT[a.charCodeAt(end - 1)] as number) & mask) === ((SIXBIT[b.charCodeAt(end - 1)] as number) & mask)
+    ((DECODE[a.charCodeAt(end - 1)] as number) & mask) === ((DECODE[b.charCodeAt(end - 1)] as number) & mask)
   );
 }
 

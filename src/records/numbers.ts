@@ -32,11 +32,11 @@ function numberError(text: string): InvalidAttributeValueError {
   );
 }
 
-/** Powers of ten a double holds exactly (10^22 is the last). */
-const POW10 = [
-  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-  1e20, 1e21, 1e22,
-];
+/**
+ * Powers of ten a double holds exactly (10^22 is the last), computed: `10 ** i` is exact up to
+ * there, and the array has the literal's packed-double elements.
+ */
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
 /**
  * The exact policy, in one left-to-right pass for the forms items carry almost always:

@@ -1,4 +1,5 @@
 import { NotAStreamEventError } from './errors.js';
+import { isObject } from './shape.js';
 
 export type FailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
 
@@ -60,10 +61,6 @@ export class OnFailureRecordError extends NotAStreamEventError {
     this.startSequenceNumber = info.startSequenceNumber;
     this.endSequenceNumber = info.endSequenceNumber;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The batch info when `value` looks like an on-failure record (a DDBStreamBatchInfo object with a range). */

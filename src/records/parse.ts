@@ -61,6 +61,11 @@ export interface ParseOptions {
   validate?: boolean;
 }
 
+/** What a parser does with numbers, TTL deletes of replicas and images: the options a pipeline passes on. */
+export type ImageParseOptions = Pick<ParseOptions, 'numbers' | 'ttlHeuristic' | 'eager' | 'validate'>;
+
+const BOOLEAN_OFF = { kind: 'boolean', default: false } as const;
+
 const readOptions = /* @__PURE__ */ defineOptions<ParseOptions>()('parse', {
   streamArn: { kind: 'nonEmptyString' },
   shardId: { kind: 'nonEmptyString' },
@@ -73,8 +78,18 @@ const readOptions = /* @__PURE__ */ defineOptions<ParseOptions>()('parse', {
   },
   numbers: NUMBERS_OPTION,
   ttlHeuristic: TTL_HEURISTIC_OPTION,
-  eager: { kind: 'boolean', default: false },
-  validate: { kind: 'boolean', default: false },
+  eager: BOOLEAN_OFF,
+  validate: BOOLEAN_OFF,
+});
+
+// The pipeline's reader: a stream handler's bundle links neither the origin check nor its text.
+// The rules are named, not spread from a shared object: a spread would keep readOptions in
+// every bundle (the bundler cannot tell it has no side effect).
+const readImageOptions = /* @__PURE__ */ defineOptions<ImageParseOptions>()('parse', {
+  numbers: NUMBERS_OPTION,
+  ttlHeuristic: TTL_HEURISTIC_OPTION,
+  eager: BOOLEAN_OFF,
+  validate: BOOLEAN_OFF,
 });
 
 function isOrigin(value: unknown): boolean {
@@ -207,8 +222,7 @@ function checkedRecord(
 }
 
 /** A parser's options, read and precomputed once. */
-function parserSettings(options: ParseOptions | undefined) {
-  const o = readOptions(options);
+function parserSettings(o: ReturnType<typeof readImageOptions> & Partial<ReturnType<typeof readOptions>>) {
   const context: RecordContext = {
     num: numberConverter(o.numbers),
     streamArn: o.streamArn,
@@ -217,7 +231,7 @@ function parserSettings(options: ParseOptions | undefined) {
     tableName: undefined,
   };
   const images: Images = o.eager ? EAGER : o.validate ? VALIDATE : LAZY;
-  return { o, context, ttlAttribute: heuristicAttribute(o.ttlHeuristic, 'parse'), images };
+  return { context, ttlAttribute: heuristicAttribute(o.ttlHeuristic, 'parse'), images };
 }
 
 function streamParser({ context, ttlAttribute, images }: ReturnType<typeof parserSettings>): RecordParser {
@@ -231,8 +245,9 @@ function streamParser({ context, ttlAttribute, images }: ReturnType<typeof parse
  * work. parseStreamRecord / parseStreamEvent are this, made on each call.
  */
 export function createRecordParser(options?: ParseOptions): RecordParser {
-  const settings = parserSettings(options);
-  if (settings.o.source !== 'kinesis') return streamParser(settings);
+  const o = readOptions(options);
+  const settings = parserSettings(o);
+  if (o.source !== 'kinesis') return streamParser(settings);
   const { context, ttlAttribute, images } = settings;
   return ((envelope: unknown) => {
     const decoded = decodeKinesisRecord(envelope, context);
@@ -241,14 +256,12 @@ export function createRecordParser(options?: ParseOptions): RecordParser {
 }
 
 /**
- * @internal createRecordParser for the Lambda shape only (`source: 'kinesis'` refused): what a
- * DynamoDB Streams pipeline parses with, so its bundle links no Kinesis decoder.
+ * @internal createRecordParser for the Lambda shape of a stream handler's batches, taking only the
+ * options a pipeline passes on (any other is an unknown option): what a DynamoDB Streams pipeline
+ * parses with, so its bundle links no Kinesis decoder and no origin check.
  */
-export function createStreamRecordParser(options?: Omit<ParseOptions, 'source'>): RecordParser {
-  const settings = parserSettings(options);
-  if (settings.o.source === 'kinesis')
-    throw new TypeError('createStreamRecordParser: source must not be kinesis');
-  return streamParser(settings);
+export function createStreamRecordParser(options?: ImageParseOptions): RecordParser {
+  return streamParser(parserSettings(readImageOptions(options)));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { keyPrefix, PREFIX_OPTION, SSE_OPTION } from '../archive/bucket-options.js';
 import { type ArchiveLayout, DEFAULT_MAX_OBJECT_BYTES } from '../archive/objects.js';
 import { DEFAULT_MAX_PARTITIONS_PER_BATCH, type TenantPartitioner } from '../archive/partition.js';
-import { RETRY_POLICIES } from '../core/backoff.js';
+import { SINK_REQUEST_POLICY } from '../core/backoff.js';
 import type { OptionReader } from '../core/options.js';
 import { type SdkRetryStrategy, SinkRetryStrategy } from './retry-strategy.js';
 import type { SinkContext } from './types.js';
@@ -122,22 +122,19 @@ export function lazyClient<C>(
 ): () => C {
   const { client, maxAttempts, retryStrategy } = options;
   if (client !== undefined) {
-    for (const [name, value] of [
-      ['maxAttempts', maxAttempts],
-      ['retryStrategy', retryStrategy],
-    ] as const) {
-      if (value !== undefined) {
-        throw reader.fail(
-          `${name} configures the client the sink builds; set it on the injected client instead`,
-          name,
-        );
-      }
+    const set =
+      maxAttempts !== undefined ? 'maxAttempts' : retryStrategy !== undefined ? 'retryStrategy' : undefined;
+    if (set !== undefined) {
+      throw reader.fail(
+        `${set} configures the client the sink builds; set it on the injected client instead`,
+        set,
+      );
     }
     return () => client;
   }
   let built: C | undefined;
   return () => {
-    const attempts = maxAttempts ?? RETRY_POLICIES.sinkRequest.attempts;
+    const attempts = maxAttempts ?? SINK_REQUEST_POLICY.attempts;
     built ??= new Client({
       maxAttempts: attempts,
       retryStrategy: retryStrategy ?? new SinkRetryStrategy(attempts),

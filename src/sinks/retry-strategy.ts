@@ -1,4 +1,4 @@
-import { backoffDelay, RETRY_POLICIES, type RetryPolicy, withAttempts } from '../core/backoff.js';
+import { backoffDelay, SINK_REQUEST_POLICY } from '../core/backoff.js';
 
 /** The parts of the SDK's retry token (RetryToken of @smithy/types) its retry middleware reads. */
 export interface SinkRetryToken {
@@ -25,7 +25,7 @@ const RETRY_AFTER_CAP_MS = 5_000;
 /**
  * The retry strategy of the clients the S3 and SQS sinks build: every throttling or transient
  * error (503 SlowDown, 500 InternalError, timeouts, resets) is retried until `maxAttempts`, with
- * tidewater's one backoff schedule (RETRY_POLICIES.sinkRequest). The SDK's standard strategy
+ * tidewater's one backoff schedule (SINK_REQUEST_POLICY). The SDK's standard strategy
  * keeps a retry quota per client (500 tokens, 5 per retry, refilled only by successes): under
  * sustained 5xx it drains and every request fails after its first attempts — an archive PUT gave
  * up after 3 of its 8 — so records were dead-lettered that more patience would have stored. A
@@ -33,14 +33,15 @@ const RETRY_AFTER_CAP_MS = 5_000;
  */
 export class SinkRetryStrategy implements SdkRetryStrategy {
   readonly mode = 'standard';
-  readonly #policy: RetryPolicy;
+  // The schedule's delays are SINK_REQUEST_POLICY's; only the attempts are the caller's.
+  readonly #attempts: number;
 
-  constructor(maxAttempts: number = RETRY_POLICIES.sinkRequest.attempts) {
-    this.#policy = withAttempts(RETRY_POLICIES.sinkRequest, maxAttempts);
+  constructor(maxAttempts: number = SINK_REQUEST_POLICY.attempts) {
+    this.#attempts = maxAttempts;
   }
 
   get maxAttempts(): number {
-    return this.#policy.attempts;
+    return this.#attempts;
   }
 
   async acquireInitialRetryToken(): Promise<SinkRetryToken> {
@@ -54,8 +55,8 @@ export class SinkRetryStrategy implements SdkRetryStrategy {
     const retry = previous.getRetryCount() + 1;
     const retryable = info.errorType === 'THROTTLING' || info.errorType === 'TRANSIENT';
     // The SDK's own refusal message: its middleware throws the request's error instead.
-    if (!retryable || retry >= this.#policy.attempts) throw new Error('No retry token available');
-    let delay = backoffDelay(this.#policy, retry);
+    if (!retryable || retry >= this.#attempts) throw new Error('No retry token available');
+    let delay = backoffDelay(SINK_REQUEST_POLICY, retry);
     if (info.retryAfterHint instanceof Date) {
       delay = Math.max(
         delay,

@@ -6,9 +6,10 @@ import {
 } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { type ServerSideEncryption, sseParams } from '../archive/bucket-options.js';
+import { isS3Answer } from '../archive/errors.js';
 import { ARCHIVE_FORMAT, ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../archive/format.js';
 import { type ArchiveLayout, type PlannedObject, planArchiveObjects } from '../archive/objects.js';
-import { RETRY_POLICIES, waitBeforeRetry } from '../core/backoff.js';
+import { ARCHIVE_CONFLICT_POLICY, waitBeforeRetry } from '../core/backoff.js';
 import { defineOptions } from '../core/options.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { ArchiveWriteError } from './errors.js';
@@ -58,8 +59,7 @@ const readOptions = /* @__PURE__ */ defineOptions<S3ArchiveSinkOptions>()('S3Arc
 
 /** True for S3's answer to `If-None-Match: *` when the key exists. */
 function isAlreadyExists(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
-  return e?.name === 'PreconditionFailed' || e?.$metadata?.httpStatusCode === 412;
+  return isS3Answer(error, 'PreconditionFailed', 412);
 }
 
 /**
@@ -69,18 +69,16 @@ function isAlreadyExists(error: unknown): boolean {
  * show the conditional header was the cause. Retrying the same request cannot help.
  */
 function isConditionalUnsupported(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
-  return e?.name === 'NotImplemented' || e?.$metadata?.httpStatusCode === 501;
+  return isS3Answer(error, 'NotImplemented', 501);
 }
 
 /** 409 ConditionalRequestConflict: a concurrent conditional write of the same key is in flight. */
 function isConflict(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
-  return e?.name === 'ConditionalRequestConflict' || e?.$metadata?.httpStatusCode === 409;
+  return isS3Answer(error, 'ConditionalRequestConflict', 409);
 }
 
-/** S3 asks for a retry after 409: RETRY_POLICIES.archiveConflict, waited by the shared schedule. */
-const CONFLICT = RETRY_POLICIES.archiveConflict;
+/** S3 asks for a retry after 409: ARCHIVE_CONFLICT_POLICY, waited by the shared schedule. */
+const CONFLICT = ARCHIVE_CONFLICT_POLICY;
 
 /**
  * Archives each batch to S3 as gzip NDJSON, one object per (table, hour, shard) group, under a

@@ -12,6 +12,7 @@ import {
   toGetRecordsRecord,
   toLambdaRecord,
 } from '../../../src/records/index.js';
+import { createStreamRecordParser } from '../../../src/records/parse.js';
 import type { LambdaStreamRecord } from '../../../src/records/types.js';
 import { lambdaRecord, STREAM_ARN, sdkRecord } from './fixtures.js';
 
@@ -361,5 +362,30 @@ describe('parseStreamEvent', () => {
     expect(() => createRecordParser({ eager: 'yes' as never })).toThrow(InvalidOptionsError);
     const parse = createRecordParser({ streamArn: STREAM_ARN });
     expect(parse(sdkRecord()).tableName).toBe('Orders');
+  });
+
+  it("createStreamRecordParser (the pipeline's) takes the image options only, and parses as createRecordParser does", () => {
+    for (const other of [
+      { source: 'kinesis' },
+      { streamArn: STREAM_ARN },
+      { origin: { source: 'dynamodb-stream' } },
+    ]) {
+      const error = thrown(() => createStreamRecordParser(other as never));
+      expect(error).toBeInstanceOf(InvalidOptionsError);
+      expect((error as Error).message).toMatch(
+        /^parse: unknown option '\w+' \(known: numbers, ttlHeuristic, eager, validate\)$/,
+      );
+    }
+    expect(() => createStreamRecordParser({ validate: 'yes' as never })).toThrow(
+      'parse: option \'validate\' must be a boolean, got the string "yes"',
+    );
+    const options = { numbers: 'string', validate: true } as const;
+    const record = lambdaRecord();
+    expect(JSON.stringify(createStreamRecordParser(options)(record))).toBe(
+      JSON.stringify(createRecordParser(options)(record)),
+    );
+    expect(createStreamRecordParser(options)(record).newImage).toEqual(
+      createRecordParser(options)(record).newImage,
+    );
   });
 });
