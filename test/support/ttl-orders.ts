@@ -6,6 +6,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { type ArchiveRow, decodeArchiveObject } from '../../src/archive.js';
+import { startLogName, startOnce } from './cli-test.js';
 
 /**
  * The orders the `tidewater start` tests write into an app's table and read back from its
@@ -91,4 +92,35 @@ export async function archivedOrders(
   return rows
     .map((row) => ({ kind: row.kind, keys: row.keys, oldImage: row.oldImage, ttl: row.ttl }))
     .sort((a, b) => String(a.keys.pk?.S).localeCompare(String(b.keys.pk?.S)));
+}
+
+/**
+ * Each app (`-c`, `--template` or `--cdk-out` and its path) started once with `tidewater start
+ * --once` — resources created, handlers loaded, nothing to deliver yet; `check` reads its log —
+ * the orders written into its table, then the TTL sweep awaited over all of them. The apps with
+ * the names their start gave the table and the bucket.
+ */
+export async function ordersExpiredUnderStart<App extends { readonly flag: readonly string[] }>(
+  dynamodb: DynamoDBClient,
+  apps: readonly App[],
+  options: {
+    stage: string;
+    now: number;
+    check?: (app: App, log: string, table: string) => Promise<void> | void;
+  },
+): Promise<(App & { table: string; bucket: string })[]> {
+  const out = [];
+  for (const app of apps) {
+    const log = await startOnce(app.flag, options.stage);
+    const table = startLogName(log, 'table', /OrdersTable\w*/);
+    const bucket = startLogName(log, 'bucket', /ArchiveBucket\w*/);
+    await options.check?.(app, log, table);
+    await writeOrders(dynamodb, table, { now: options.now });
+    out.push({ ...app, table, bucket });
+  }
+  await awaitTtlSweep(
+    dynamodb,
+    out.map((app) => app.table),
+  );
+  return out;
 }

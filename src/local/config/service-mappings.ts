@@ -100,8 +100,6 @@ interface DeclaredMappings {
   switchedOff(logicalId: string): boolean;
 }
 
-const NONE: DeclaredMappings = { byFunction: new Map(), switchedOff: () => false };
-
 /** The mappings and extension Conditions of `resources:`; the plan is made only when there are some. */
 async function declaredMappings(config: ServerlessConfig): Promise<DeclaredMappings> {
   const declared = await config.get('resources');
@@ -120,7 +118,8 @@ async function declaredMappings(config: ServerlessConfig): Promise<DeclaredMappi
   const conditional = Object.entries(extensions).filter(
     ([, e]) => isRecord(e) && typeof e.Condition === 'string',
   );
-  if (mappings.length === 0 && conditional.length === 0) return NONE;
+  if (mappings.length === 0 && conditional.length === 0)
+    return { byFunction: new Map(), switchedOff: () => false };
   // The planner resolved the Conditions (parameters at their Defaults) and the tables' and
   // streams' properties; a resource whose Condition is false is not deployed.
   const plan = await planServiceResources(config);

@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { uniqueName } from '../../support/aws.js';
 import { cliTestClients, runCli, startLogName, startOnce } from '../../support/cli-test.js';
-import { archivedOrders, awaitTtlSweep, EXPIRED_ORDERS, writeOrders } from '../../support/ttl-orders.js';
+import {
+  archivedOrders,
+  awaitTtlSweep,
+  EXPIRED_ORDERS,
+  ordersExpiredUnderStart,
+  writeOrders,
+} from '../../support/ttl-orders.js';
 
 // The orders app with its archive fed by the table's DynamoDB stream (../serverless) and by the
 // table's Kinesis streaming destination, described three ways: serverless.yml's `stream: type:
@@ -51,13 +57,11 @@ describe('tidewater start --once with a Kinesis mapping', () => {
   it("archives TTL deletes through the table's Kinesis streaming destination as the DynamoDB stream path does, from serverless.yml, SAM and CDK", async () => {
     const stage = uniqueName('k').toLowerCase();
     const now = Math.floor(Date.now() / 1000);
-    const apps = [];
-    for (const app of APPS) {
-      const log = await startOnce(app.flag, stage);
-      const table = startLogName(log, 'table', /OrdersTable\w*/);
-      const bucket = startLogName(log, 'bucket', /ArchiveBucket\w*/);
-      apps.push({ ...app, table, bucket });
-      if ('kinesis' in app) {
+    const apps = await ordersExpiredUnderStart(clients.dynamodb, APPS, {
+      stage,
+      now,
+      async check(app, log, table) {
+        if (!('kinesis' in app)) return;
         // The template has no StreamSpecification: the bridge's DynamoDB stream is enabled locally.
         expect(log).toContain('(stream, Kinesis streaming destination, TTL on expiresAt)');
         expect(log).toMatch(/ChangeStream\w*\s+Kinesis stream [\w-]+-ChangeStream\w*/);
@@ -71,13 +75,8 @@ describe('tidewater start --once with a Kinesis mapping', () => {
         );
         const described = await clients.dynamodb.send(new DescribeTableCommand({ TableName: table }));
         expect(described.Table?.StreamSpecification?.StreamViewType).toBe('NEW_AND_OLD_IMAGES');
-      }
-      await writeOrders(clients.dynamodb, table, { now });
-    }
-    await awaitTtlSweep(
-      clients.dynamodb,
-      apps.map((app) => app.table),
-    );
+      },
+    });
     const results = [];
     for (const app of apps) {
       const log = await startOnce(app.flag, stage);

@@ -4,13 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { uniqueName } from '../../support/aws.js';
-import { cliTestClients, runCli, startLogName, startOnce } from '../../support/cli-test.js';
+import { cliTestClients, runCli, startOnce } from '../../support/cli-test.js';
 import {
   archivedOrders,
-  awaitTtlSweep,
   bucketObjects,
   EXPIRED_ORDERS,
-  writeOrders,
+  ordersExpiredUnderStart,
 } from '../../support/ttl-orders.js';
 
 // One orders app described three ways — serverless.yml, a SAM template, a CDK app's cdk.out (two
@@ -34,26 +33,20 @@ describe('tidewater start --once for a SAM template and a cdk.out', () => {
   it('creates their resources, runs every mapping with its settings, and archives TTL deletes as the serverless.yml service does', async () => {
     const stage = uniqueName('t').toLowerCase();
     const now = Math.floor(Date.now() / 1000);
-    const apps = [];
     // First run: resources created, handlers loaded with their environments, nothing to deliver.
-    for (const app of APPS) {
-      const log = await startOnce(app.flag, stage);
-      const table = startLogName(log, 'table', /OrdersTable\w*/);
-      const bucket = startLogName(log, 'bucket', /ArchiveBucket\w*/);
-      expect(log).toContain('(stream, TTL on expiresAt)');
-      // The mapping's settings as the template states them, and its on-failure queue on the SQS server.
-      expect(log).toMatch(
-        new RegExp(
-          `function ${app.archive} \\(.*\\) ← arn:aws:dynamodb:.*\\n.*batch 10, 1 filter pattern, ReportBatchItemFailures, bisect, retries 2, from TRIM_HORIZON; on failure: queue `,
-        ),
-      );
-      apps.push({ ...app, table, bucket });
-      await writeOrders(clients.dynamodb, table, { now });
-    }
-    await awaitTtlSweep(
-      clients.dynamodb,
-      apps.map((app) => app.table),
-    );
+    const apps = await ordersExpiredUnderStart(clients.dynamodb, APPS, {
+      stage,
+      now,
+      check(app, log) {
+        expect(log).toContain('(stream, TTL on expiresAt)');
+        // The mapping's settings as the template states them, and its on-failure queue on the SQS server.
+        expect(log).toMatch(
+          new RegExp(
+            `function ${app.archive} \\(.*\\) ← arn:aws:dynamodb:.*\\n.*batch 10, 1 filter pattern, ReportBatchItemFailures, bisect, retries 2, from TRIM_HORIZON; on failure: queue `,
+          ),
+        );
+      },
+    });
 
     const results = [];
     for (const app of apps) {
