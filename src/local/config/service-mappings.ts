@@ -3,11 +3,11 @@ import { evaluate, isRecord } from './intrinsics.js';
 import type { ServerlessConfig } from './serverless-config.js';
 import { planServiceResources } from './service-resources.js';
 import type { StreamEventSettings, StreamFunctionSettings } from './stream-function.js';
+import { withParameterDefaults } from './template.js';
 import {
   checkStreamSource,
   mappingSettings,
   mappingSource,
-  parameterDefaults,
   type TemplateResourceMap,
 } from './template-mapping.js';
 
@@ -104,25 +104,30 @@ interface DeclaredMappings {
 async function declaredMappings(config: ServerlessConfig): Promise<DeclaredMappings> {
   const declared = await config.get('resources');
   const parts = (Array.isArray(declared) ? declared : [declared]).filter(isRecord);
+  const declares = (part: Record<string, unknown>) =>
+    Object.values(isRecord(part.Resources) ? part.Resources : {}).some(
+      (r) => isRecord(r) && r.Type === 'AWS::Lambda::EventSourceMapping',
+    ) ||
+    Object.values(isRecord(part.extensions) ? part.extensions : {}).some(
+      (e) => isRecord(e) && typeof e.Condition === 'string',
+    );
+  if (!parts.some(declares)) return { byFunction: new Map(), switchedOff: () => false };
+  // The planner resolved the Conditions (parameters at their Defaults, each checked to have one)
+  // and the tables' and streams' properties; a resource whose Condition is false is not deployed.
+  const plan = await planServiceResources(config);
   const raw: Record<string, Record<string, unknown>> = {};
   const extensions: Record<string, unknown> = {};
-  const parameters: Record<string, string> = {};
-  for (const part of parts) {
-    Object.assign(raw, isRecord(part.Resources) ? part.Resources : {});
-    Object.assign(extensions, isRecord(part.extensions) ? part.extensions : {});
-    Object.assign(parameters, parameterDefaults(part.Parameters));
+  // A mapping's `Ref` to a parameter is its Default, as the planner reads the other resources.
+  for (const { document } of withParameterDefaults(
+    parts.map((document) => ({ where: config.file, document })),
+  )) {
+    if (!isRecord(document)) continue;
+    Object.assign(raw, isRecord(document.Resources) ? document.Resources : {});
+    Object.assign(extensions, isRecord(document.extensions) ? document.extensions : {});
   }
   const mappings = Object.entries(raw).filter(
     ([, r]) => isRecord(r) && r.Type === 'AWS::Lambda::EventSourceMapping',
   );
-  const conditional = Object.entries(extensions).filter(
-    ([, e]) => isRecord(e) && typeof e.Condition === 'string',
-  );
-  if (mappings.length === 0 && conditional.length === 0)
-    return { byFunction: new Map(), switchedOff: () => false };
-  // The planner resolved the Conditions (parameters at their Defaults) and the tables' and
-  // streams' properties; a resource whose Condition is false is not deployed.
-  const plan = await planServiceResources(config);
   const holds = (condition: unknown, where: string) =>
     typeof condition !== 'string' ||
     evaluate(
@@ -155,9 +160,9 @@ async function declaredMappings(config: ServerlessConfig): Promise<DeclaredMappi
       );
     const stream = asConfigError(config.file, () => {
       const site = { file: config.file, resource: id };
-      const source = mappingSource(properties.EventSourceArn, resources as TemplateResourceMap, parameters);
+      const source = mappingSource(properties.EventSourceArn, resources as TemplateResourceMap);
       const settings = mappingSettings(site, properties, 'EventSourceArn', '', source);
-      checkStreamSource(site, 'EventSourceArn', settings, resources as TemplateResourceMap, parameters);
+      checkStreamSource(site, 'EventSourceArn', settings, resources as TemplateResourceMap);
       return settings;
     });
     byFunction.set(key, [...(byFunction.get(key) ?? []), { id, stream }]);

@@ -151,6 +151,22 @@ describe("serverless.yml's resources: mappings", () => {
     );
   });
 
+  it("reads a mapping's Ref to a parameter as its Default, a stream ARN naming a declared stream", async () => {
+    const arn = 'arn:aws:kinesis:us-east-1:000000000000:stream/changes';
+    const [fn] = await read(
+      service((text) =>
+        text
+          .replace(
+            'Default: kinesis',
+            `Default: kinesis\n      ChangeStreamArn:\n        Type: String\n        Default: ${arn}`,
+          )
+          .replace('Properties: { ShardCount: 1 }', 'Properties: { Name: changes, ShardCount: 1 }')
+          .replace('EventSourceArn: !GetAtt ChangeStream.Arn', 'EventSourceArn: !Ref ChangeStreamArn'),
+      ),
+    );
+    expect(fn?.stream).toMatchObject({ source: 'kinesis', arn });
+  });
+
   it.each([
     [
       'an enhanced fan-out consumer',
