@@ -148,12 +148,15 @@ export async function runDemo(input: DemoOptions = {}): Promise<DemoSummary> {
   };
   const problems: string[] = [];
 
-  // User deletes are archived too in the demo, so the routing shows; the rest is serverless.yml's.
+  // User deletes are archived too in the demo, so the routing shows; the archive reads the table's
+  // DynamoDB stream whatever the shell's TIDEWATER_ARCHIVE_SOURCE (the demo starts no Kinesis
+  // server; `tidewater start` runs the Kinesis variant); the rest is serverless.yml's.
   const config = await loadServerlessConfig({
     file: join(root, 'serverless.yml'),
     stage: 'local',
     env: {
       ...(options.env ?? process.env),
+      TIDEWATER_ARCHIVE_SOURCE: 'dynamodb-stream',
       TIDEWATER_ARCHIVE_ROUTES: 'all-deletes',
       TIDEWATER_DELETION_PROTECTION: 'false',
     },

@@ -1,5 +1,11 @@
-import { afterAll, afterEach, vi } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, expect, inject, vi } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.js';
+import { main } from '../../src/cli/program.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/servers/dynamodb-local.js';
 import { localClients } from './aws.js';
+import { captureOutput } from './capture-output.js';
 
 /**
  * For a test file that runs the CLI's `main` in process: the local servers' clients (destroyed
@@ -18,4 +24,60 @@ export function cliTestClients(): ReturnType<typeof localClients> {
     process.exitCode = undefined;
   });
   return clients;
+}
+
+/**
+ * The CLI's `main` run in process with stdout and stderr captured (and restored after, whatever
+ * happens): its exit code and what it wrote to each.
+ */
+export async function runCli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const { out, err } = captureOutput();
+  try {
+    const code = await main(args);
+    return { code, out: out.join(''), err: err.join('') };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+/**
+ * `tidewater start --once` of an app (`-c`, `--template` or `--cdk-out` and its path) on the
+ * run's DynamoDB Local and S3 server, which must succeed: what it logged (stderr).
+ */
+export async function startOnce(app: readonly string[], stage: string): Promise<string> {
+  const endpoints = ['--dynamodb-endpoint', inject('dynamoEndpoint'), '--s3-endpoint', inject('s3Endpoint')];
+  const { code, err } = await runCli(['start', '--once', ...app, '--stage', stage, ...endpoints]);
+  expect(code, err).toBe(EXIT.ok);
+  return err;
+}
+
+/**
+ * A `--local-env` file in `dir` pointing at the run's DynamoDB Local and S3 server, as
+ * `tidewater start --env-file` writes one for `replay` to read.
+ */
+export async function localEnvFile(dir: string): Promise<string> {
+  const file = join(dir, 'local.env');
+  await writeFile(
+    file,
+    [
+      `AWS_ENDPOINT_URL_DYNAMODB=${inject('dynamoEndpoint')}`,
+      `AWS_ENDPOINT_URL_S3=${inject('s3Endpoint')}`,
+      `AWS_REGION=${LOCAL_REGION}`,
+      `AWS_ACCESS_KEY_ID=${LOCAL_CREDENTIALS.accessKeyId}`,
+      `AWS_SECRET_ACCESS_KEY=${LOCAL_CREDENTIALS.secretAccessKey}`,
+      'AWS_S3_FORCE_PATH_STYLE=true',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+/** The name a `tidewater start` log gives a resource: `  <LogicalId>   table  <name> (…)`. */
+export function startLogName(log: string, kind: 'table' | 'bucket', logicalId: RegExp): string {
+  const line = log
+    .split('\n')
+    .find((l) => new RegExp(`^tidewater:\\s+${logicalId.source}\\s+${kind}\\s`).test(l));
+  const name = line?.trim().split(/\s+/)[3];
+  if (!name) throw new Error(`no ${kind} ${logicalId} in:\n${log}`);
+  return name;
 }

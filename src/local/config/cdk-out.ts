@@ -8,13 +8,14 @@ import {
   checkStreamSource,
   functionSettings,
   mappingSettings,
+  mappingSource,
   parameterDefaults,
 } from './template-mapping.js';
 
 /**
  * A CDK app's synthesized output (cdk.out: manifest.json, one template per stack, one asset
- * folder per code asset) read for the local runtime: every AWS::Lambda::EventSourceMapping with
- * its function, whose code is the asset folder its Code.S3Key names (`<hash>.zip` →
+ * folder per code asset) read for the local runtime: every AWS::Lambda::EventSourceMapping (on a
+ * table's DynamoDB stream or a Kinesis data stream) with its function, whose code is the asset folder its Code.S3Key names (`<hash>.zip` →
  * `asset.<hash>/`). Everything wrong is a TemplateReadError, before anything starts.
  */
 export function readCdkOut(dir: string): TemplateApp {
@@ -77,8 +78,9 @@ export function readCdkOut(dir: string): TemplateApp {
   const read = mappings.map(([id, raw]) => {
     const site = { file: fileOf.get(id) as string, resource: id };
     const props = isRecord(raw.Properties) ? raw.Properties : {};
-    const stream = mappingSettings(site, props, 'EventSourceArn');
-    checkStreamSource(site, 'EventSourceArn', stream.arn, resources);
+    const source = mappingSource(props.EventSourceArn, resources, parameters);
+    const stream = mappingSettings(site, props, 'EventSourceArn', '', source);
+    checkStreamSource(site, 'EventSourceArn', stream, resources, parameters);
     const fnId = referencedFunction(site, props.FunctionName, all);
     mappingsOf.set(fnId, (mappingsOf.get(fnId) ?? 0) + 1);
     return { id, fnId, stream };
@@ -118,6 +120,8 @@ const RUNTIME_TYPES = new Set([
   'AWS::DynamoDB::Table',
   'AWS::S3::Bucket',
   'AWS::SQS::Queue',
+  'AWS::Kinesis::Stream',
+  'AWS::Kinesis::StreamConsumer',
   'AWS::Lambda::Function',
   'AWS::Lambda::EventSourceMapping',
 ]);

@@ -8,6 +8,7 @@ import type { LocalResourceRef } from './intrinsics.js';
 import { createTemplateResources, type TemplateClients } from './resources.js';
 import { readSamTemplate, type TemplateApp } from './sam-template.js';
 import { loadServerlessConfig, type ServerlessConfig } from './serverless-config.js';
+import { serviceStreamFunctions } from './service-mappings.js';
 import {
   createServiceResources,
   plannedReferences,
@@ -96,20 +97,7 @@ export async function serverlessApp(config: ServerlessConfig): Promise<LocalApp>
     stage: await config.stage(),
     declaredIn: "serverless.yml's resources:",
     plan: () => planServiceResources(config),
-    async streamFunctions(keys) {
-      if (!keys?.length) return config.streamFunctions();
-      const out: StreamFunctionSettings[] = [];
-      for (const key of keys) {
-        const fn = await config.streamFunction(key);
-        if (!fn)
-          throw new ServerlessConfigError(
-            config.file,
-            `function '${key}' has no DynamoDB or Kinesis stream event`,
-          );
-        out.push(fn);
-      }
-      return out;
-    },
+    streamFunctions: (keys) => serviceStreamFunctions(config, keys),
     plannedReferences: async (options = {}) => plannedReferences(await planServiceResources(config), options),
     createResources: (clients) => createServiceResources({ config, ...clients }),
     error: (message) => new ServerlessConfigError(config.file, message),

@@ -14,7 +14,7 @@ import { parseServerlessYaml } from './yaml.js';
 
 /**
  * A SAM template (template.yaml) read for the local runtime: its AWS::Serverless::Function
- * DynamoDB events as stream functions (handler code from CodeUri, settings from the event), and
+ * DynamoDB and Kinesis events as stream functions (handler code from CodeUri, settings from the event), and
  * its resources as plain CloudFormation for the template planner (AWS::Serverless::SimpleTable
  * becomes the on-demand table SAM deploys). Everything wrong is a TemplateReadError, before
  * anything starts.
@@ -66,12 +66,13 @@ export function readSamTemplate(file: string): TemplateApp {
       path,
       'template',
       'Resources',
-      'has no AWS::Serverless::Function with an Events entry of Type DynamoDB: nothing to run',
+      'has no AWS::Serverless::Function with an Events entry of Type DynamoDB or Kinesis: nothing to run',
     );
+  const parameters = parameterDefaults(isRecord(template) ? template.Parameters : undefined);
   const sites: TemplateApp['sites'] = {};
   for (const { streamProperty, ...fn } of functions) {
     const resource = fn.key.split('.')[0] as string;
-    checkStreamSource({ file: path, resource }, streamProperty, fn.stream.arn, resources);
+    checkStreamSource({ file: path, resource }, streamProperty, fn.stream, resources, parameters);
     sites[fn.key] = { file: path, resource };
   }
   return {
@@ -81,7 +82,7 @@ export function readSamTemplate(file: string): TemplateApp {
     name: basename(dirname(path)).replace(/[^A-Za-z0-9_.-]/g, '-'),
     resources,
     conditions: isRecord(template) && isRecord(template.Conditions) ? template.Conditions : {},
-    parameters: parameterDefaults(isRecord(template) ? template.Parameters : undefined),
+    parameters,
     functions: functions.map(({ streamProperty: _, ...fn }) => fn),
     sites,
   };
@@ -107,7 +108,9 @@ function streamFunctions(
   properties: Record<string, unknown>,
 ): (StreamFunctionSettings & { streamProperty: string })[] {
   const events = isRecord(properties.Events) ? Object.entries(properties.Events) : [];
-  const streams = events.filter(([, event]) => isRecord(event) && event.Type === 'DynamoDB');
+  const streams = events.filter(
+    ([, event]) => isRecord(event) && (event.Type === 'DynamoDB' || event.Type === 'Kinesis'),
+  );
   if (streams.length === 0) return [];
   const site = { file, resource: id };
   const dir = codeDir(file, id, properties.CodeUri);
@@ -116,7 +119,8 @@ function streamFunctions(
     const props = isRecord((event as Record<string, unknown>).Properties)
       ? ((event as Record<string, unknown>).Properties as Record<string, unknown>)
       : {};
-    const stream = mappingSettings(site, props, 'Stream', `Events.${name}.Properties.`);
+    const source = (event as Record<string, unknown>).Type === 'Kinesis' ? 'kinesis' : 'dynamodb';
+    const stream = mappingSettings(site, props, 'Stream', `Events.${name}.Properties.`, source);
     const settings = functionSettings(site, rest, { dir }, stream);
     const streamProperty = `Events.${name}.Properties.Stream`;
     return streams.length === 1

@@ -5,10 +5,14 @@ import type { StreamEventSettings, StreamFunctionSettings } from './stream-funct
 
 /**
  * A stream mapping and its function as a CloudFormation template holds them (a CDK app's
- * AWS::Lambda::EventSourceMapping, a SAM function's DynamoDB event — SAM copies those properties
- * onto the mapping it generates, so both read the same names), in the emulator's terms. Shared by
- * the SAM reader (sam-template.ts) and the cdk.out reader (cdk-out.ts).
+ * AWS::Lambda::EventSourceMapping, a SAM function's DynamoDB or Kinesis event — SAM copies those
+ * properties onto the mapping it generates, so both read the same names), in the emulator's terms.
+ * Shared by the SAM reader (sam-template.ts), the cdk.out reader (cdk-out.ts) and the mappings of
+ * serverless.yml's `resources:` (service-mappings.ts).
  */
+
+/** Which stream a mapping reads: a table's DynamoDB stream or a Kinesis data stream. */
+export type MappingSource = 'dynamodb' | 'kinesis';
 
 /** Where a property was read, for errors: the template file and the resource's logical id. */
 export interface TemplateSite {
@@ -18,7 +22,7 @@ export interface TemplateSite {
 
 // Properties of a DynamoDB stream mapping the emulator runs, or that change nothing locally
 // (MetricsConfig, the function, the source). Anything else is a typo or a Kinesis/Kafka setting.
-const MAPPING_PROPERTIES = new Set([
+const DYNAMODB_PROPERTIES = new Set([
   'EventSourceArn',
   'Stream',
   'FunctionName',
@@ -36,6 +40,9 @@ const MAPPING_PROPERTIES = new Set([
   'DestinationConfig',
   'MetricsConfig',
 ]);
+// A Kinesis mapping's own: StartingPositionTimestamp (refused below with its AT_TIMESTAMP) and
+// KmsKeyArn, the key Lambda encrypts the filter criteria with, which changes nothing locally.
+const KINESIS_PROPERTIES = new Set([...DYNAMODB_PROPERTIES, 'StartingPositionTimestamp', 'KmsKeyArn']);
 
 const NUMBERS = [
   ['batchSize', 'BatchSize'],
@@ -48,26 +55,39 @@ const NUMBERS = [
 
 /**
  * A mapping's properties as StreamEventSettings. `arnProperty` is `EventSourceArn` on a mapping
- * resource and `Stream` on a SAM DynamoDB event; `prefix` places the properties in messages.
+ * resource and `Stream` on a SAM DynamoDB or Kinesis event; `source` is what the stream is
+ * (mappingSource, or the SAM event's Type); `prefix` places the properties in messages.
  */
 export function mappingSettings(
   site: TemplateSite,
   properties: Record<string, unknown>,
   arnProperty: 'EventSourceArn' | 'Stream',
   prefix = '',
+  source: MappingSource = 'dynamodb',
 ): StreamEventSettings {
   const fail = (property: string, detail: string): never => {
     throw new TemplateReadError(site.file, site.resource, `${prefix}${property}`, detail);
   };
+  const kinesis = source === 'kinesis';
+  const known = kinesis ? KINESIS_PROPERTIES : DYNAMODB_PROPERTIES;
   for (const key of Object.keys(properties))
-    if (!MAPPING_PROPERTIES.has(key)) fail(key, 'is not a DynamoDB stream mapping property');
+    if (!known.has(key)) fail(key, `is not a ${kinesis ? 'Kinesis' : 'DynamoDB'} stream mapping property`);
   const arn = properties[arnProperty];
   if (arn === undefined) fail(arnProperty, 'is missing: the mapping names no stream');
   const startingPosition = properties.StartingPosition ?? 'TRIM_HORIZON';
+  // AT_TIMESTAMP is a Kinesis position, but the local shard reader starts only at either end of
+  // the stream (as serverless.yml's reader says for `startingPosition`).
   if (startingPosition !== 'TRIM_HORIZON' && startingPosition !== 'LATEST')
     fail(
       'StartingPosition',
-      `must be TRIM_HORIZON or LATEST for a DynamoDB stream, got ${JSON.stringify(startingPosition)}`,
+      kinesis
+        ? `must be TRIM_HORIZON or LATEST locally, got ${JSON.stringify(startingPosition)} (AT_TIMESTAMP is not emulated by the local Kinesis mapping)`
+        : `must be TRIM_HORIZON or LATEST for a DynamoDB stream, got ${JSON.stringify(startingPosition)}`,
+    );
+  if (properties.StartingPositionTimestamp !== undefined)
+    fail(
+      'StartingPositionTimestamp',
+      'goes with StartingPosition AT_TIMESTAMP, which the local Kinesis mapping does not emulate',
     );
   const flag = (property: string): boolean => {
     const value = properties[property];
@@ -76,6 +96,7 @@ export function mappingSettings(
     return value as boolean;
   };
   const out: StreamEventSettings = {
+    ...(kinesis ? { source: 'kinesis' as const } : {}),
     arn,
     enabled: properties.Enabled === undefined ? true : flag('Enabled'),
     startingPosition: startingPosition as StreamEventSettings['startingPosition'],
@@ -190,46 +211,108 @@ export type TemplateResourceMap = Readonly<
   Record<string, { readonly Type: string; readonly Properties?: Record<string, unknown> }>
 >;
 
+/** `Fn::GetAtt [Id, Attribute]` (list or dotted form) or `Ref Id`: the logical id and attribute. */
+function referenceOf(value: unknown): { id: string; attribute?: string } | undefined {
+  if (!isRecord(value) || Object.keys(value).length !== 1) return undefined;
+  if (typeof value.Ref === 'string') return { id: value.Ref };
+  const getAtt = value['Fn::GetAtt'];
+  const [id, attribute] =
+    typeof getAtt === 'string' ? getAtt.split(/\.(.*)/s) : Array.isArray(getAtt) ? getAtt : [];
+  return id === undefined ? undefined : { id: String(id), attribute: String(attribute) };
+}
+
+const KINESIS_STREAM = 'AWS::Kinesis::Stream';
+const KINESIS_CONSUMER = 'AWS::Kinesis::StreamConsumer';
+
 /**
- * A mapping's stream must be one the local servers will have: `Fn::GetAtt [Table, StreamArn]` of
- * a table with a StreamSpecification in the template, or a stream ARN naming such a table by its
- * TableName. Anything else would start a runtime with a mapping that reads nothing.
+ * What a mapping resource's EventSourceArn reads, by what it names: a Kinesis stream or stream
+ * consumer of the template, or a `:kinesis:` ARN, is Kinesis; anything else is read as a DynamoDB
+ * stream (and checkStreamSource says when it is not one).
+ */
+export function mappingSource(
+  arn: unknown,
+  resources: TemplateResourceMap,
+  parameters: Readonly<Record<string, string>> = {},
+): MappingSource {
+  const ref = referenceOf(arn);
+  const value = ref?.attribute === undefined && ref && ref.id in parameters ? parameters[ref.id] : arn;
+  if (typeof value === 'string') return value.includes(':kinesis:') ? 'kinesis' : 'dynamodb';
+  const type = ref ? resources[ref.id]?.Type : undefined;
+  return type === KINESIS_STREAM || type === KINESIS_CONSUMER ? 'kinesis' : 'dynamodb';
+}
+
+/**
+ * A mapping's stream must be one the local servers will have: for a DynamoDB stream
+ * `Fn::GetAtt [Table, StreamArn]` of a table with a StreamSpecification in the template, or a
+ * stream ARN naming such a table by its TableName; for a Kinesis stream `Fn::GetAtt [Stream, Arn]`
+ * of an AWS::Kinesis::Stream in the template, or an ARN naming one by its Name. A `Ref` to a
+ * parameter is its Default. Anything else would start a runtime with a mapping that reads nothing;
+ * an enhanced fan-out consumer is refused, as serverless.yml's `consumer:` is.
  */
 export function checkStreamSource(
   site: TemplateSite,
   property: string,
-  arn: unknown,
+  stream: Pick<StreamEventSettings, 'arn' | 'source'>,
   resources: TemplateResourceMap,
+  parameters: Readonly<Record<string, string>> = {},
 ): void {
-  const fail = (detail: string): never => {
-    throw new TemplateReadError(site.file, site.resource, property, detail);
-  };
-  const getAtt = isRecord(arn) && Object.keys(arn).length === 1 ? arn['Fn::GetAtt'] : undefined;
-  const [id, attribute] =
-    typeof getAtt === 'string' ? getAtt.split(/\.(.*)/s) : Array.isArray(getAtt) ? getAtt : [];
+  const ref = referenceOf(stream.arn);
+  const arn = ref?.attribute === undefined && ref && ref.id in parameters ? parameters[ref.id] : stream.arn;
+  const named = typeof arn === 'string' ? undefined : ref;
+  const check = stream.source === 'kinesis' ? kinesisStreamProblem : tableStreamProblem;
+  const problem = check(arn, named, resources);
+  if (problem) throw new TemplateReadError(site.file, site.resource, property, problem);
+}
+
+type Named = ReturnType<typeof referenceOf>;
+
+function kinesisStreamProblem(
+  arn: unknown,
+  named: Named,
+  resources: TemplateResourceMap,
+): string | undefined {
+  const resource = named ? resources[named.id] : undefined;
+  if (resource?.Type === KINESIS_CONSUMER || (typeof arn === 'string' && arn.includes('/consumer/')))
+    return (
+      'names an enhanced fan-out consumer (AWS::Kinesis::StreamConsumer): not emulated locally ' +
+      '(the mapping reads the stream with GetRecords; give the stream itself)'
+    );
+  if (named) {
+    if (resource?.Type === KINESIS_STREAM && named.attribute === undefined)
+      return `Ref ${named.id} is the stream's name: give Fn::GetAtt [${named.id}, Arn]`;
+    if (resource?.Type !== KINESIS_STREAM || named.attribute !== 'Arn')
+      return `names ${named.id}${named.attribute ? `.${named.attribute}` : ''}: not the Arn of an AWS::Kinesis::Stream in the template`;
+    return undefined;
+  }
+  if (typeof arn === 'string') {
+    const name = arn.slice(arn.indexOf(':stream/') + ':stream/'.length);
+    const local = Object.values(resources).some(
+      (r) => r.Type === KINESIS_STREAM && arn.includes(':stream/') && r.Properties?.Name === name,
+    );
+    return local ? undefined : `${arn} is not a Kinesis stream the template declares (by its Name)`;
+  }
+  return `${JSON.stringify(arn)} is not resolved locally (give Fn::GetAtt [Stream, Arn] of a stream in the template)`;
+}
+
+function tableStreamProblem(arn: unknown, named: Named, resources: TemplateResourceMap): string | undefined {
   const hasStream = (table: TemplateResourceMap[string] | undefined) =>
     table?.Type === 'AWS::DynamoDB::Table' &&
     isRecord(table.Properties?.StreamSpecification) &&
     table.Properties.StreamSpecification.StreamViewType !== undefined;
-  if (id !== undefined) {
-    const table = resources[String(id)];
-    if (attribute !== 'StreamArn' || table?.Type !== 'AWS::DynamoDB::Table')
-      fail(
-        `names ${String(id)}.${String(attribute)}: not the StreamArn of an AWS::DynamoDB::Table in the template`,
-      );
-    if (!hasStream(table))
-      fail(`names ${String(id)}, a table without a StreamSpecification: it has no stream`);
-    return;
+  if (named?.attribute !== undefined) {
+    const table = resources[named.id];
+    if (named.attribute !== 'StreamArn' || table?.Type !== 'AWS::DynamoDB::Table')
+      return `names ${named.id}.${named.attribute}: not the StreamArn of an AWS::DynamoDB::Table in the template`;
+    return hasStream(table)
+      ? undefined
+      : `names ${named.id}, a table without a StreamSpecification: it has no stream`;
   }
   if (typeof arn === 'string') {
     const name = /:table\/([^/]+)\/stream\//.exec(arn)?.[1];
     const local = Object.values(resources).some((r) => hasStream(r) && r.Properties?.TableName === name);
-    if (!local) fail(`${arn} is not the stream of a table the template declares with a stream`);
-    return;
+    return local ? undefined : `${arn} is not the stream of a table the template declares with a stream`;
   }
-  fail(
-    `${JSON.stringify(arn)} is not resolved locally (give Fn::GetAtt [Table, StreamArn] of a table in the template)`,
-  );
+  return `${JSON.stringify(arn)} is not resolved locally (give Fn::GetAtt [Table, StreamArn] of a table in the template)`;
 }
 
 /**

@@ -229,7 +229,7 @@ export function planTemplateParts(
  * deployed without parameter values (as `serverless deploy` deploys) takes the Defaults, which
  * infra/ sets from infra/settings.yml. A parameter without a Default has no value locally.
  */
-function withParameterDefaults(parts: readonly TemplatePart[]): TemplatePart[] {
+export function withParameterDefaults(parts: readonly TemplatePart[]): TemplatePart[] {
   const defaults = new Map<string, unknown>();
   for (const { where, document } of parts) {
     if (!isRecord(document)) throw new InfraDefinitionError(where, 'is not a mapping');

@@ -1,16 +1,14 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { describe, expect, inject, it, vi } from 'vitest';
-import { decodeArchiveObject } from '../../../src/archive.js';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
-import { main } from '../../../src/cli/program.js';
 import { streamEvents } from '../../../src/local/emulator/events.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
 import { toKinesisRecord } from '../../../src/records/kinesis-encode.js';
 import { uniqueName } from '../../support/aws.js';
-import { cliTestClients } from '../../support/cli-test.js';
+import { cliTestClients, localEnvFile, runCli } from '../../support/cli-test.js';
+import { archivedOrders } from '../../support/ttl-orders.js';
 
 // The archive function of the Kinesis orders app (`stream: type: kinesis`), replayed from a file
 // of Lambda Kinesis records through the Kinesis mapping's rules: its filter on the decoded data,
@@ -33,45 +31,17 @@ async function replayFile(
   const dir = await mkdtemp(join(tmpdir(), 'tidewater-replay-kinesis-'));
   const file = join(dir, 'events.jsonl');
   await writeFile(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
-  const envFile = join(dir, 'local.env');
-  await writeFile(
-    envFile,
-    [
-      `AWS_ENDPOINT_URL_DYNAMODB=${inject('dynamoEndpoint')}`,
-      `AWS_ENDPOINT_URL_S3=${inject('s3Endpoint')}`,
-      `AWS_REGION=${LOCAL_REGION}`,
-      `AWS_ACCESS_KEY_ID=${LOCAL_CREDENTIALS.accessKeyId}`,
-      `AWS_SECRET_ACCESS_KEY=${LOCAL_CREDENTIALS.secretAccessKey}`,
-      'AWS_S3_FORCE_PATH_STYLE=true',
-      '',
-    ].join('\n'),
-  );
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out.push(String(chunk));
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    err.push(String(chunk));
-    return true;
-  });
-  try {
-    const code = await main([
-      'replay',
-      file,
-      '-c',
-      config,
-      '--stage',
-      stage,
-      '--local-env',
-      envFile,
-      '--no-progress',
-    ]);
-    return { code, out: out.join(''), err: err.join('') };
-  } finally {
-    vi.restoreAllMocks();
-  }
+  return runCli([
+    'replay',
+    file,
+    '-c',
+    config,
+    '--stage',
+    stage,
+    '--local-env',
+    await localEnvFile(dir),
+    '--no-progress',
+  ]);
 }
 
 // Stamped now: the archive's own record-age check (MAX_RECORD_AGE_SECONDS) reads the wall clock.
@@ -101,15 +71,8 @@ describe('tidewater replay of a stream: type: kinesis function', () => {
     expect(code, err).toBe(EXIT.ok);
     // The mapping's filter (data.eventName REMOVE) dropped the insert; the archive took the TTL deletes.
     expect(out).toMatch(/shardId-000000000000: 3 records, \d+ invocations?, 1 filtered out, 0 discarded/);
-    const listed = await clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'archive/' }));
-    const rows = [];
-    for (const { Key } of listed.Contents ?? []) {
-      const got = await clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key }));
-      rows.push(
-        ...decodeArchiveObject((await got.Body?.transformToByteArray()) ?? new Uint8Array(), Key as string),
-      );
-    }
-    expect(rows.map((row) => [row.kind, row.keys.pk?.S]).sort()).toEqual([
+    const rows = await archivedOrders(clients.s3, bucket);
+    expect(rows.map((row) => [row.kind, row.keys.pk?.S])).toEqual([
       ['ttl-delete', 'expired'],
       ['ttl-delete', 'lapsed'],
     ]);

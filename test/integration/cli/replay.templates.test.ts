@@ -2,22 +2,16 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { afterAll, afterEach, expect, inject, it, vi } from 'vitest';
+import { expect, it } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
-import { main } from '../../../src/cli/program.js';
 import { streamEvents } from '../../../src/local/emulator/events.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
-import { localClients, uniqueName } from '../../support/aws.js';
+import { uniqueName } from '../../support/aws.js';
+import { cliTestClients, localEnvFile, runCli } from '../../support/cli-test.js';
 
 // `tidewater replay --template` / `--cdk-out`: a function of a SAM template or a cdk.out replayed
 // from a file, with its environment resolved to the names `tidewater start` gives the resources.
 const fixtures = join(import.meta.dirname, '..', '..', 'fixtures', 'apps');
-const clients = localClients();
-afterAll(() => clients.s3.destroy());
-afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
-});
+const clients = cliTestClients();
 
 it.each([
   ['--template', join(fixtures, 'sam', 'template.yaml'), 'AuditFunction', (stage: string) => `sam-${stage}`],
@@ -48,26 +42,7 @@ it.each([
         ),
       )}\n`,
     );
-    const envFile = join(dir, 'local.env');
-    await writeFile(
-      envFile,
-      [
-        `AWS_ENDPOINT_URL_DYNAMODB=${inject('dynamoEndpoint')}`,
-        `AWS_ENDPOINT_URL_S3=${inject('s3Endpoint')}`,
-        `AWS_REGION=${LOCAL_REGION}`,
-        `AWS_ACCESS_KEY_ID=${LOCAL_CREDENTIALS.accessKeyId}`,
-        `AWS_SECRET_ACCESS_KEY=${LOCAL_CREDENTIALS.secretAccessKey}`,
-        'AWS_S3_FORCE_PATH_STYLE=true',
-        '',
-      ].join('\n'),
-    );
-    const out: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      out.push(String(chunk));
-      return true;
-    });
-    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    const code = await main([
+    const { code, out } = await runCli([
       'replay',
       file,
       flag,
@@ -77,13 +52,12 @@ it.each([
       '--stage',
       stage,
       '--local-env',
-      envFile,
+      await localEnvFile(dir),
       '--no-progress',
     ]);
-    vi.restoreAllMocks();
-    expect(code, out.join('')).toBe(EXIT.ok);
+    expect(code, out).toBe(EXIT.ok);
     // The mapping's filter (REMOVE only) dropped the insert; the sink got the user delete only.
-    expect(out.join('')).toMatch(/3 records, 1 invocations, 1 filtered out, 0 discarded/);
+    expect(out).toMatch(/3 records, 1 invocations, 1 filtered out, 0 discarded/);
     const listed = await clients.s3.send(new ListObjectsV2Command({ Bucket: target, Prefix: 'audit/' }));
     expect(listed.Contents?.map((o) => o.Key)).toEqual([`audit/${stack(stage)}/cancelled.json`]);
     const body = await clients.s3.send(

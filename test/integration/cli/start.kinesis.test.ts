@@ -1,146 +1,137 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  DeleteItemCommand,
-  DescribeTableCommand,
-  PutItemCommand,
-  ScanCommand,
-} from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { describe, expect, inject, it, vi } from 'vitest';
-import { decodeArchiveObject } from '../../../src/archive.js';
+import { dirname, join } from 'node:path';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
-import { main } from '../../../src/cli/program.js';
 import { uniqueName } from '../../support/aws.js';
-import { cliTestClients } from '../../support/cli-test.js';
+import { cliTestClients, runCli, startLogName, startOnce } from '../../support/cli-test.js';
+import {
+  archivedOrders,
+  awaitTtlSweep,
+  EXPIRED_ORDERS,
+  ordersExpiredUnderStart,
+  writeOrders,
+} from '../../support/ttl-orders.js';
 
-// The orders app twice: its archive fed by the table's DynamoDB stream (../serverless) and by the
-// table's Kinesis streaming destination (../serverless-kinesis: a `stream: type: kinesis` event on
-// an AWS::Kinesis::Stream). `tidewater start --once` runs both on the same local servers, the
-// Kinesis one with its own Kinesis server, the bridge and the Kinesis mapping.
+// The orders app with its archive fed by the table's DynamoDB stream (../serverless) and by the
+// table's Kinesis streaming destination, described three ways: serverless.yml's `stream: type:
+// kinesis` event (../serverless-kinesis), a SAM Kinesis event (../sam-kinesis), and a CDK app's
+// AWS::Lambda::EventSourceMapping on an AWS::Kinesis::Stream (../cdk-kinesis.out). `tidewater
+// start --once` runs each on the same local servers, the Kinesis ones with their own Kinesis
+// server, the bridge and the Kinesis mapping.
 const fixtures = join(import.meta.dirname, '..', '..', 'fixtures', 'apps');
+const root = join(import.meta.dirname, '..', '..', '..');
+const KINESIS_CONFIG = join(fixtures, 'serverless-kinesis', 'serverless.yml');
 const APPS = [
-  { source: 'dynamodb', config: join(fixtures, 'serverless', 'serverless.yml') },
-  { source: 'kinesis', config: join(fixtures, 'serverless-kinesis', 'serverless.yml') },
+  { tool: 'serverless.yml', flag: ['-c', join(fixtures, 'serverless', 'serverless.yml')] },
+  { tool: 'serverless.yml, kinesis', flag: ['-c', KINESIS_CONFIG], kinesis: 'archive' },
+  {
+    tool: 'SAM, Kinesis event',
+    flag: ['--template', join(fixtures, 'sam-kinesis', 'template.yaml')],
+    kinesis: 'ArchiveFunction',
+  },
+  {
+    tool: 'CDK, Kinesis mapping',
+    flag: ['--cdk-out', join(fixtures, 'cdk-kinesis.out')],
+    kinesis: 'ArchiveFunction9C1D5E3F',
+  },
 ] as const;
 
 const clients = cliTestClients();
 
-async function run(args: string[]): Promise<{ code: number; log: string }> {
-  const err: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    err.push(String(chunk));
-    return true;
-  });
+/** A start with tidewater's own settings (infra/settings.yml reads them from the environment). */
+async function startWith(env: Record<string, string>, flag: readonly string[], stage: string) {
+  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, env);
   try {
-    return { code: await main(args), log: err.join('') };
+    return await startOnce(flag, stage);
   } finally {
-    vi.restoreAllMocks();
+    for (const [name, value] of Object.entries(saved))
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
   }
 }
 
-async function start(config: string, stage: string): Promise<string> {
-  const endpoints = ['--dynamodb-endpoint', inject('dynamoEndpoint'), '--s3-endpoint', inject('s3Endpoint')];
-  const { code, log } = await run(['start', '--once', '-c', config, '--stage', stage, ...endpoints]);
-  expect(code, log).toBe(EXIT.ok);
-  return log;
-}
-
-function named(log: string, kind: 'table' | 'bucket', logicalId: string): string {
-  const line = log.split('\n').find((l) => new RegExp(`^tidewater:\\s+${logicalId}\\s+${kind}\\s`).test(l));
-  const name = line?.trim().split(/\s+/)[3];
-  if (!name) throw new Error(`no ${kind} ${logicalId} in:\n${log}`);
-  return name;
-}
-
-async function archivedRows(bucket: string) {
-  const listed = await clients.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'archive/' }));
-  const rows = [];
-  for (const { Key } of listed.Contents ?? []) {
-    const got = await clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key }));
-    const body = (await got.Body?.transformToByteArray()) ?? new Uint8Array();
-    rows.push(...decodeArchiveObject(body, Key as string));
-  }
-  return rows
-    .map((row) => ({ kind: row.kind, keys: row.keys, oldImage: row.oldImage, ttl: row.ttl }))
-    .sort((a, b) => String(a.keys.pk?.S).localeCompare(String(b.keys.pk?.S)));
-}
-
-describe('tidewater start --once with a stream: type: kinesis function', () => {
-  it("archives TTL deletes through the table's Kinesis streaming destination as the DynamoDB stream path does", async () => {
+describe('tidewater start --once with a Kinesis mapping', () => {
+  it("archives TTL deletes through the table's Kinesis streaming destination as the DynamoDB stream path does, from serverless.yml, SAM and CDK", async () => {
     const stage = uniqueName('k').toLowerCase();
     const now = Math.floor(Date.now() / 1000);
-    const apps = [];
-    for (const app of APPS) {
-      const log = await start(app.config, stage);
-      const table = named(log, 'table', 'OrdersTable');
-      const bucket = named(log, 'bucket', 'ArchiveBucket');
-      apps.push({ ...app, table, bucket });
-      if (app.source === 'kinesis') {
+    const apps = await ordersExpiredUnderStart(clients.dynamodb, APPS, {
+      stage,
+      now,
+      async check(app, log, table) {
+        if (!('kinesis' in app)) return;
         // The template has no StreamSpecification: the bridge's DynamoDB stream is enabled locally.
         expect(log).toContain('(stream, Kinesis streaming destination, TTL on expiresAt)');
-        expect(log).toMatch(/ChangeStream\s+Kinesis stream orders-kinesis-[\w-]+-ChangeStream/);
-        expect(log).toContain('deployed but not emulated locally: ChangeStream.StreamEncryption');
+        expect(log).toMatch(/ChangeStream\w*\s+Kinesis stream [\w-]+-ChangeStream\w*/);
+        expect(log).toMatch(/deployed but not emulated locally: .*ChangeStream\w*\.StreamEncryption/);
+        // The mapping's settings as each tool states them, read into the one Kinesis mapping.
         expect(log).toMatch(
-          /function archive \(.*\) ← arn:aws:kinesis:us-east-1:\d{12}:stream\/orders-kinesis-[\w-]+-ChangeStream\n.*batch 10, 1 filter pattern, ReportBatchItemFailures, bisect, retries 2, from TRIM_HORIZON; on failure: queue /,
+          new RegExp(
+            `function ${app.kinesis} \\(.*\\) ← arn:aws:kinesis:us-east-1:\\d{12}:stream/[\\w-]+-ChangeStream\\w*\\n.*` +
+              'batch 10, 1 filter pattern, ReportBatchItemFailures, bisect, retries 2, from TRIM_HORIZON; on failure: queue ',
+          ),
         );
         const described = await clients.dynamodb.send(new DescribeTableCommand({ TableName: table }));
         expect(described.Table?.StreamSpecification?.StreamViewType).toBe('NEW_AND_OLD_IMAGES');
-      }
-      for (let i = 0; i < 3; i++)
-        await clients.dynamodb.send(
-          new PutItemCommand({
-            TableName: table,
-            Item: {
-              pk: { S: `ORDER#${i}` },
-              expiresAt: { N: String(now - 3600 - i) },
-              total: { N: '12345678901234567890123456789012345678' },
-            },
-          }),
-        );
-      await clients.dynamodb.send(
-        new PutItemCommand({
-          TableName: table,
-          Item: { pk: { S: 'ORDER#live' }, expiresAt: { N: String(now + 86_400) } },
-        }),
-      );
-      await clients.dynamodb.send(
-        new PutItemCommand({
-          TableName: table,
-          Item: { pk: { S: 'ORDER#cancelled' }, note: { S: 'by hand' } },
-        }),
-      );
-      await clients.dynamodb.send(
-        new DeleteItemCommand({ TableName: table, Key: { pk: { S: 'ORDER#cancelled' } } }),
-      );
-    }
-    // DynamoDB Local's TTL sweep deletes the expired items; the bound only turns a hang into a failure.
-    for (const deadline = Date.now() + 240_000; ; ) {
-      const left = await Promise.all(
-        apps.map(
-          async ({ table }) => (await clients.dynamodb.send(new ScanCommand({ TableName: table }))).Count,
-        ),
-      );
-      if (left.every((count) => count === 1)) break;
-      if (Date.now() > deadline) throw new Error(`TTL left ${left.join(', ')} items`);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
+      },
+    });
     const results = [];
     for (const app of apps) {
-      const log = await start(app.config, stage);
+      const log = await startOnce(app.flag, stage);
       expect(log).toMatch(/stopped: [1-9]\d* invocations?, 0 records discarded/);
-      results.push(await archivedRows(app.bucket));
+      results.push(await archivedOrders(clients.s3, app.bucket));
+    }
+    const [viaDynamoDbStream, ...viaKinesis] = results;
+    expect(viaDynamoDbStream?.map((row) => [row.kind, row.keys.pk?.S])).toEqual(
+      EXPIRED_ORDERS.map((pk) => ['ttl-delete', pk]),
+    );
+    for (const rows of viaKinesis) expect(rows).toEqual(viaDynamoDbStream);
+  }, 600_000);
+
+  it("runs tidewater's own service with archiveSource kinesis on infra/kinesis.yml's mapping, archiving what the DynamoDB stream variant archives", async () => {
+    const flag = ['-c', join(root, 'serverless.yml')];
+    const now = Math.floor(Date.now() / 1000);
+    const variants = [];
+    for (const source of ['dynamodb-stream', 'kinesis']) {
+      const env = { TIDEWATER_ARCHIVE_SOURCE: source };
+      const stage = uniqueName(source === 'kinesis' ? 'ok' : 'od').toLowerCase();
+      const log = await startWith(env, flag, stage);
+      const table = startLogName(log, 'table', /RecordsTable/);
+      const bucket = startLogName(log, 'bucket', /ArchiveBucket/);
+      if (source === 'kinesis') {
+        // The generated DynamoDB stream mapping is switched off; the CloudFormation one reads the stream.
+        expect(log).toMatch(
+          new RegExp(
+            `function archiveTtl \\(src/handlers/archive-ttl.handler\\) ← arn:aws:kinesis:us-east-1:\\d{12}:stream/tidewater-${stage}-changes\\n` +
+              '.*batch 100, 1 filter pattern, ReportBatchItemFailures, bisect, retries 5, from TRIM_HORIZON; on failure: queue ',
+          ),
+        );
+        expect(log).toContain('EVENT_SOURCE=kinesis');
+        expect(log).toContain("RecordsTable's changes → arn:aws:kinesis:");
+      } else expect(log).toMatch(/function archiveTtl \(.*\) ← arn:aws:dynamodb:/);
+      variants.push({ env, stage, table, bucket });
+      await writeOrders(clients.dynamodb, table, { now, key: { sk: { S: 'ORDER' } } });
+    }
+    await awaitTtlSweep(
+      clients.dynamodb,
+      variants.map((v) => v.table),
+    );
+    const results = [];
+    for (const { env, stage, bucket } of variants) {
+      const log = await startWith(env, flag, stage);
+      // The handler (EVENT_SOURCE=kinesis) takes the Kinesis batches: nothing failed or discarded.
+      expect(log).toMatch(/stopped: [1-9]\d* invocations?, 0 records discarded/);
+      expect(log).not.toMatch(/→ (function-error|partial-failure|invalid-response|timeout)/);
+      results.push(await archivedOrders(clients.s3, bucket));
     }
     const [viaDynamoDbStream, viaKinesis] = results;
-    expect(viaDynamoDbStream?.map((row) => [row.kind, row.keys.pk?.S])).toEqual([
-      ['ttl-delete', 'ORDER#0'],
-      ['ttl-delete', 'ORDER#1'],
-      ['ttl-delete', 'ORDER#2'],
-    ]);
+    expect(viaDynamoDbStream?.map((row) => [row.kind, row.keys.pk?.S, row.keys.sk?.S])).toEqual(
+      EXPIRED_ORDERS.map((pk) => ['ttl-delete', pk, 'ORDER']),
+    );
     expect(viaKinesis).toEqual(viaDynamoDbStream);
-  }, 400_000);
+  }, 600_000);
 
   it.each([
     [
@@ -174,14 +165,65 @@ describe('tidewater start --once with a stream: type: kinesis function', () => {
   ])('refuses %s with a ServerlessConfigError, no server started', async (_, [from, to], message) => {
     const dir = mkdtempSync(join(tmpdir(), 'tidewater-bad-kinesis-'));
     const config = join(dir, 'serverless.yml');
-    const source = readFileSync(APPS[1].config, 'utf8');
+    const source = readFileSync(KINESIS_CONFIG, 'utf8');
     expect(source).toContain(from);
     writeFileSync(config, source.replace(from as string, to as string));
     // No endpoints given: had it got that far, start would have launched its own servers.
-    const { code, log } = await run(['start', '--once', '-c', config]);
+    const { code, err: log } = await runCli(['start', '--once', '-c', config]);
     expect(code).toBe(EXIT.error);
     expect(log).toContain('ServerlessConfigError');
     expect(log).toContain(message);
     expect(log).not.toMatch(/DynamoDB|Kinesis {3}http|\(stage /);
   });
+
+  it.each([
+    [
+      'a SAM Kinesis event from AT_TIMESTAMP',
+      ['--template', join(fixtures, 'sam-kinesis', 'template.yaml')],
+      ['StartingPosition: TRIM_HORIZON', 'StartingPosition: AT_TIMESTAMP'],
+      'ArchiveFunction.Events.Expired.Properties.StartingPosition: must be TRIM_HORIZON or LATEST locally, got "AT_TIMESTAMP"',
+    ],
+    [
+      'a CDK mapping on an enhanced fan-out consumer',
+      ['--cdk-out', join(fixtures, 'cdk-kinesis.out')],
+      [
+        '"EventSourceArn": { "Fn::GetAtt": ["ChangeStream4B5C6D7E", "Arn"] }',
+        '"EventSourceArn": { "Fn::GetAtt": ["Fanout", "ConsumerARN"] }',
+      ],
+      'EventSourceArn: names an enhanced fan-out consumer (AWS::Kinesis::StreamConsumer): not emulated locally',
+    ],
+  ])(
+    'refuses %s with a TemplateReadError, no server started',
+    async (_, [flag, app], [from, to], message) => {
+      const dir = mkdtempSync(join(tmpdir(), 'tidewater-bad-kinesis-template-'));
+      cpSync(flag === '--cdk-out' ? (app as string) : dirname(app as string), dir, { recursive: true });
+      const file =
+        flag === '--cdk-out' ? join(dir, 'OrdersKinesisStack.template.json') : join(dir, 'template.yaml');
+      let text = readFileSync(file, 'utf8');
+      expect(text).toContain(from);
+      text = text.replace(from as string, to as string);
+      if (flag === '--cdk-out')
+        text = text.replace(
+          '"Resources": {',
+          '"Resources": { "Fanout": { "Type": "AWS::Kinesis::StreamConsumer", "Properties": { "ConsumerName": "fanout", "StreamARN": { "Fn::GetAtt": ["ChangeStream4B5C6D7E", "Arn"] } } },',
+        );
+      // The copy's code where the fixture's is (CodeUri is relative to the template's folder).
+      else
+        text = text.replace(
+          'CodeUri: ../../../../src/handlers/',
+          `CodeUri: ${join(root, 'src', 'handlers')}/`,
+        );
+      writeFileSync(file, text);
+      const { code, err } = await runCli([
+        'start',
+        '--once',
+        flag as string,
+        flag === '--cdk-out' ? dir : file,
+      ]);
+      expect(code).toBe(EXIT.error);
+      expect(err).toContain('TemplateReadError');
+      expect(err).toContain(message);
+      expect(err).not.toMatch(/DynamoDB|Kinesis {3}http|\(stage /);
+    },
+  );
 });

@@ -13,7 +13,23 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-type Template = { Resources: Record<string, { Properties: Record<string, unknown>; Metadata?: unknown }> };
+type Template = {
+  Resources: Record<string, { Type?: string; Properties: Record<string, unknown>; Metadata?: unknown }>;
+};
+
+/** The archive mapping pointed at a Kinesis stream the stack declares (KinesisEventSource's output). */
+function onKinesis(t: Template): void {
+  t.Resources.ChangeStream4B5C = { Type: 'AWS::Kinesis::Stream', Properties: { ShardCount: 1 } };
+  t.Resources.Fanout7D8E = {
+    Type: 'AWS::Kinesis::StreamConsumer',
+    Properties: { StreamARN: { 'Fn::GetAtt': ['ChangeStream4B5C', 'Arn'] }, ConsumerName: 'fanout' },
+  };
+  Object.assign(t.Resources.ArchiveFunctionDynamoDBEventSource0A1B!.Properties, {
+    EventSourceArn: { 'Fn::GetAtt': ['ChangeStream4B5C', 'Arn'] },
+    ParallelizationFactor: 2,
+    FilterCriteria: { Filters: [{ Pattern: '{"data":{"eventName":["REMOVE"]}}' }] },
+  });
+}
 
 /** The fixture copied, its stack template edited. */
 function edited(edit: (template: Template, dir: string) => void): string {
@@ -68,6 +84,56 @@ describe('readCdkOut', () => {
       expect.arrayContaining(['OrdersTable0D1E', 'ArchiveBucket7A2B', 'OnFailureQueue9C3D']),
     );
     expect(app.resources).not.toHaveProperty('ArchiveFunction5A6B');
+  });
+
+  it('reads a mapping on a Kinesis stream as a Kinesis mapping, the stream planned for the local server', () => {
+    const dir = edited(onKinesis);
+    const app = readCdkOut(dir);
+    const archive = app.functions.find((fn) => fn.key === 'ArchiveFunction5A6B');
+    expect(archive?.stream).toMatchObject({
+      source: 'kinesis',
+      arn: { 'Fn::GetAtt': ['ChangeStream4B5C', 'Arn'] },
+      startingPosition: 'TRIM_HORIZON',
+      batchSize: 50,
+      parallelizationFactor: 2,
+      reportBatchItemFailures: true,
+      filterPatterns: [{ data: { eventName: ['REMOVE'] } }],
+    });
+    // The table's own mapping stays a DynamoDB one.
+    expect(app.functions.find((fn) => fn.key === 'AuditFunction1C2D')?.stream.source).toBeUndefined();
+    expect(app.resources.ChangeStream4B5C?.Type).toBe('AWS::Kinesis::Stream');
+  });
+
+  it.each([
+    [
+      'an enhanced fan-out consumer',
+      { 'Fn::GetAtt': ['Fanout7D8E', 'ConsumerARN'] },
+      {},
+      'EventSourceArn',
+      'enhanced fan-out consumer',
+    ],
+    [
+      'AT_TIMESTAMP',
+      { 'Fn::GetAtt': ['ChangeStream4B5C', 'Arn'] },
+      { StartingPosition: 'AT_TIMESTAMP', StartingPositionTimestamp: 1_700_000_000 },
+      'StartingPosition',
+      'AT_TIMESTAMP is not emulated by the local Kinesis mapping',
+    ],
+  ])('refuses a Kinesis mapping on %s', (_, arn, properties, property, message) => {
+    const error = readError(
+      edited((t) => {
+        onKinesis(t);
+        Object.assign(t.Resources.ArchiveFunctionDynamoDBEventSource0A1B!.Properties, {
+          EventSourceArn: arn,
+          ...properties,
+        });
+      }),
+    );
+    expect({ resource: error.resource, property: error.property }).toEqual({
+      resource: 'ArchiveFunctionDynamoDBEventSource0A1B',
+      property,
+    });
+    expect(error.message).toContain(message);
   });
 
   it.each([

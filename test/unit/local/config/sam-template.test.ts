@@ -22,6 +22,30 @@ function edited(edit: (text: string) => string): string {
   return file;
 }
 
+/** The fixture's DynamoDB event made a Kinesis event on a stream (and a consumer) it declares. */
+function onKinesis(text: string): string {
+  return text
+    .replace(
+      '  ArchiveBucket:\n',
+      [
+        '  ChangeStream:',
+        '    Type: AWS::Kinesis::Stream',
+        '    Properties: { ShardCount: 1 }',
+        '  Fanout:',
+        '    Type: AWS::Kinesis::StreamConsumer',
+        '    Properties: { StreamARN: { "Fn::GetAtt": [ChangeStream, Arn] }, ConsumerName: fanout }',
+        '  ArchiveBucket:\n',
+      ].join('\n'),
+    )
+    .replace('Type: DynamoDB', 'Type: Kinesis')
+    .replace('!GetAtt OrdersTable.StreamArn', '!GetAtt ChangeStream.Arn')
+    .replace('StartingPosition: TRIM_HORIZON', 'StartingPosition: LATEST')
+    .replace(
+      'BatchSize: 50',
+      'BatchSize: 50\n            ParallelizationFactor: 3\n            TumblingWindowInSeconds: 120',
+    );
+}
+
 function readError(file: string): TemplateReadError {
   try {
     readSamTemplate(file);
@@ -75,6 +99,58 @@ describe('readSamTemplate', () => {
         BillingMode: 'PAY_PER_REQUEST',
       },
     });
+  });
+
+  it('reads a Kinesis event as a Kinesis mapping on the stream the template declares', () => {
+    const app = readSamTemplate(edited(onKinesis));
+    expect(app.functions).toHaveLength(1);
+    expect(app.functions[0]?.stream).toEqual({
+      source: 'kinesis',
+      arn: { 'Fn::GetAtt': ['ChangeStream', 'Arn'] },
+      enabled: true,
+      startingPosition: 'LATEST',
+      batchSize: 50,
+      parallelizationFactor: 3,
+      tumblingWindowInSeconds: 120,
+      reportBatchItemFailures: true,
+      bisectBatchOnFunctionError: true,
+      maximumRetryAttempts: 2,
+      maximumRecordAgeInSeconds: 3600,
+      filterPatterns: [{ eventName: ['REMOVE'], userIdentity: { type: ['Service'] } }],
+      onFailure: { arn: { 'Fn::GetAtt': ['OnFailureQueue', 'Arn'] }, type: 'sqs' },
+    });
+    expect(app.resources.ChangeStream).toEqual({
+      Type: 'AWS::Kinesis::Stream',
+      Properties: { ShardCount: 1 },
+    });
+  });
+
+  it.each([
+    [
+      'an enhanced fan-out consumer',
+      (t: string) => onKinesis(t).replace('!GetAtt ChangeStream.Arn', '!GetAtt Fanout.ConsumerARN'),
+      'Events.Expired.Properties.Stream',
+      'names an enhanced fan-out consumer (AWS::Kinesis::StreamConsumer): not emulated locally',
+    ],
+    [
+      'AT_TIMESTAMP',
+      (t: string) => onKinesis(t).replace('StartingPosition: LATEST', 'StartingPosition: AT_TIMESTAMP'),
+      'Events.Expired.Properties.StartingPosition',
+      'AT_TIMESTAMP is not emulated by the local Kinesis mapping',
+    ],
+    [
+      "a table's stream",
+      (t: string) => onKinesis(t).replace('!GetAtt ChangeStream.Arn', '!GetAtt OrdersTable.StreamArn'),
+      'Events.Expired.Properties.Stream',
+      'not the Arn of an AWS::Kinesis::Stream in the template',
+    ],
+  ])('refuses a Kinesis event on %s, naming the property', (_, edit, property, message) => {
+    const error = readError(edited(edit));
+    expect({ resource: error.resource, property: error.property }).toEqual({
+      resource: 'ArchiveFunction',
+      property,
+    });
+    expect(error.message).toContain(message);
   });
 
   it.each([
