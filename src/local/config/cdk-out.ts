@@ -118,6 +118,7 @@ export function readCdkOut(dir: string): TemplateApp {
 // What a mapping, its function or its environment may refer to by logical id across stacks.
 const RUNTIME_TYPES = new Set([
   'AWS::DynamoDB::Table',
+  'AWS::DynamoDB::GlobalTable',
   'AWS::S3::Bucket',
   'AWS::SQS::Queue',
   'AWS::Kinesis::Stream',

@@ -295,14 +295,16 @@ function kinesisStreamProblem(
 }
 
 function tableStreamProblem(arn: unknown, named: Named, resources: TemplateResourceMap): string | undefined {
+  const isTable = (table: TemplateResourceMap[string] | undefined): table is TemplateResourceMap[string] =>
+    table?.Type === 'AWS::DynamoDB::Table' || table?.Type === 'AWS::DynamoDB::GlobalTable';
   const hasStream = (table: TemplateResourceMap[string] | undefined) =>
-    table?.Type === 'AWS::DynamoDB::Table' &&
+    isTable(table) &&
     isRecord(table.Properties?.StreamSpecification) &&
     table.Properties.StreamSpecification.StreamViewType !== undefined;
   if (named?.attribute !== undefined) {
     const table = resources[named.id];
-    if (named.attribute !== 'StreamArn' || table?.Type !== 'AWS::DynamoDB::Table')
-      return `names ${named.id}.${named.attribute}: not the StreamArn of an AWS::DynamoDB::Table in the template`;
+    if (named.attribute !== 'StreamArn' || !isTable(table))
+      return `names ${named.id}.${named.attribute}: not the StreamArn of an AWS::DynamoDB::Table (or GlobalTable) in the template`;
     return hasStream(table)
       ? undefined
       : `names ${named.id}, a table without a StreamSpecification: it has no stream`;

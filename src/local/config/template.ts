@@ -18,21 +18,28 @@ export interface ResolvedResource {
   readonly properties: Readonly<Record<string, unknown>>;
 }
 
+const TABLE = 'AWS::DynamoDB::Table';
+const GLOBAL_TABLE = 'AWS::DynamoDB::GlobalTable';
+/** What a table and a global table both declare the same way. */
+const TABLE_PROPERTIES = [
+  'TableName',
+  'BillingMode',
+  'AttributeDefinitions',
+  'KeySchema',
+  'StreamSpecification',
+  'TimeToLiveSpecification',
+  'GlobalSecondaryIndexes',
+  'LocalSecondaryIndexes',
+];
+
 // CloudFormation properties DynamoDB Local / s3rver / an SQS emulator accept, per resource type.
 // Everything else is listed in `notEmulated` so nobody mistakes a local run for a security test.
 const EMULATED: Record<string, ReadonlySet<string>> = {
-  'AWS::DynamoDB::Table': new Set([
-    'TableName',
-    'BillingMode',
-    'AttributeDefinitions',
-    'KeySchema',
-    'StreamSpecification',
-    'TimeToLiveSpecification',
-    'ProvisionedThroughput',
-    'GlobalSecondaryIndexes',
-    'LocalSecondaryIndexes',
-    'KinesisStreamSpecification',
-  ]),
+  [TABLE]: new Set([...TABLE_PROPERTIES, 'ProvisionedThroughput', 'KinesisStreamSpecification']),
+  // A global table (CDK's TableV2) is one table locally: DynamoDB Local has one region. Its
+  // replica in the stack's region gives the Kinesis streaming destination; other replicas, and
+  // capacity settings (auto scaling, on-demand maxima), are deployed but not emulated.
+  [GLOBAL_TABLE]: new Set([...TABLE_PROPERTIES, 'Replicas']),
   // The local Kinesis server (kinesalite) has no encryption, retention or on-demand capacity:
   // a stream is its name and shards.
   'AWS::Kinesis::Stream': new Set(['Name', 'ShardCount', 'StreamModeDetails']),
@@ -190,12 +197,16 @@ export function planTemplateParts(
   };
   const { resources: resolved, notEmulated } = resolveResources(raw, context);
   const ofType = (type: string) => resolved.filter((r) => r.type === type);
+  const tables = [
+    ...ofType(TABLE),
+    ...ofType(GLOBAL_TABLE).map((table) => globalTableAsTable(table, options.region, notEmulated)),
+  ];
   return {
     kinesisStreams: streams,
     stage: options.stage,
     stackName,
     region: context.region,
-    tables: ofType('AWS::DynamoDB::Table').map((table) =>
+    tables: tables.map((table) =>
       planTable(
         table,
         options.source,
@@ -297,6 +308,47 @@ function resolveResources(
     resources.push({ logicalId, type, properties });
   }
   return { resources, notEmulated };
+}
+
+/**
+ * A global table's properties as a table's: the stack region's replica (else the first) gives
+ * its KinesisStreamSpecification; billing is on demand locally, whatever the capacity settings
+ * (DynamoDB Local does not enforce capacity); the other replicas and the indexes' capacity
+ * settings are listed as not emulated.
+ */
+function globalTableAsTable(
+  table: ResolvedResource,
+  region: string,
+  notEmulated: string[],
+): ResolvedResource {
+  const { Replicas, BillingMode, GlobalSecondaryIndexes, ...rest } = table.properties;
+  const replicas = Array.isArray(Replicas) ? Replicas.filter(isRecord) : [];
+  const local = replicas.find((replica) => replica.Region === region) ?? replicas[0];
+  for (const [i, replica] of replicas.entries()) {
+    if (replica !== local) notEmulated.push(`${table.logicalId}.Replicas[${i}] (${String(replica.Region)})`);
+    else
+      for (const key of Object.keys(replica))
+        if (key !== 'Region' && key !== 'KinesisStreamSpecification')
+          notEmulated.push(`${table.logicalId}.Replicas[${i}].${key}`);
+  }
+  if (BillingMode !== undefined && BillingMode !== 'PAY_PER_REQUEST')
+    notEmulated.push(`${table.logicalId}.BillingMode (${String(BillingMode)}: on demand locally)`);
+  const indexes = Array.isArray(GlobalSecondaryIndexes)
+    ? GlobalSecondaryIndexes.filter(isRecord).map(
+        ({ WriteProvisionedThroughputSettings: _w, WriteOnDemandThroughputSettings: _d, ...index }) => index,
+      )
+    : undefined;
+  return {
+    ...table,
+    properties: {
+      ...rest,
+      BillingMode: 'PAY_PER_REQUEST',
+      ...(indexes ? { GlobalSecondaryIndexes: indexes } : {}),
+      ...(local?.KinesisStreamSpecification === undefined
+        ? {}
+        : { KinesisStreamSpecification: local.KinesisStreamSpecification }),
+    },
+  };
 }
 
 type TableProperties = {

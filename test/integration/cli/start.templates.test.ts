@@ -1,6 +1,7 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { uniqueName } from '../../support/aws.js';
@@ -17,6 +18,36 @@ import {
 // feeds tidewater's archive handler and a custom-sink function. `tidewater start --once` runs each
 // against the same local servers; DynamoDB Local's own TTL sweep makes the deletes.
 const fixtures = join(import.meta.dirname, '..', '..', 'fixtures', 'apps');
+
+/**
+ * The cdk.out with its table as CDK's TableV2 synthesizes it: an AWS::DynamoDB::GlobalTable with
+ * one replica in the stack's region (`Ref: AWS::Region`), the same stream and TTL.
+ */
+function tableV2CdkOut(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tidewater-cdk-tablev2-'));
+  const source = join(fixtures, 'cdk.out');
+  cpSync(source, dir, { recursive: true });
+  // Each asset stands for the fixture's own, imported afresh as it is (its imports are relative to it).
+  for (const entry of readdirSync(source).filter((name) => name.startsWith('asset.'))) {
+    const real = pathToFileURL(join(source, entry, 'index.mjs')).href;
+    writeFileSync(
+      join(dir, entry, 'index.mjs'),
+      `const fresh = await import(${JSON.stringify(real)} + '?asset=' + crypto.randomUUID());\nexport const handler = fresh.handler;\n`,
+    );
+  }
+  // A stack of its own name, so its table and bucket are not the CDK app's (one stage for all apps).
+  const manifest = join(dir, 'manifest.json');
+  writeFileSync(manifest, readFileSync(manifest, 'utf8').replaceAll('StorageStack', 'TableV2Stack'));
+  rmSync(join(dir, 'StorageStack.template.json'));
+  const file = join(dir, 'TableV2Stack.template.json');
+  const template = JSON.parse(readFileSync(join(source, 'StorageStack.template.json'), 'utf8'));
+  const table = template.Resources.OrdersTable315BB997;
+  table.Type = 'AWS::DynamoDB::GlobalTable';
+  table.Properties.Replicas = [{ Region: { Ref: 'AWS::Region' } }];
+  writeFileSync(file, JSON.stringify(template));
+  return dir;
+}
+
 const APPS = [
   {
     tool: 'serverless.yml',
@@ -25,6 +56,7 @@ const APPS = [
   },
   { tool: 'SAM', flag: ['--template', join(fixtures, 'sam', 'template.yaml')], archive: 'ArchiveFunction' },
   { tool: 'CDK', flag: ['--cdk-out', join(fixtures, 'cdk.out')], archive: 'ArchiveFunction9C1D5E3F' },
+  { tool: 'CDK TableV2', flag: ['--cdk-out', tableV2CdkOut()], archive: 'ArchiveFunction9C1D5E3F' },
 ] as const;
 
 const clients = cliTestClients();
