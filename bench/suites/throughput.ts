@@ -47,8 +47,11 @@ interface Plan {
 interface Plans {
   /** Every implementation in one process, rotated. */
   shared: Plan;
-  /** Each implementation alone in a fresh process, then `gcRounds` with a full GC between invocations. */
-  alone: Plan & { gcRounds: number };
+  /**
+   * Each implementation alone in a fresh process, then `gcRounds` with a full GC between
+   * invocations; `processes` such processes per implementation, interleaved, their rounds pooled.
+   */
+  alone: Plan & { gcRounds: number; processes: number };
   heap: { warmupInvocations: number; samples: number };
 }
 
@@ -207,8 +210,11 @@ function runWorker<T>(mode: 'rates' | 'heap', spec: RatesSpec | HeapSpec, flags:
 
 /**
  * Each implementation alone in a fresh process of its own: its rate with no other code in the
- * process, then (same process, same rounds) with a full GC between invocations. Processes run
- * one after another, implementations in rotated order per batch size.
+ * process, then (same process, same rounds) with a full GC between invocations. `processes`
+ * processes per implementation, one after another in rounds of every implementation (the order
+ * rotated each time), and each implementation's rounds pooled over its processes: one process's
+ * rate moves with where its scavenges fall against its invocations and with other load on the
+ * machine, so a single process per implementation was no sound comparison.
  */
 async function measureAlone(
   workload: Workload,
@@ -216,14 +222,25 @@ async function measureAlone(
   plan: Plans['alone'],
   log: SuiteContext['log'],
 ): Promise<PeerResult[]> {
+  const { processes, ...rounds } = plan;
+  const pooled = new Map<string, { alone: RoundRate[]; gc: RoundRate[] }>(
+    ALONE_IDS.map((id) => [id, { alone: [], gc: [] }]),
+  );
+  for (let p = 0; p < processes; p++) {
+    for (const id of rotate(ALONE_IDS, (batchSize === 100 ? 0 : 2) + p)) {
+      const spec: RatesSpec = { peer: id, workload, batchSize, seed: SEED + batchSize, ...rounds };
+      const out = await runWorker<{ alone: RoundRate[]; gc: RoundRate[] }>('rates', spec, []);
+      const into = pooled.get(id)!;
+      into.alone.push(...out.alone);
+      into.gc.push(...out.gc);
+    }
+  }
   const results: PeerResult[] = [];
-  const ids = rotate(ALONE_IDS, batchSize === 100 ? 0 : 2);
-  for (const id of ids) {
+  for (const id of ALONE_IDS) {
     const peer = ALL.find((p) => p.id === id) as Peer;
-    const spec: RatesSpec = { peer: id, workload, batchSize, seed: SEED + batchSize, ...plan };
-    const out = await runWorker<{ alone: RoundRate[]; gc: RoundRate[] }>('rates', spec, []);
-    results.push(summarize(peer, workload, batchSize, 'alone', out.alone));
-    results.push(summarize(peer, workload, batchSize, 'gc', out.gc));
+    const { alone, gc } = pooled.get(id)!;
+    results.push(summarize(peer, workload, batchSize, 'alone', alone));
+    results.push(summarize(peer, workload, batchSize, 'gc', gc));
   }
   const line = (m: Method) =>
     results
@@ -532,7 +549,7 @@ function render(
     'event shape). Each invocation gets a copy of its event parsed from JSON just before it, as',
     "Lambda's runtime hands it one, and only the handler call is timed (a collection that falls",
     'inside the parse is charged to no one; the "as Lambda bills it" table times both). **Alone**:',
-    `per workload, batch size and implementation one fresh process (\`--expose-gc\`), ${plans.alone.warmupRounds} warm-up rounds,`,
+    `per workload, batch size and implementation ${plans.alone.processes} fresh processes (\`--expose-gc\`; interleaved, order rotated; rounds pooled), each ${plans.alone.warmupRounds} warm-up rounds,`,
     `${plans.alone.rounds} measured rounds, then ${plans.alone.gcRounds} rounds with \`global.gc()\` and a ${SETTLE_AFTER_GC_MS} ms pause before each event`,
     `is parsed (the pause lets V8's background sweeping end outside the timed call); rounds of ~${int(plans.alone.recordsPerRound)}`,
     `records. **Shared**: per workload and batch size, all implementations in this suite's process,`,
@@ -555,12 +572,14 @@ const suite: Suite = {
       ? {
           shared: { recordsPerRound: 1000, warmupRounds: 3, rounds: 4 },
           // tidewater's engine needs ~10,000 records before its rate settles in a fresh process.
-          alone: { recordsPerRound: 2000, warmupRounds: 6, rounds: 4, gcRounds: 2 },
+          alone: { recordsPerRound: 2000, warmupRounds: 6, rounds: 4, gcRounds: 2, processes: 1 },
           heap: { warmupInvocations: 3, samples: 3 },
         }
       : {
           shared: { recordsPerRound: 5000, warmupRounds: 3, rounds: 11 },
-          alone: { recordsPerRound: 5000, warmupRounds: 4, rounds: 7, gcRounds: 3 },
+          // Warm-up to past the last optimizing compile of per-invocation code at batch 100 (round
+          // ~8 of 5,000 records by --trace-opt): compiler threads count in process CPU time.
+          alone: { recordsPerRound: 5000, warmupRounds: 8, rounds: 7, gcRounds: 2, processes: 3 },
           heap: { warmupInvocations: 5, samples: 7 },
         };
     const results: PeerResult[] = [];

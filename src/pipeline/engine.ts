@@ -106,8 +106,10 @@ async function run(
     }
     if (config.perKey) await deliverPerKey(ledger, config);
     else await deliverOrdered(ledger, config);
-    await flushSinks(ledger, config);
-    await sendDeadLetters(ledger);
+    // Awaited only when there is something to do: a batch that goes well costs no microtask here.
+    const flushing = flushSinks(ledger, config);
+    if (flushing !== undefined) await flushing;
+    if (ledger.givenUp !== undefined) await sendDeadLetters(ledger);
   } finally {
     closeLedger(ledger);
   }

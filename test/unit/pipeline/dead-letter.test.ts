@@ -481,4 +481,31 @@ describe('poison records', () => {
     expect(buffered).toEqual([seq(1), seq(2)]);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(1) }]);
   });
+
+  it('flushes only the sinks that were written to, each once, after a failed flush of an earlier sink too', async () => {
+    const flushed: string[] = [];
+    const buffering = (name: string, fails: boolean) => ({
+      name,
+      write: () => undefined,
+      flush: () => {
+        flushed.push(name);
+        if (fails) throw new Error(`${name} upload failed`);
+      },
+    });
+    const response = await processBatch(
+      batch(4, (i) => ({ kind: i < 2 ? 'modify' : 'insert' })),
+      {
+        ...quiet,
+        routes: [
+          { name: 'unused', when: 'user-delete', to: buffering('unused', false) },
+          { name: 'plain', when: 'modify', to: { name: 'plain', write: () => undefined } },
+          { name: 'inserts', when: 'insert', to: buffering('inserts', true) },
+          { name: 'modifies', when: 'modify', to: buffering('modifies', false) },
+        ],
+      },
+    );
+    expect(flushed).toEqual(['inserts', 'modifies']);
+    // The failed flush fails from the first record its sink was given.
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(2) }]);
+  });
 });
