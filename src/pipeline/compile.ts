@@ -1,3 +1,32 @@
+// The option readers and the compiler: a PipelineConfig checked (a typo fails loudly) and made
+// into the plan (plan.ts) the per-record path reads.
+// Not the logging index: that also loads pino, which the default logger exists to avoid.
+import { RETRY_POLICIES } from '../core/backoff.js';
+import { defineOptions, describe } from '../core/options.js';
+import type { EntityDiscriminator } from '../filters/entity.js';
+import { createJsonLogger } from '../logging/json-logger.js';
+import { fromPowertoolsLogger, isPowertoolsLogger } from '../logging/powertools-logger.js';
+import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
+import { NUMBERS_OPTION } from '../records/numbers.js';
+import { createStreamRecordParser } from '../records/parse.js';
+import type { ClassifiedRecord, RecordKind } from '../records/types.js';
+import type { Sink } from '../sinks/types.js';
+import type {
+  HandlerContext,
+  ImagesChecked,
+  ItemSchema,
+  KindHandlers,
+  PipelineConfig,
+  PipelineLogger,
+  RecordPredicate,
+  RetryConfig,
+  RouteConfig,
+} from './config.js';
+import { SOURCE_OPTION } from './kinesis-source.js';
+import { compileMetrics, isMetricsTarget } from './metrics.js';
+import { type CompiledConfig, type CompiledRoute, HANDLER_BIT, KIND_BIT, KINDS, MAX_SINKS } from './plan.js';
+import { isTracerLike, tracedSink } from './tracing.js';
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,29 +1,14 @@
-// Not the logging index: that also loads pino, which the default logger exists to avoid.
-
-import { RETRY_POLICIES, type RetryPolicy } from '../core/backoff.js';
-import { defineOptions, describe } from '../core/options.js';
+// The public config vocabulary: what a user writes (createPipeline, createStreamHandler). What it is
+// compiled into lives in plan.ts, the readers and the compiler in compile.ts.
 import type { EntityDiscriminator } from '../filters/entity.js';
-import { createJsonLogger } from '../logging/json-logger.js';
-import {
-  fromPowertoolsLogger,
-  isPowertoolsLogger,
-  type PowertoolsLoggerLike,
-} from '../logging/powertools-logger.js';
-import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
-import { NUMBERS_OPTION } from '../records/numbers.js';
-import { createStreamRecordParser, type ParseOptions, type RecordParser } from '../records/parse.js';
+import type { PowertoolsLoggerLike } from '../logging/powertools-logger.js';
+import type { ParseOptions } from '../records/parse.js';
 import type { ClassifiedRecord, Item, RecordKind, RecordOfKind } from '../records/types.js';
 import type { DeadLetterSink, Sink, SinkContext, SinkLogger, SinkResult } from '../sinks/types.js';
-import { type KinesisSource, SOURCE_OPTION, type StreamSource } from './kinesis-source.js';
-import {
-  type CompiledMetrics,
-  compileMetrics,
-  isMetricsTarget,
-  type MetricsConfig,
-  type MetricsTarget,
-} from './metrics.js';
+import type { StreamSource } from './kinesis-source.js';
+import type { MetricsConfig, MetricsTarget } from './metrics.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
-import { isTracerLike, type TracerLike, tracedSink } from './tracing.js';
+import type { TracerLike } from './tracing.js';
 
 /** A logger the pipeline can make a per-invocation child of (a pino Logger is one). */
 export interface PipelineLogger extends SinkLogger {

@@ -1,6 +1,7 @@
 import { eventRecordsOf } from '../records/parse.js';
 import type { Item } from '../records/types.js';
-import { type CompiledConfig, compileConfig, type PipelineConfig } from './config.js';
+import { compileConfig } from './compile.js';
+import type { PipelineConfig } from './config.js';
 import { sendDeadLetters } from './dead-letter.js';
 import { deliverOrdered, deliverPerKey, flushSinks } from './deliver.js';
 import type { OrderedBatch } from './kinesis-order.js';
@@ -14,6 +15,7 @@ import {
   response,
 } from './ledger.js';
 import { publishMetrics, tallyRecords } from './metrics.js';
+import type { CompiledConfig } from './plan.js';
 import { readRecords, routeRecords } from './route.js';
 import { validateImages } from './validate-images.js';
 

@@ -1,3 +1,20 @@
+// The compiled plan: what compile.ts makes of a PipelineConfig and the per-record path reads.
+import type { RetryPolicy } from '../core/backoff.js';
+import type { RecordParser } from '../records/parse.js';
+import type { ClassifiedRecord, Item, RecordKind } from '../records/types.js';
+import type { DeadLetterSink, Sink } from '../sinks/types.js';
+import type {
+  HandlerContext,
+  ImagesChecked,
+  ItemSchema,
+  PipelineConfig,
+  PipelineLogger,
+  UnroutedPolicy,
+} from './config.js';
+import type { KinesisSource } from './kinesis-source.js';
+import type { CompiledMetrics } from './metrics.js';
+import type { StandardSchemaV1 } from './standard-schema.js';
+
 export const KINDS: readonly RecordKind[] = ['insert', 'modify', 'user-delete', 'ttl-delete'];
 /** Bit per kind, so a kind route matches with one AND. */
 export const KIND_BIT: Readonly<Record<RecordKind, number>> = {
@@ -7,7 +24,7 @@ export const KIND_BIT: Readonly<Record<RecordKind, number>> = {
   'ttl-delete': 8,
 };
 /** Routing uses one 32-bit mask per record: a bit per sink, and HANDLER_BIT. */
-const MAX_SINKS = 31;
+export const MAX_SINKS = 31;
 /** In a record's routing mask: its kind handler has yet to run. Above every sink's bit. */
 export const HANDLER_BIT = 1 << MAX_SINKS;
 /** Every sink's bit. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileConfig } from '../../../src/pipeline/config.js';
+import { compileConfig } from '../../../src/pipeline/compile.js';
 import { processBatch } from '../../../src/pipeline/index.js';
 import type { TracerLike } from '../../../src/pipeline/tracing.js';
 import { MemorySink } from '../../../src/sinks/memory-sink.js';
