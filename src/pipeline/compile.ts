@@ -26,6 +26,13 @@ import { SOURCE_OPTION } from './kinesis-source.js';
 import { compileMetrics, isMetricsTarget } from './metrics.js';
 import { type CompiledConfig, type CompiledRoute, HANDLER_BIT, KIND_BIT, KINDS, MAX_SINKS } from './plan.js';
 import { isTracerLike, tracedSink } from './tracing.js';
+import {
+  isValidated,
+  type SchemaUse,
+  type ValidatedSchema,
+  type ValidationStage,
+  validationStageOf,
+} from './validated.js';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -76,23 +83,13 @@ const readConfig = /* @__PURE__ */ defineOptions<PipelineConfig>()('pipeline', {
   clock: { kind: 'function', default: Date.now },
 });
 
-/** A Standard Schema v1: what `item` takes. Checked at configuration time, so a zod 3.23 schema (no `~standard`) fails there. */
-export function isItemSchema(value: unknown): value is ItemSchema {
-  const props = (value as { '~standard'?: unknown } | null | undefined)?.['~standard'];
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    isPlainObjectOrInstance(props) &&
-    (props as { version?: unknown }).version === 1 &&
-    typeof (props as { validate?: unknown }).validate === 'function'
-  );
-}
-
+// A bare schema is refused naming the call that links the validation stage (validated.ts).
 const ITEM_SCHEMA = {
   kind: 'custom',
   expected:
-    'a Standard Schema v1 (a zod ≥ 3.24, valibot ≥ 1 or arktype schema: an object with ~standard.validate)',
-  check: isItemSchema,
+    "a Standard Schema wrapped by validated() (import { validated } from 'tidewater'; item: validated(schema) " +
+    'for a zod ≥ 3.24, valibot ≥ 1 or arktype schema), which links the validation stage into the handler',
+  check: isValidated,
 } as const;
 
 const IMAGES_CHECKED = { kind: 'enum', values: ['new', 'all'] } as const;
@@ -214,34 +211,35 @@ function withEntity(
   return { kindMask: 0, test: (record) => (kindMask & KIND_BIT[record.kind]) !== 0 && isEntity(record) };
 }
 
-/** An item schema and which images it must accept. */
-interface SchemaUse {
-  readonly schema: ItemSchema;
-  readonly images: ImagesChecked;
+/** An item schema (unwrapped: two validated() of one schema are one schema), its images and its stage. */
+interface StagedUse extends SchemaUse {
+  readonly stage: ValidationStage;
 }
 
-function schemaUse(schema: ItemSchema | undefined, images: ImagesChecked | undefined): SchemaUse | null {
-  if (schema === undefined) {
+function schemaUse(item: ItemSchema | undefined, images: ImagesChecked | undefined): StagedUse | null {
+  if (item === undefined) {
     if (images !== undefined) fail("'images' says which images 'item' checks: give 'item' with it");
     return null;
   }
-  return { schema, images: images ?? 'new' };
+  // The reader let only validated() schemas through.
+  const stage = validationStageOf(item as ValidatedSchema);
+  return { schema: stage.schema, images: images ?? 'new', stage };
 }
 
-const sameUse = (a: SchemaUse | null, b: SchemaUse | null): boolean =>
+const sameUse = (a: StagedUse | null, b: StagedUse | null): boolean =>
   a === b || (a !== null && b !== null && a.schema === b.schema && a.images === b.images);
 
 interface CompiledRoutes {
   routes: CompiledRoute[];
   sinks: Sink[];
   /** Per sink, the item schema of the routes that reach it (null: none). */
-  sinkSchemas: (SchemaUse | null)[];
+  sinkSchemas: (StagedUse | null)[];
 }
 
 function compileRoutes(routes: readonly unknown[] | undefined): CompiledRoutes {
   if (routes === undefined) return { routes: [], sinks: [], sinkSchemas: [] };
   const sinks: Sink[] = [];
-  const sinkSchemas: (SchemaUse | null)[] = [];
+  const sinkSchemas: (StagedUse | null)[] = [];
   const compiled: CompiledRoute[] = [];
   routes.forEach((r: unknown, n) => {
     const where = `routes[${n}]`;
@@ -272,39 +270,19 @@ function compileRoutes(routes: readonly unknown[] | undefined): CompiledRoutes {
   return { routes: compiled, sinks, sinkSchemas };
 }
 
-/** The distinct schemas, each with the mask bits it validates for; -1 where none applies. */
+/**
+ * The validation stage and its schemas, compiled by the stage validated() linked; none (and -1
+ * for every sink) when no route or handler has an item schema.
+ */
 function compileSchemas(
   sinks: readonly Sink[],
-  perSink: readonly (SchemaUse | null)[],
-  handlerSchema: SchemaUse | null,
-): Pick<CompiledConfig, 'schemas' | 'sinkSchemas' | 'handlerSchema'> {
-  const found: SchemaUse[] = [];
-  const masks: number[] = [];
-  const labels: string[][] = [];
-  const indexOf = (schema: SchemaUse, bit: number, label: string): number => {
-    let j = found.findIndex((use) => sameUse(use, schema));
-    if (j === -1) {
-      j = found.push(schema) - 1;
-      masks[j] = 0;
-      labels[j] = [];
-    }
-    masks[j]! |= bit;
-    labels[j]!.push(label);
-    return j;
-  };
-  const sinkSchemas = perSink.map((schema, s) =>
-    schema === null ? -1 : indexOf(schema, 1 << s, sinkName(sinks[s]!)),
-  );
-  const handler = handlerSchema === null ? -1 : indexOf(handlerSchema, HANDLER_BIT, 'handlers');
-  const schemas = found.map(({ schema, images }, j) => ({
-    schema,
-    props: schema['~standard'],
-    vendor: String(schema['~standard'].vendor),
-    mask: masks[j]!,
-    label: labels[j]!.join(', '),
-    images,
-  }));
-  return { schemas, sinkSchemas, handlerSchema: handler };
+  perSink: readonly (StagedUse | null)[],
+  handlerSchema: StagedUse | null,
+): Pick<CompiledConfig, 'schemas' | 'sinkSchemas' | 'handlerSchema' | 'validate'> {
+  const stage = (perSink.find((use) => use !== null) ?? handlerSchema)?.stage;
+  if (stage === undefined)
+    return { schemas: [], sinkSchemas: perSink.map(() => -1), handlerSchema: -1, validate: undefined };
+  return { ...stage.compile(sinks.map(sinkName), perSink, handlerSchema), validate: stage.validate };
 }
 
 function compileOrdering(ordering: PipelineConfig['ordering']): { perKey: boolean; concurrency: number } {
@@ -321,7 +299,7 @@ function compileOrdering(ordering: PipelineConfig['ordering']): { perKey: boolea
 function compileHandlers(handlers: KindHandlers | undefined): {
   list: CompiledConfig['handlers'];
   mask: number;
-  schema: SchemaUse | null;
+  schema: StagedUse | null;
 } {
   const list: ((record: ClassifiedRecord, context: HandlerContext) => unknown)[] | undefined[] = [];
   let mask = 0;

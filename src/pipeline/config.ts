@@ -38,7 +38,8 @@ export type ImagesChecked = 'new' | 'all';
 
 /**
  * An item schema: any Standard Schema (zod, valibot, arktype…) whose output is an item. Its output
- * is what the route's sinks (or the kind handlers) receive as `newImage` / `oldImage`.
+ * is what the route's sinks (or the kind handlers) receive as `newImage` / `oldImage`. A route or
+ * the kind handlers take it wrapped by validated() (validated.ts).
  */
 export type ItemSchema<T extends object = Item> = StandardSchemaV1<unknown, T>;
 
@@ -54,6 +55,7 @@ export interface RouteConfig {
    * modifies and deletes, where the stream view has them), once per record, before any sink runs;
    * the sinks receive the schema's output. A record that fails is dead-lettered (`invalid-image`),
    * never retried, never given to the route's sinks. Without it images stay lazy and unchecked.
+   * Given as `validated(schema)`, which links the validation stage (a bare schema is refused).
    */
   // biome-ignore lint/suspicious/noExplicitAny: any item type
   item?: ItemSchema<any>;
@@ -81,7 +83,7 @@ type RouteTargets<R> = SinkTaking<R> | readonly SinkTaking<R>[];
 
 /**
  * A route whose sinks are typed by what it delivers: the kinds it takes and the item type —
- * `route({ when: 'insert', item: orderSchema, to: sink })` gives the sink InsertRecord<Order>
+ * `route({ when: 'insert', item: validated(orderSchema), to: sink })` gives the sink InsertRecord<Order>
  * (the schema's output), `entity<Order>(…)` types without checking, and without either the images
  * are plain Items. A sink typed for a narrower item than the route delivers is refused.
  */

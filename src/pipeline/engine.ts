@@ -17,7 +17,6 @@ import {
 import { publishMetrics, tallyRecords } from './metrics.js';
 import type { CompiledConfig } from './plan.js';
 import { readRecords, routeRecords } from './route.js';
-import { validateImages } from './validate-images.js';
 
 export type { BatchItemFailure, BatchResponse } from './ledger.js';
 
@@ -102,8 +101,8 @@ async function run(
   let routedAt: number;
   try {
     routedAt = routeRecords(ledger, config);
-    if (config.schemas.length !== 0) {
-      const validating = validateImages(ledger, config);
+    if (config.validate !== undefined) {
+      const validating = config.validate(ledger as never, config);
       if (validating !== undefined) await validating;
     }
     if (config.perKey) await deliverPerKey(ledger, config);

@@ -33,6 +33,8 @@ export type { InvocationContext } from './ledger.js';
 export { createStreamHandler, streamProcessor } from './middleware.js';
 export type { StandardSchemaV1 } from './standard-schema.js';
 export type { TracerLike, TraceSegmentLike, TraceSubsegmentLike } from './tracing.js';
+export type { ValidatedSchema } from './validated.js';
+export { validated } from './validated.js';
 export { NotAWindowEventError, WindowStateTooLargeError } from './window-errors.js';
 export type { TimeWindow, TimeWindowEvent, TimeWindowResponse } from './window-event.js';
 export { WINDOW_STATE_LIMIT_BYTES } from './window-event.js';

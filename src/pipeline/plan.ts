@@ -40,6 +40,11 @@ export interface CompiledRoute {
 
 export interface CompiledConfig {
   readonly routes: readonly CompiledRoute[];
+  /**
+   * The validation stage, linked by validated() (validate-images.ts); undefined without an item
+   * schema. Its ledger is typed `never` here: plan.ts sits below ledger.ts, which imports it.
+   */
+  readonly validate: ((ledger: never, config: CompiledConfig) => Promise<void> | undefined) | undefined;
   /** The distinct item schemas of routes and handlers; empty when none is given (no validation stage). */
   readonly schemas: readonly CompiledSchema[];
   /** Per sink, the index into `schemas` of the schema its records are validated with, or -1. */
