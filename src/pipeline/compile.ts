@@ -25,7 +25,7 @@ import type {
 import { SOURCE_OPTION } from './kinesis-source.js';
 import { compileMetrics, isMetricsTarget } from './metrics.js';
 import { type CompiledConfig, type CompiledRoute, HANDLER_BIT, KIND_BIT, KINDS, MAX_SINKS } from './plan.js';
-import { isTracerLike, tracedSink } from './tracing.js';
+import { TRACER_OPTION } from './tracing.js';
 import {
   isValidated,
   type SchemaUse,
@@ -76,7 +76,7 @@ const readConfig = /* @__PURE__ */ defineOptions<PipelineConfig>()('pipeline', {
     expected: 'an object, a Powertools Metrics instance or false',
     check: (v) => v === false || isPlainObject(v) || isMetricsTarget(v),
   },
-  tracer: { kind: 'custom', expected: 'a Powertools Tracer (with getSegment())', check: isTracerLike },
+  tracer: TRACER_OPTION,
   onUnrouted: { kind: 'enum', values: UNROUTED, default: 'count' },
   parse: AN_OBJECT,
   source: SOURCE_OPTION,
@@ -336,9 +336,7 @@ export function compileConfig<T extends object>(config: PipelineConfig<T>): Comp
   const { routes, sinkSchemas } = compiledRoutes;
   const tracer = c.tracer;
   const sinks =
-    tracer === undefined
-      ? compiledRoutes.sinks
-      : compiledRoutes.sinks.map((sink) => tracedSink(sink, tracer));
+    tracer === undefined ? compiledRoutes.sinks : compiledRoutes.sinks.map((sink) => tracer.wrap(sink));
   const handlers = compileHandlers(c.handlers as KindHandlers | undefined);
   if (routes.length === 0 && handlers.mask === 0) fail('give at least one route or handler');
   const kindMasks = { insert: 0, modify: 0, 'user-delete': 0, 'ttl-delete': 0 };

@@ -8,7 +8,7 @@ import type { DeadLetterSink, Sink, SinkContext, SinkLogger, SinkResult } from '
 import type { StreamSource } from './kinesis-source.js';
 import type { MetricsConfig, MetricsTarget } from './metrics.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
-import type { TracerLike } from './tracing.js';
+import type { SinkTracer } from './tracing.js';
 
 /** A logger the pipeline can make a per-invocation child of (a pino Logger is one). */
 export interface PipelineLogger extends SinkLogger {
@@ -178,11 +178,11 @@ export interface PipelineConfig<T extends object = Item> {
    */
   metrics?: MetricsConfig | MetricsTarget | false;
   /**
-   * A Powertools Tracer (or anything with its getSegment()): each sink write gets its own
-   * subsegment, annotated with the sink, its record count and its failures. Default: none, and
-   * then sinks are called as they are.
+   * `sinkTracer(tracer)` with a Powertools Tracer (or anything with its getSegment()): each sink
+   * write gets its own subsegment, annotated with the sink, its record count and its failures.
+   * Default: none, and then sinks are called as they are (and the handler links no tracing).
    */
-  tracer?: TracerLike;
+  tracer?: SinkTracer;
   /** Records no route or handler takes. Default `'count'`. */
   onUnrouted?: UnroutedPolicy;
   /**
