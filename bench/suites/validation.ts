@@ -16,7 +16,7 @@ import { DynamoDBStreamEnvelope } from '@aws-lambda-powertools/parser/envelopes'
 import * as v from 'valibot';
 import { z } from 'zod';
 import { createJsonLogger } from '../../src/logging/json-logger.js';
-import { createStreamHandler, type ItemSchema, route } from '../../src/pipeline/index.js';
+import { createStreamHandler, type ItemSchema, route, validated } from '../../src/pipeline/index.js';
 import { NumberValue } from '../../src/records/index.js';
 import type { ClassifiedRecord, LambdaStreamEvent } from '../../src/records/types.js';
 import type { Sink } from '../../src/sinks/types.js';
@@ -155,7 +155,11 @@ function collectingSink(collector: Collector): Sink {
 function tidewater(collector: Collector, item: ItemSchema | undefined): Variant['run'] {
   const handler = createStreamHandler({
     routes: [
-      route({ when: ['insert', 'modify', 'user-delete', 'ttl-delete'], item, to: collectingSink(collector) }),
+      route({
+        when: ['insert', 'modify', 'user-delete', 'ttl-delete'],
+        item: item === undefined ? undefined : validated(item),
+        to: collectingSink(collector),
+      }),
     ],
     logger: createJsonLogger({ destination: DISCARD }),
     metrics: { writer: DISCARD },
@@ -199,7 +203,7 @@ async function measure(
   const variants: Variant[] = [
     {
       name: 'tidewater + zod',
-      note: '`route({ when: [all kinds], item: zodSchema, to })` through createStreamHandler (logs and EMF produced, discarded)',
+      note: '`route({ when: [all kinds], item: validated(zodSchema), to })` through createStreamHandler (logs and EMF produced, discarded)',
       run: tidewater(
         collector('tidewater + zod'),
         workload === 'full' ? zodItem(num, z.instanceof(Uint8Array)) : zodFields(num),

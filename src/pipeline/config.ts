@@ -1,29 +1,14 @@
-// Not the logging index: that also loads pino, which the default logger exists to avoid.
-
-import { RETRY_POLICIES, type RetryPolicy } from '../core/backoff.js';
-import { defineOptions, describe } from '../core/options.js';
+// The public config vocabulary: what a user writes (createPipeline, createStreamHandler). What it is
+// compiled into lives in plan.ts, the readers and the compiler in compile.ts.
 import type { EntityDiscriminator } from '../filters/entity.js';
-import { createJsonLogger } from '../logging/json-logger.js';
-import {
-  fromPowertoolsLogger,
-  isPowertoolsLogger,
-  type PowertoolsLoggerLike,
-} from '../logging/powertools-logger.js';
-import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
-import { NUMBERS_OPTION } from '../records/numbers.js';
-import { createStreamRecordParser, type ParseOptions, type RecordParser } from '../records/parse.js';
+import type { PowertoolsLoggerLike } from '../logging/powertools-logger.js';
+import type { ParseOptions } from '../records/parse.js';
 import type { ClassifiedRecord, Item, RecordKind, RecordOfKind } from '../records/types.js';
 import type { DeadLetterSink, Sink, SinkContext, SinkLogger, SinkResult } from '../sinks/types.js';
-import { type KinesisSource, SOURCE_OPTION, type StreamSource } from './kinesis-source.js';
-import {
-  type CompiledMetrics,
-  compileMetrics,
-  isMetricsTarget,
-  type MetricsConfig,
-  type MetricsTarget,
-} from './metrics.js';
+import type { StreamSource } from './kinesis-source.js';
+import type { MetricsConfig, MetricsTarget } from './metrics.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
-import { isTracerLike, type TracerLike, tracedSink } from './tracing.js';
+import type { SinkTracer } from './tracing.js';
 
 /** A logger the pipeline can make a per-invocation child of (a pino Logger is one). */
 export interface PipelineLogger extends SinkLogger {
@@ -53,7 +38,8 @@ export type ImagesChecked = 'new' | 'all';
 
 /**
  * An item schema: any Standard Schema (zod, valibot, arktype…) whose output is an item. Its output
- * is what the route's sinks (or the kind handlers) receive as `newImage` / `oldImage`.
+ * is what the route's sinks (or the kind handlers) receive as `newImage` / `oldImage`. A route or
+ * the kind handlers take it wrapped by validated() (validated.ts).
  */
 export type ItemSchema<T extends object = Item> = StandardSchemaV1<unknown, T>;
 
@@ -69,6 +55,7 @@ export interface RouteConfig {
    * modifies and deletes, where the stream view has them), once per record, before any sink runs;
    * the sinks receive the schema's output. A record that fails is dead-lettered (`invalid-image`),
    * never retried, never given to the route's sinks. Without it images stay lazy and unchecked.
+   * Given as `validated(schema)`, which links the validation stage (a bare schema is refused).
    */
   // biome-ignore lint/suspicious/noExplicitAny: any item type
   item?: ItemSchema<any>;
@@ -96,7 +83,7 @@ type RouteTargets<R> = SinkTaking<R> | readonly SinkTaking<R>[];
 
 /**
  * A route whose sinks are typed by what it delivers: the kinds it takes and the item type —
- * `route({ when: 'insert', item: orderSchema, to: sink })` gives the sink InsertRecord<Order>
+ * `route({ when: 'insert', item: validated(orderSchema), to: sink })` gives the sink InsertRecord<Order>
  * (the schema's output), `entity<Order>(…)` types without checking, and without either the images
  * are plain Items. A sink typed for a narrower item than the route delivers is refused.
  */
@@ -191,11 +178,11 @@ export interface PipelineConfig<T extends object = Item> {
    */
   metrics?: MetricsConfig | MetricsTarget | false;
   /**
-   * A Powertools Tracer (or anything with its getSegment()): each sink write gets its own
-   * subsegment, annotated with the sink, its record count and its failures. Default: none, and
-   * then sinks are called as they are.
+   * `sinkTracer(tracer)` with a Powertools Tracer (or anything with its getSegment()): each sink
+   * write gets its own subsegment, annotated with the sink, its record count and its failures.
+   * Default: none, and then sinks are called as they are (and the handler links no tracing).
    */
-  tracer?: TracerLike;
+  tracer?: SinkTracer;
   /** Records no route or handler takes. Default `'count'`. */
   onUnrouted?: UnroutedPolicy;
   /**
@@ -218,480 +205,4 @@ export interface PipelineConfig<T extends object = Item> {
   source?: StreamSource;
   /** Epoch milliseconds; for tests. Default Date.now. */
   clock?: () => number;
-}
-
-export const KINDS: readonly RecordKind[] = ['insert', 'modify', 'user-delete', 'ttl-delete'];
-/** Bit per kind, so a kind route matches with one AND. */
-export const KIND_BIT: Readonly<Record<RecordKind, number>> = {
-  insert: 1,
-  modify: 2,
-  'user-delete': 4,
-  'ttl-delete': 8,
-};
-/** Routing uses one 32-bit mask per record: a bit per sink, and HANDLER_BIT. */
-const MAX_SINKS = 31;
-/** In a record's routing mask: its kind handler has yet to run. Above every sink's bit. */
-export const HANDLER_BIT = 1 << MAX_SINKS;
-/** Every sink's bit. */
-export const SINK_BITS = ~HANDLER_BIT;
-
-/** One route, ready for the hot path: either a kind mask or a test function, and the sinks' bits. */
-export interface CompiledRoute {
-  readonly name: string;
-  readonly kindMask: number;
-  readonly test: ((record: ClassifiedRecord) => boolean) | undefined;
-  readonly sinkMask: number;
-}
-
-export interface CompiledConfig {
-  readonly routes: readonly CompiledRoute[];
-  /** The distinct item schemas of routes and handlers; empty when none is given (no validation stage). */
-  readonly schemas: readonly CompiledSchema[];
-  /** Per sink, the index into `schemas` of the schema its records are validated with, or -1. */
-  readonly sinkSchemas: readonly number[];
-  /** The index into `schemas` of the kind handlers' schema, or -1. */
-  readonly handlerSchema: number;
-  /**
-   * Per kind, the routing mask its kind routes and handler give every record of that kind: the
-   * per-record path only evaluates `predicateRoutes` on top (kind routes have no side effects, so
-   * folding them here changes nothing a predicate could see).
-   */
-  readonly kindMasks: Readonly<Record<RecordKind, number>>;
-  /** The routes with a predicate, in config order. */
-  readonly predicateRoutes: readonly CompiledRoute[];
-  readonly sinks: readonly Sink[];
-  /**
-   * The bits of the sinks that take only checked images (Sink.checkedImages): a record routed to
-   * one has its keys and images checked at routing. 0 when parsing already checks them (`parse.validate` or `eager`).
-   */
-  readonly checkedSinks: number;
-  /** Indexed by KIND_BIT position order of KINDS. */
-  readonly handlers: readonly (
-    | ((record: ClassifiedRecord, context: HandlerContext) => unknown)
-    | undefined
-  )[];
-  readonly handledKinds: number;
-  readonly perKey: boolean;
-  readonly concurrency: number;
-  readonly deadLetter: DeadLetterSink | undefined;
-  /** RETRY_POLICIES.sinkWrite with the `retry` option's values: core/backoff's schedule. */
-  readonly retry: RetryPolicy;
-  readonly retryable: ((error: unknown) => boolean) | undefined;
-  readonly maxRecordAgeMs: number;
-  readonly deadlineMarginMs: number;
-  readonly ttlAttribute: string | undefined;
-  readonly logImages: boolean;
-  readonly logger: PipelineLogger;
-  readonly metrics: CompiledMetrics | undefined;
-  readonly onUnrouted: UnroutedPolicy;
-  readonly parse: RecordParser;
-  /** The `parse` options the parser was made with: a backfill makes its own parser from them. */
-  readonly parseOptions: PipelineConfig['parse'];
-  /** The Kinesis stage (its parser made with the same parse options); undefined for a DynamoDB stream. */
-  readonly kinesis: { readonly source: KinesisSource; readonly parse: RecordParser } | undefined;
-  readonly clock: () => number;
-}
-
-/** One item schema, ready for the validation stage. */
-export interface CompiledSchema {
-  readonly schema: ItemSchema;
-  /** `~standard`, read once: a library may build it in a getter. */
-  readonly props: StandardSchemaV1.Props<unknown, Item>;
-  /** `~standard.vendor`, for errors: zod, valibot… */
-  readonly vendor: string;
-  /** The routing-mask bits (sinks, HANDLER_BIT) whose records this schema validates. */
-  readonly mask: number;
-  /** What a dead-letter entry names as the sink: the sinks' names, `handlers` for the kind handlers. */
-  readonly label: string;
-  /** 'new': a modify's OldImage that fails is left out (undefined), not a reason to give up. */
-  readonly images: ImagesChecked;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function isPlainObjectOrInstance(value: unknown): value is object {
-  return value !== null && typeof value === 'object';
-}
-
-const UNROUTED = ['count', 'dead-letter', 'fail'] as const;
-const AN_OBJECT = { kind: 'custom', expected: 'an object', check: isPlainObject } as const;
-
-// The configuration's declared options (core/options), each nested object with its own reader
-// and its place in the message: `pipeline: option 'retry.attempts' must be …`.
-const readConfig = /* @__PURE__ */ defineOptions<PipelineConfig>()('pipeline', {
-  routes: { kind: 'custom', expected: 'an array of routes', check: Array.isArray },
-  handlers: AN_OBJECT,
-  ordering: {
-    kind: 'custom',
-    expected: "'ordered' or { mode: 'per-key', concurrency }",
-    check: (v) => v === 'ordered' || isPlainObject(v),
-  },
-  deadLetter: { kind: 'object', methods: ['send'], expected: 'a dead-letter sink (an object with send())' },
-  retry: AN_OBJECT,
-  maxRecordAgeSeconds: { kind: 'number', min: 0 },
-  deadlineMarginMs: { kind: 'number', min: 0, default: 1000 },
-  ttlAttribute: { kind: 'nonEmptyString' },
-  logImages: { kind: 'boolean', default: false },
-  logger: {
-    kind: 'custom',
-    expected:
-      'a pino-compatible logger (child, debug, info, warn, error) or a Powertools Logger (createChild, debug, info, warn, error)',
-    check: (v) =>
-      isPowertoolsLogger(v) ||
-      (isPlainObjectOrInstance(v) &&
-        typeof (v as PipelineLogger).child === 'function' &&
-        typeof (v as PipelineLogger).warn === 'function'),
-  },
-  metrics: {
-    kind: 'custom',
-    expected: 'an object, a Powertools Metrics instance or false',
-    check: (v) => v === false || isPlainObject(v) || isMetricsTarget(v),
-  },
-  tracer: { kind: 'custom', expected: 'a Powertools Tracer (with getSegment())', check: isTracerLike },
-  onUnrouted: { kind: 'enum', values: UNROUTED, default: 'count' },
-  parse: AN_OBJECT,
-  source: SOURCE_OPTION,
-  clock: { kind: 'function', default: Date.now },
-});
-
-/** A Standard Schema v1: what `item` takes. Checked at configuration time, so a zod 3.23 schema (no `~standard`) fails there. */
-export function isItemSchema(value: unknown): value is ItemSchema {
-  const props = (value as { '~standard'?: unknown } | null | undefined)?.['~standard'];
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    isPlainObjectOrInstance(props) &&
-    (props as { version?: unknown }).version === 1 &&
-    typeof (props as { validate?: unknown }).validate === 'function'
-  );
-}
-
-const ITEM_SCHEMA = {
-  kind: 'custom',
-  expected:
-    'a Standard Schema v1 (a zod ≥ 3.24, valibot ≥ 1 or arktype schema: an object with ~standard.validate)',
-  check: isItemSchema,
-} as const;
-
-const IMAGES_CHECKED = { kind: 'enum', values: ['new', 'all'] } as const;
-
-const readRoute = /* @__PURE__ */ defineOptions<RouteConfig>()('pipeline', {
-  name: { kind: 'nonEmptyString' },
-  when: {
-    kind: 'custom',
-    expected: 'a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)',
-    check: (v) => v !== undefined,
-    required: true,
-  },
-  entity: {
-    kind: 'custom',
-    expected: "an entity discriminator (entity({ attribute, equals | prefix }) from 'tidewater')",
-    check: (v) =>
-      isPlainObjectOrInstance(v) &&
-      typeof (v as EntityDiscriminator).test === 'function' &&
-      typeof (v as EntityDiscriminator).description === 'string',
-  },
-  item: ITEM_SCHEMA,
-  images: IMAGES_CHECKED,
-  to: {
-    kind: 'custom',
-    expected: 'a sink or a list of sinks (objects with write())',
-    check: (v) => (Array.isArray(v) ? v.every(isSink) : isSink(v)),
-    required: true,
-  },
-});
-
-const readOrdering = /* @__PURE__ */ defineOptions<{ mode: 'ordered' | 'per-key'; concurrency?: number }>()(
-  'pipeline',
-  {
-    mode: { kind: 'enum', values: ['ordered', 'per-key'], required: true },
-    concurrency: { kind: 'integer', min: 1 },
-  },
-);
-
-const HANDLER = { kind: 'function' } as const;
-const readHandlers = /* @__PURE__ */ defineOptions<KindHandlers>()('pipeline', {
-  item: ITEM_SCHEMA,
-  images: IMAGES_CHECKED,
-  insert: HANDLER,
-  modify: HANDLER,
-  'user-delete': HANDLER,
-  'ttl-delete': HANDLER,
-});
-
-const DEFAULT_RETRY = RETRY_POLICIES.sinkWrite;
-const readRetry = /* @__PURE__ */ defineOptions<RetryConfig>()('pipeline', {
-  attempts: { kind: 'integer', min: 1, default: DEFAULT_RETRY.attempts },
-  baseDelayMs: { kind: 'number', min: 0, default: DEFAULT_RETRY.baseDelayMs },
-  maxDelayMs: { kind: 'number', min: 0, default: DEFAULT_RETRY.maxDelayMs },
-  retryable: { kind: 'function' },
-});
-
-const readParse = /* @__PURE__ */ defineOptions<NonNullable<PipelineConfig['parse']>>()('pipeline', {
-  numbers: NUMBERS_OPTION,
-  ttlHeuristic: TTL_HEURISTIC_OPTION,
-  eager: { kind: 'boolean' },
-  validate: { kind: 'boolean' },
-});
-
-function fail(detail: string): never {
-  throw readConfig.fail(detail);
-}
-
-function isKind(value: unknown): value is RecordKind {
-  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
-}
-
-function isSink(value: unknown): value is Sink {
-  return isPlainObjectOrInstance(value) && typeof (value as Sink).write === 'function';
-}
-
-function sinkName(sink: Sink): string {
-  return typeof sink.name === 'string' && sink.name !== '' ? sink.name : 'sink';
-}
-
-function compileWhen(when: unknown, where: string): { kindMask: number; test: RecordPredicate | undefined } {
-  if (isKind(when)) return { kindMask: KIND_BIT[when], test: undefined };
-  if (typeof when === 'function') return { kindMask: 0, test: when as RecordPredicate };
-  if (Array.isArray(when)) {
-    if (when.length === 0) fail(`${where}.when is an empty list of kinds`);
-    let kindMask = 0;
-    for (const k of when) {
-      if (!isKind(k)) fail(`${where}.when: unknown kind ${describe(k)} (known: ${KINDS.join(', ')})`);
-      kindMask |= KIND_BIT[k];
-    }
-    return { kindMask, test: undefined };
-  }
-  if (isPlainObject(when)) {
-    // The pipeline no longer compiles patterns itself, so that a handler without pattern routes
-    // does not load (or bundle) the filter compiler.
-    fail(
-      `${where}.when: a filter pattern object is not a route condition; write when: matching(pattern) ` +
-        "(import { matching } from 'tidewater'), which compiles the pattern once",
-    );
-  }
-  if (typeof when === 'string')
-    fail(`${where}.when: unknown kind ${JSON.stringify(when)} (known: ${KINDS.join(', ')})`);
-  fail(
-    `${where}.when must be a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)`,
-  );
-}
-
-/**
- * A route with an entity discriminator is a predicate route: its kinds (or predicate) AND the
- * discriminator, evaluated per record, since the kind masks are folded per kind alone.
- */
-function withEntity(
-  when: { kindMask: number; test: RecordPredicate | undefined },
-  entity: EntityDiscriminator | undefined,
-): { kindMask: number; test: RecordPredicate | undefined } {
-  if (entity === undefined) return when;
-  const isEntity = entity.test;
-  const { kindMask, test } = when;
-  if (test !== undefined) return { kindMask: 0, test: (record) => test(record) && isEntity(record) };
-  return { kindMask: 0, test: (record) => (kindMask & KIND_BIT[record.kind]) !== 0 && isEntity(record) };
-}
-
-/** An item schema and which images it must accept. */
-interface SchemaUse {
-  readonly schema: ItemSchema;
-  readonly images: ImagesChecked;
-}
-
-function schemaUse(schema: ItemSchema | undefined, images: ImagesChecked | undefined): SchemaUse | null {
-  if (schema === undefined) {
-    if (images !== undefined) fail("'images' says which images 'item' checks: give 'item' with it");
-    return null;
-  }
-  return { schema, images: images ?? 'new' };
-}
-
-const sameUse = (a: SchemaUse | null, b: SchemaUse | null): boolean =>
-  a === b || (a !== null && b !== null && a.schema === b.schema && a.images === b.images);
-
-interface CompiledRoutes {
-  routes: CompiledRoute[];
-  sinks: Sink[];
-  /** Per sink, the item schema of the routes that reach it (null: none). */
-  sinkSchemas: (SchemaUse | null)[];
-}
-
-function compileRoutes(routes: readonly unknown[] | undefined): CompiledRoutes {
-  if (routes === undefined) return { routes: [], sinks: [], sinkSchemas: [] };
-  const sinks: Sink[] = [];
-  const sinkSchemas: (SchemaUse | null)[] = [];
-  const compiled: CompiledRoute[] = [];
-  routes.forEach((r: unknown, n) => {
-    const where = `routes[${n}]`;
-    const route = readRoute(r, 'pipeline', `${where}.`);
-    const { kindMask, test } = withEntity(compileWhen(route.when, where), route.entity);
-    const targets = Array.isArray(route.to) ? route.to : [route.to];
-    if (targets.length === 0) fail(`${where}.to is empty`);
-    const schema = schemaUse(route.item, route.images);
-    let sinkMask = 0;
-    for (const sink of targets as Sink[]) {
-      let index = sinks.indexOf(sink);
-      if (index === -1) {
-        if (sinks.length === MAX_SINKS) fail(`at most ${MAX_SINKS} distinct sinks are supported`);
-        index = sinks.push(sink) - 1;
-        sinkSchemas[index] = schema;
-      } else if (!sameUse(sinkSchemas[index]!, schema)) {
-        // A sink gets one batch per invocation; records validated by one schema and records
-        // validated by another (or not at all) would be indistinguishable in it.
-        fail(
-          `${where}: sink ${sinkName(sink)} is reached by routes with different item schemas ` +
-            "(or with and without one, or other 'images'); a sink takes one: give its routes the same schema (a union for several entities)",
-        );
-      }
-      sinkMask |= 1 << index;
-    }
-    compiled.push({ name: route.name ?? `route-${n}`, kindMask, test, sinkMask });
-  });
-  return { routes: compiled, sinks, sinkSchemas };
-}
-
-/** The distinct schemas, each with the mask bits it validates for; -1 where none applies. */
-function compileSchemas(
-  sinks: readonly Sink[],
-  perSink: readonly (SchemaUse | null)[],
-  handlerSchema: SchemaUse | null,
-): Pick<CompiledConfig, 'schemas' | 'sinkSchemas' | 'handlerSchema'> {
-  const found: SchemaUse[] = [];
-  const masks: number[] = [];
-  const labels: string[][] = [];
-  const indexOf = (schema: SchemaUse, bit: number, label: string): number => {
-    let j = found.findIndex((use) => sameUse(use, schema));
-    if (j === -1) {
-      j = found.push(schema) - 1;
-      masks[j] = 0;
-      labels[j] = [];
-    }
-    masks[j]! |= bit;
-    labels[j]!.push(label);
-    return j;
-  };
-  const sinkSchemas = perSink.map((schema, s) =>
-    schema === null ? -1 : indexOf(schema, 1 << s, sinkName(sinks[s]!)),
-  );
-  const handler = handlerSchema === null ? -1 : indexOf(handlerSchema, HANDLER_BIT, 'handlers');
-  const schemas = found.map(({ schema, images }, j) => ({
-    schema,
-    props: schema['~standard'],
-    vendor: String(schema['~standard'].vendor),
-    mask: masks[j]!,
-    label: labels[j]!.join(', '),
-    images,
-  }));
-  return { schemas, sinkSchemas, handlerSchema: handler };
-}
-
-function compileOrdering(ordering: PipelineConfig['ordering']): { perKey: boolean; concurrency: number } {
-  if (ordering === undefined || ordering === 'ordered') return { perKey: false, concurrency: 1 };
-  const { mode, concurrency } = readOrdering(ordering, 'pipeline', 'ordering.');
-  if (mode === 'ordered') {
-    if (concurrency !== undefined) fail("ordering: 'concurrency' applies to mode 'per-key' only");
-    return { perKey: false, concurrency: 1 };
-  }
-  if (concurrency === undefined) fail("ordering: mode 'per-key' needs 'concurrency' (a positive integer)");
-  return { perKey: true, concurrency };
-}
-
-function compileHandlers(handlers: KindHandlers | undefined): {
-  list: CompiledConfig['handlers'];
-  mask: number;
-  schema: SchemaUse | null;
-} {
-  const list: ((record: ClassifiedRecord, context: HandlerContext) => unknown)[] | undefined[] = [];
-  let mask = 0;
-  if (handlers === undefined) return { list, mask, schema: null };
-  const read = readHandlers(handlers, 'pipeline', 'handlers.');
-  KINDS.forEach((kind, i) => {
-    const h = read[kind] as ((record: ClassifiedRecord, context: HandlerContext) => unknown) | undefined;
-    (list as unknown[])[i] = h;
-    if (h !== undefined) mask |= KIND_BIT[kind];
-  });
-  if (read.item !== undefined && mask === 0)
-    fail('handlers.item: give the kind handlers it validates for (insert, modify, …)');
-  return { list, mask, schema: schemaUse(read.item, read.images) };
-}
-
-function compileRetry(retry: RetryConfig | undefined): Pick<CompiledConfig, 'retry' | 'retryable'> {
-  const { attempts, baseDelayMs, maxDelayMs, retryable } = readRetry(retry, 'pipeline', 'retry.');
-  if (maxDelayMs < baseDelayMs) fail("'retry.maxDelayMs' must not be below 'retry.baseDelayMs'");
-  return { retry: { attempts, baseDelayMs, maxDelayMs }, retryable };
-}
-
-/** Recognized once here, so the per-line path never asks which kind of logger it has. */
-function compileLogger(logger: PipelineConfig['logger'], logImages: boolean): PipelineLogger {
-  if (logger === undefined) return createJsonLogger({ logImages }) as PipelineLogger;
-  if (isPowertoolsLogger(logger)) return fromPowertoolsLogger(logger, { logImages });
-  return logger as PipelineLogger;
-}
-
-/** Validates a pipeline config and precomputes everything the per-record path needs. */
-export function compileConfig<T extends object>(config: PipelineConfig<T>): CompiledConfig {
-  if (config === undefined) fail('config must be an object, got undefined');
-  const c = readConfig(config);
-  const compiledRoutes = compileRoutes(c.routes);
-  const { routes, sinkSchemas } = compiledRoutes;
-  const tracer = c.tracer;
-  const sinks =
-    tracer === undefined
-      ? compiledRoutes.sinks
-      : compiledRoutes.sinks.map((sink) => tracedSink(sink, tracer));
-  const handlers = compileHandlers(c.handlers as KindHandlers | undefined);
-  if (routes.length === 0 && handlers.mask === 0) fail('give at least one route or handler');
-  const kindMasks = { insert: 0, modify: 0, 'user-delete': 0, 'ttl-delete': 0 };
-  for (const kind of KINDS) {
-    const bit = KIND_BIT[kind];
-    let mask = (handlers.mask & bit) === 0 ? 0 : HANDLER_BIT;
-    for (const r of routes) if (r.test === undefined && (r.kindMask & bit) !== 0) mask |= r.sinkMask;
-    kindMasks[kind] = mask;
-  }
-  const ordering = compileOrdering(c.ordering);
-  if (c.onUnrouted === 'dead-letter' && c.deadLetter === undefined) {
-    fail("onUnrouted 'dead-letter' needs a 'deadLetter' sink");
-  }
-  readParse(c.parse, 'pipeline', 'parse.');
-  const retry = compileRetry(c.retry);
-  return {
-    routes,
-    ...compileSchemas(sinks, sinkSchemas, handlers.schema),
-    kindMasks,
-    predicateRoutes: routes.filter((r) => r.test !== undefined),
-    sinks,
-    checkedSinks: c.parse?.validate || c.parse?.eager ? 0 : checkedSinkBits(sinks),
-    handlers: handlers.list,
-    handledKinds: handlers.mask,
-    perKey: ordering.perKey,
-    concurrency: ordering.concurrency,
-    deadLetter: c.deadLetter,
-    retry: retry.retry,
-    retryable: retry.retryable,
-    maxRecordAgeMs:
-      c.maxRecordAgeSeconds === undefined ? Number.POSITIVE_INFINITY : c.maxRecordAgeSeconds * 1000,
-    deadlineMarginMs: c.deadlineMarginMs,
-    ttlAttribute: c.ttlAttribute,
-    logImages: c.logImages,
-    logger: compileLogger(c.logger, c.logImages),
-    metrics: compileMetrics(c.metrics, sinks),
-    onUnrouted: c.onUnrouted,
-    parse: createStreamRecordParser(c.parse),
-    parseOptions: c.parse,
-    kinesis:
-      c.source === 'dynamodb-stream'
-        ? undefined
-        : { source: c.source, parse: c.source.parser(c.parse ?? {}) },
-    clock: c.clock,
-  };
-}
-
-export { sinkName };
-
-function checkedSinkBits(sinks: readonly Sink[]): number {
-  let bits = 0;
-  for (let s = 0; s < sinks.length; s++) if (sinks[s]!.checkedImages === true) bits |= 1 << s;
-  return bits;
 }

@@ -1,7 +1,6 @@
 import { eventIdOf } from '../records/raw-identity.js';
 import { DeadLetterSendError } from '../sinks/errors.js';
-import type { DeadLetterEntry } from '../sinks/types.js';
-import { InvalidImageError } from './errors.js';
+import type { DeadLetterEntry, ImageIssue } from '../sinks/types.js';
 import {
   contextOf,
   dueDeadLetters,
@@ -74,6 +73,9 @@ export function deadLetterEntry(ledger: Ledger, given: GivenUp): DeadLetterEntry
   const { index, reason, error, attempts, sinkName } = given;
   const raw = ledger.raws[index];
   const parsed = ledger.records[index];
+  // An InvalidImageError's, read by name: only a handler with validated() schemas links the class.
+  const issues =
+    reason === 'invalid-image' ? (error as { issues?: readonly ImageIssue[] }).issues : undefined;
   const arn = parsed?.eventSourceARN ?? (raw as { eventSourceARN?: unknown } | null)?.eventSourceARN;
   return {
     reason,
@@ -84,7 +86,7 @@ export function deadLetterEntry(ledger: Ledger, given: GivenUp): DeadLetterEntry
     error: serializeError(error),
     attempts,
     ...(sinkName === undefined ? {} : { sinkName }),
-    ...(error instanceof InvalidImageError ? { issues: error.issues } : {}),
+    ...(issues === undefined ? {} : { issues }),
     at: new Date(given.at).toISOString(),
   };
 }

@@ -2,7 +2,6 @@ import pLimit from 'p-limit';
 import { MalformedRecordError } from '../records/errors.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import type { Sink } from '../sinks/types.js';
-import { type CompiledConfig, HANDLER_BIT, KINDS, SINK_BITS } from './config.js';
 import { SinkContractError } from './errors.js';
 import {
   contextOf,
@@ -15,6 +14,7 @@ import {
   malformed,
   outOfTime,
 } from './ledger.js';
+import { type CompiledConfig, HANDLER_BIT, KINDS, SINK_BITS } from './plan.js';
 import { type Failures, retryFailures } from './retry.js';
 import { isThenable } from './thenable.js';
 

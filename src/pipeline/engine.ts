@@ -1,6 +1,7 @@
 import { eventRecordsOf } from '../records/parse.js';
 import type { Item } from '../records/types.js';
-import { type CompiledConfig, compileConfig, type PipelineConfig } from './config.js';
+import { compileConfig } from './compile.js';
+import type { PipelineConfig } from './config.js';
 import { sendDeadLetters } from './dead-letter.js';
 import { deliverOrdered, deliverPerKey, flushSinks } from './deliver.js';
 import type { OrderedBatch } from './kinesis-order.js';
@@ -14,8 +15,8 @@ import {
   response,
 } from './ledger.js';
 import { publishMetrics, tallyRecords } from './metrics.js';
+import type { CompiledConfig } from './plan.js';
 import { readRecords, routeRecords } from './route.js';
-import { validateImages } from './validate-images.js';
 
 export type { BatchItemFailure, BatchResponse } from './ledger.js';
 
@@ -100,8 +101,8 @@ async function run(
   let routedAt: number;
   try {
     routedAt = routeRecords(ledger, config);
-    if (config.schemas.length !== 0) {
-      const validating = validateImages(ledger, config);
+    if (config.validate !== undefined) {
+      const validating = config.validate(ledger as never, config);
       if (validating !== undefined) await validating;
     }
     if (config.perKey) await deliverPerKey(ledger, config);

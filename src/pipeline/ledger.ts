@@ -2,9 +2,10 @@ import { MalformedRecordError } from '../records/errors.js';
 import { sequenceNumberOf } from '../records/raw-identity.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import type { DeadLetterReason } from '../sinks/types.js';
-import type { CompiledConfig, HandlerContext, PipelineLogger } from './config.js';
+import type { HandlerContext, PipelineLogger } from './config.js';
 import { DeadlineReachedError } from './errors.js';
 import { type InvocationMetrics, newInvocationMetrics } from './invocation-metrics.js';
+import type { CompiledConfig } from './plan.js';
 
 /** The parts of a Lambda context the pipeline reads. A real `Context` fits. */
 export interface InvocationContext {

@@ -1,5 +1,4 @@
 import { waitBeforeRetry } from '../core/backoff.js';
-import type { CompiledConfig } from './config.js';
 import { DeadlineReachedError } from './errors.js';
 import {
   deadline,
@@ -12,6 +11,7 @@ import {
   seq,
   signalOf,
 } from './ledger.js';
+import type { CompiledConfig } from './plan.js';
 
 /** Records (by batch index) that failed in one attempt, with their errors, in the order reported. */
 export type Failures = Map<number, unknown>;

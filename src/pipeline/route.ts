@@ -3,9 +3,9 @@ import type { RecordParser } from '../records/parse.js';
 import { eventIdOf, sequenceNumberOf } from '../records/raw-identity.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { recordImageError } from '../records/validate.js';
-import type { CompiledConfig } from './config.js';
 import { UnreadableSequenceNumberError, UnroutedRecordError } from './errors.js';
 import { fail, giveUp, isPoison, type Ledger, loggerOf, malformed } from './ledger.js';
+import type { CompiledConfig } from './plan.js';
 import type { ReadBatch } from './read-batch.js';
 import { checkTtl } from './ttl-health.js';
 

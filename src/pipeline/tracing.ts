@@ -1,58 +1,55 @@
-import type { ClassifiedRecord } from '../records/types.js';
-import type { Sink, SinkContext, SinkResult } from '../sinks/types.js';
+import { defineOptions } from '../core/options.js';
+import type { Sink } from '../sinks/types.js';
+import { type TracerLike, tracedSink } from './traced-sink.js';
+
+export type { TracerLike, TraceSegmentLike, TraceSubsegmentLike } from './traced-sink.js';
+
+// Tracing is opt-in, as kinesisSource() and validated() are: only a handler that calls
+// sinkTracer() links the wrapper (traced-sink.ts). The option takes no bare Tracer: it names this call.
+
+// Symbol.for: a sink tracer made by another copy of tidewater (a bundled handler) is still recognized.
+const SINK_TRACER = Symbol.for('tidewater.sinkTracer');
+
+/** The `tracer` option of a pipeline, made by sinkTracer(): the tracer and how it wraps a sink. */
+export interface SinkTracer {
+  readonly [SINK_TRACER]: true;
+  readonly tracer: TracerLike;
+  wrap(sink: Sink): Sink;
+}
+
+const readArguments = /* @__PURE__ */ defineOptions<{ tracer: TracerLike }>()('sinkTracer', {
+  tracer: {
+    kind: 'custom',
+    expected: 'a Powertools Tracer (with getSegment())',
+    check: isTracerLike,
+    required: true,
+  },
+});
 
 /**
- * What tidewater uses of a tracer: Powertools' Tracer (`@aws-lambda-powertools/tracer` 2.x) fits
- * as it is; tidewater does not depend on it. `getSegment()` is the current X-Ray (sub)segment.
+ * The pipeline's `tracer`: `createStreamHandler({ routes, tracer: sinkTracer(tracer) })` with a
+ * Powertools Tracer (or anything with its getSegment()) runs each sink write in its own
+ * subsegment (traced-sink.ts). Wrapping links the tracing into the handler; a handler without it
+ * carries none.
  */
-export interface TracerLike {
-  getSegment(): TraceSegmentLike | undefined;
-  isTracingEnabled?(): boolean;
+export function sinkTracer(tracer: TracerLike): SinkTracer {
+  readArguments({ tracer });
+  return { [SINK_TRACER]: true, tracer, wrap: (sink) => tracedSink(sink, tracer) };
 }
 
-export interface TraceSegmentLike {
-  addNewSubsegment(name: string): TraceSubsegmentLike;
+/** @internal */
+export function isSinkTracer(value: unknown): value is SinkTracer {
+  return value !== null && typeof value === 'object' && SINK_TRACER in value;
 }
 
-export interface TraceSubsegmentLike {
-  addAnnotation(key: string, value: string | number | boolean): void;
-  addError(error: Error): void;
-  close(): void;
-}
-
-/**
- * The sink with each write in its own subsegment (`## sink <name>`), annotated with the sink's
- * name, how many records it was given and how many failed; a throw is recorded on it. Only sinks
- * of a pipeline given a tracer are wrapped, so without one nothing is paid.
- */
-export function tracedSink(sink: Sink, tracer: TracerLike): Sink {
-  const name = `## sink ${sink.name}`;
-  const traced: Sink = {
-    name: sink.name,
-    ...(sink.checkedImages === undefined ? {} : { checkedImages: sink.checkedImages }),
-    async write(records: readonly ClassifiedRecord[], context: SinkContext): Promise<SinkResult | undefined> {
-      const parent = tracer.isTracingEnabled?.() === false ? undefined : tracer.getSegment();
-      if (parent === undefined) return sink.write(records, context);
-      const subsegment = parent.addNewSubsegment(name);
-      subsegment.addAnnotation('sink', sink.name);
-      subsegment.addAnnotation('records', records.length);
-      try {
-        const result = await sink.write(records, context);
-        subsegment.addAnnotation('failed', result?.failed?.length ?? 0);
-        return result;
-      } catch (error) {
-        subsegment.addAnnotation('failed', records.length);
-        if (error instanceof Error) subsegment.addError(error);
-        throw error;
-      } finally {
-        subsegment.close();
-      }
-    },
-  };
-  if (sink.flush !== undefined) traced.flush = (context) => sink.flush!(context);
-  if (sink.close !== undefined) traced.close = () => sink.close!();
-  return traced;
-}
+/** The reader rule of `tracer`: a bare Tracer is refused naming the call that takes its place. */
+export const TRACER_OPTION = {
+  kind: 'custom',
+  expected:
+    "a tracer wrapped by sinkTracer() (import { sinkTracer } from 'tidewater'; tracer: sinkTracer(tracer) " +
+    'for a Powertools Tracer), which links the sink tracing into the handler',
+  check: isSinkTracer,
+} as const;
 
 export function isTracerLike(value: unknown): value is TracerLike {
   return (

@@ -3,9 +3,9 @@ import { describe } from '../core/options.js';
 import type { StreamRecord } from '../records/stream-record.js';
 import type { ClassifiedRecord, Item } from '../records/types.js';
 import type { ImageIssue } from '../sinks/types.js';
-import type { CompiledConfig, CompiledSchema } from './config.js';
 import { type ImageName, ImageSchemaError, InvalidImageError } from './errors.js';
 import { giveUp, isPoison, type Ledger, malformed } from './ledger.js';
+import type { CompiledConfig, CompiledSchema } from './plan.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import { isThenable } from './thenable.js';
 

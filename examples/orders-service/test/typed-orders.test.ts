@@ -8,6 +8,7 @@ import {
   MemoryDeadLetterSink,
   MemorySink,
   route,
+  validated,
 } from 'tidewater';
 import { streamEvents } from 'tidewater/testing';
 import * as v from 'valibot';
@@ -31,7 +32,7 @@ describe('typed, validated orders', () => {
         route({
           when: 'insert',
           entity: entity({ attribute: 'sk', prefix: 'ORDER#' }),
-          item: orderSchema,
+          item: validated(orderSchema),
           to: orders,
         }),
       ],
@@ -70,7 +71,7 @@ describe('typed, validated orders', () => {
     const cents: number[] = [];
     const pipeline = createPipeline({
       handlers: {
-        item: schema,
+        item: validated(schema),
         insert: (record) => {
           expectTypeOf(record.newImage).toEqualTypeOf<{ sk: string; total: number } | undefined>();
           if (record.newImage) cents.push(record.newImage.total);

@@ -57,7 +57,7 @@ describe('a traced stream handler', () => {
   it('puts each sink write in a subsegment with the sink, its record count and its failures', async () => {
     const { Tracer } = await import('@aws-lambda-powertools/tracer');
     const { captureLambdaHandler } = await import('@aws-lambda-powertools/tracer/middleware');
-    const { createStreamHandler } = await import('../../../src/pipeline/index.js');
+    const { createStreamHandler, sinkTracer } = await import('../../../src/pipeline/index.js');
     const { MemorySink } = await import('../../../src/sinks/memory-sink.js');
     const { batch, silentLogger } = await import('../../unit/pipeline/fixtures.js');
     const { createLambdaContext } = await import('../../../src/testing.js');
@@ -71,7 +71,7 @@ describe('a traced stream handler', () => {
         { when: 'insert', to: archive },
         { when: 'insert', to: audit },
       ],
-      tracer,
+      tracer: sinkTracer(tracer),
       logger: silentLogger(),
       metrics: false,
       retry: { attempts: 2, baseDelayMs: 0, maxDelayMs: 0 },

@@ -11,6 +11,7 @@ import {
   type HandlerContext,
   processBatch,
   route,
+  validated,
 } from '../../../src/pipeline/index.js';
 import type {
   ClassifiedRecord,
@@ -49,7 +50,7 @@ function keeping<R extends ClassifiedRecord<object>>(name: string): Sink<R> & { 
 describe('item types through route()', () => {
   it('a zod schema types the sink with its output: InsertRecord<{ pk: string; n: number }>', async () => {
     const sink = keeping<InsertRecord<ZodItem>>('orders');
-    const config = { ...quiet, routes: [route({ when: 'insert', item: zodItem, to: sink })] };
+    const config = { ...quiet, routes: [route({ when: 'insert', item: validated(zodItem), to: sink })] };
     await processBatch(batch(2), config);
     expectTypeOf(sink.got[0]!.newImage).toEqualTypeOf<ZodItem | undefined>();
     expect(sink.got.map((r) => r.newImage)).toEqual([
@@ -62,7 +63,7 @@ describe('item types through route()', () => {
     const sink = keeping<InsertRecord<ValibotItem>>('orders');
     await processBatch(batch(1), {
       ...quiet,
-      routes: [route({ when: 'insert', item: valibotItem, to: sink })],
+      routes: [route({ when: 'insert', item: validated(valibotItem), to: sink })],
     });
     expectTypeOf(sink.got[0]!.newImage).toEqualTypeOf<{ pk: string; n: string } | undefined>();
     expect(sink.got.map((r) => r.newImage)).toEqual([{ pk: 'item-0', n: '#0' }]);
@@ -79,7 +80,7 @@ describe('item types through route()', () => {
     const wrongKind = route({ when: 'insert', to: ttl });
     // A sink taking any record takes the validated ones.
     const any = keeping<ClassifiedRecord>('any');
-    const fine = route({ when: ['insert', 'modify'], item: zodItem, to: any });
+    const fine = route({ when: ['insert', 'modify'], item: validated(zodItem), to: any });
     expect([unchecked.to, wrongKind.to, fine.to]).toEqual([typed, ttl, any]);
   });
 
@@ -92,14 +93,15 @@ describe('item types through route()', () => {
     const typedOnly = keeping<ModifyRecord<Order>>('orders');
     const checked = keeping<ModifyRecord<ZodItem>>('checked');
     const a = route({ when: 'modify', entity: orders, to: typedOnly });
-    const b = route({ when: 'modify', entity: orders, item: zodItem, to: checked });
+    const item = validated(zodItem);
+    const b = route({ when: 'modify', entity: orders, item, to: checked });
     expectTypeOf(orders).toHaveProperty('test').toEqualTypeOf<(record: ClassifiedRecord) => boolean>();
-    expect([a.entity, b.item]).toEqual([orders, zodItem]);
+    expect([a.entity, b.item]).toEqual([orders, item]);
   });
 
   it('a predicate route types its sinks by the item alone', () => {
     const sink = keeping<ClassifiedRecord<ZodItem>>('all');
-    const r = route({ when: (record) => record.kind !== 'ttl-delete', item: zodItem, to: sink });
+    const r = route({ when: (record) => record.kind !== 'ttl-delete', item: validated(zodItem), to: sink });
     expect(typeof r.when).toBe('function');
   });
 });
@@ -140,7 +142,7 @@ describe('item types through the kind handlers', () => {
     const handler = createStreamHandler({
       ...quiet,
       handlers: {
-        item: zodItem,
+        item: validated(zodItem),
         insert: (record, context) => {
           expectTypeOf(record).toEqualTypeOf<InsertRecord<ZodItem>>();
           expectTypeOf(context).toEqualTypeOf<HandlerContext>();
@@ -175,7 +177,7 @@ describe('item types through the kind handlers', () => {
     const config = {
       ...quiet,
       handlers: {
-        item: zodItem,
+        item: validated(zodItem),
         insert: (record: InsertRecord<{ pk: string; n: string }>) => record.newImage,
       },
     };

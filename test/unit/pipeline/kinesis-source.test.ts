@@ -1,34 +1,11 @@
 // kinesisSource() is how a handler opts into the Kinesis stages: a DynamoDB Streams handler's
 // bundle links none of them, a Kinesis handler's links both, and the strings that used to name
 // the sources fail at configuration time, naming the call that takes their place.
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type BuildOptions, build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { createPipeline, createWindowHandler, kinesisSource } from '../../../src/pipeline/index.js';
 import { RecordingSink, silentLogger } from './fixtures.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const entry = path.join(root, 'src/index.ts').replaceAll('\\', '/');
-
-/** The src/ modules a handler links, bundled with examples/orders-service/build.mjs's options (the README's recipe). */
-async function linkedModules(source: string): Promise<string[]> {
-  const recipe = pathToFileURL(path.join(root, 'examples/orders-service/build.mjs')).href;
-  const { lambdaBuildOptions } = (await import(recipe)) as { lambdaBuildOptions: BuildOptions };
-  const result = await build({
-    ...lambdaBuildOptions,
-    stdin: { contents: source, resolveDir: root, loader: 'ts' },
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const output = Object.values(result.metafile.outputs)[0]!;
-  return Object.entries(output.inputs)
-    .filter(([, input]) => input.bytesInOutput > 0)
-    .map(([file]) => file)
-    .filter((file) => file.startsWith('src/'));
-}
+import { entry, linkedModules } from './linked-modules.js';
 
 const KINESIS_MODULES = ['src/records/kinesis.ts', 'src/pipeline/kinesis-order.ts'];
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { compileConfig } from '../../../src/pipeline/config.js';
-import { processBatch } from '../../../src/pipeline/index.js';
+import { compileConfig } from '../../../src/pipeline/compile.js';
+import { processBatch, sinkTracer } from '../../../src/pipeline/index.js';
 import type { TracerLike } from '../../../src/pipeline/tracing.js';
 import { MemorySink } from '../../../src/sinks/memory-sink.js';
 import { batch, quiet } from './fixtures.js';
+import { entry, linkedModules } from './linked-modules.js';
 
 /** A tracer that keeps what was opened on it (the X-Ray round trip is in test/integration). */
 function recordingTracer(enabled = true) {
@@ -47,7 +48,7 @@ describe('tracing sink writes', () => {
     const response = await processBatch(batch(2), {
       ...quiet,
       retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
-      tracer,
+      tracer: sinkTracer(tracer),
       routes: [{ when: 'insert', to: broken }],
     });
     expect(response.batchItemFailures).toHaveLength(1);
@@ -64,14 +65,38 @@ describe('tracing sink writes', () => {
   it('opens nothing when the tracer is disabled (outside Lambda, POWERTOOLS_TRACE_ENABLED=false)', async () => {
     const { tracer, opened } = recordingTracer(false);
     const sink = new MemorySink();
-    await processBatch(batch(2), { ...quiet, tracer, routes: [{ when: 'insert', to: sink }] });
+    await processBatch(batch(2), {
+      ...quiet,
+      tracer: sinkTracer(tracer),
+      routes: [{ when: 'insert', to: sink }],
+    });
     expect(sink.records).toHaveLength(2);
     expect(opened).toEqual([]);
   });
 
   it('refuses a tracer that is not one', () => {
+    expect(() => sinkTracer({} as never)).toThrow(/^sinkTracer: option 'tracer' must be a Powertools Tracer/);
+  });
+
+  it('refuses a bare tracer as the option, naming sinkTracer() (which links the tracing)', () => {
+    const { tracer } = recordingTracer();
     expect(() =>
-      compileConfig({ tracer: {} as never, routes: [{ when: 'insert', to: new MemorySink() }] }),
-    ).toThrow(/tracer/);
+      compileConfig({ tracer: tracer as never, routes: [{ when: 'insert', to: new MemorySink() }] }),
+    ).toThrow(
+      /option 'tracer' must be a tracer wrapped by sinkTracer\(\) \(import \{ sinkTracer \} from 'tidewater'/,
+    );
+  });
+
+  it('links the tracing only into a handler that uses it', async () => {
+    const handler = (option: string) =>
+      `import { createStreamHandler, MemorySink, sinkTracer } from ${JSON.stringify(entry)};\n` +
+      `void sinkTracer;\nconst tracer = { getSegment: () => undefined };\nvoid tracer;\n` +
+      `export const handler = createStreamHandler({ ${option}routes: [{ when: 'insert', to: new MemorySink() }] });\n`;
+    const untraced = await linkedModules(handler(''));
+    expect(untraced).toContain('src/pipeline/engine.ts');
+    expect(untraced).not.toContain('src/pipeline/traced-sink.ts');
+    expect(await linkedModules(handler('tracer: sinkTracer(tracer), '))).toContain(
+      'src/pipeline/traced-sink.ts',
+    );
   });
 });

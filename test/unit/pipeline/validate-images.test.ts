@@ -12,6 +12,7 @@ import {
   processBatch,
   route,
   type StandardSchemaV1,
+  validated,
 } from '../../../src/pipeline/index.js';
 import { StreamRecord } from '../../../src/records/stream-record.js';
 import type { AttributeMap, ClassifiedRecord, LambdaStreamRecord } from '../../../src/records/types.js';
@@ -75,7 +76,7 @@ describe.each([
     const response = await processBatch(event, {
       ...quiet,
       deadLetter: dlq,
-      routes: [route({ when: 'insert', item: schema, to: sink })],
+      routes: [route({ when: 'insert', item: validated(schema), to: sink })],
     });
     expect(response.batchItemFailures).toEqual([]);
     expect(sink.calls).toBe(1);
@@ -115,7 +116,7 @@ describe.each([
       {
         ...quiet,
         deadLetter: dlq,
-        routes: [route({ when: 'modify', item: schema, images: 'all', to: sink })],
+        routes: [route({ when: 'modify', item: validated(schema), images: 'all', to: sink })],
       },
     );
     expect(sink.got).toEqual([]);
@@ -138,7 +139,7 @@ describe.each([
     const broken = order(2, bad(2), 'modify'); // the new image does not fit: dead-lettered
     await processBatch(
       { Records: [upgraded, both, broken] },
-      { ...quiet, deadLetter: dlq, routes: [route({ when: 'modify', item: schema, to: sink })] },
+      { ...quiet, deadLetter: dlq, routes: [route({ when: 'modify', item: validated(schema), to: sink })] },
     );
     expect(sink.got.map((r) => r.sequenceNumber)).toEqual(
       [upgraded, both].map((r) => r.dynamodb.SequenceNumber),
@@ -161,8 +162,8 @@ describe.each([
       createPipeline({
         ...quiet,
         routes: [
-          route({ when: 'modify', item: schema, to: sink }),
-          route({ when: 'insert', item: schema, images: 'all', to: sink }),
+          route({ when: 'modify', item: validated(schema), to: sink }),
+          route({ when: 'insert', item: validated(schema), images: 'all', to: sink }),
         ],
       }),
     ).toThrow(/other 'images'/);
@@ -172,7 +173,7 @@ describe.each([
     const sink = new Keep('deletes');
     await processBatch(
       { Records: [order(0, good(0), 'user-delete')] },
-      { ...quiet, routes: [route({ when: 'user-delete', item: schema, to: sink })] },
+      { ...quiet, routes: [route({ when: 'user-delete', item: validated(schema), to: sink })] },
     );
     expect(sink.got[0]!.newImage).toBeUndefined();
     expect(sink.got[0]!.oldImage).toMatchObject({ status: 'paid', total: 12.5 });
@@ -189,7 +190,7 @@ describe('validation and the rest of the pipeline', () => {
       ...quiet,
       deadLetter: dlq,
       routes: [
-        route({ when: 'insert', item: zodOrder, to: checked }),
+        route({ when: 'insert', item: validated(zodOrder), to: checked }),
         route({ when: 'insert', to: archive }),
       ],
     });
@@ -226,8 +227,8 @@ describe('validation and the rest of the pipeline', () => {
       { Records: [order(0, good(0)), order(1, good(1), 'modify')] },
       {
         ...quiet,
-        routes: [route({ when: ['insert', 'modify'], item: counted, to: [a, b] })],
-        handlers: { item: counted, insert: () => undefined },
+        routes: [route({ when: ['insert', 'modify'], item: validated(counted), to: [a, b] })],
+        handlers: { item: validated(counted), insert: () => undefined },
       },
     );
     // insert: its NewImage; modify: both images. The handlers share the schema object too.
@@ -244,7 +245,11 @@ describe('validation and the rest of the pipeline', () => {
     pricey.total = { N: '500' };
     await processBatch(
       { Records: [order(0, good(0)), order(1, pricey)] },
-      { ...quiet, deadLetter: dlq, routes: [route({ when: 'insert', item: asyncOrder, to: sink })] },
+      {
+        ...quiet,
+        deadLetter: dlq,
+        routes: [route({ when: 'insert', item: validated(asyncOrder), to: sink })],
+      },
     );
     expect(sink.got.map((r) => r.newImage)).toEqual([
       { pk: 'ORDER#0', status: 'paid', total: 12.5, lines: [] },
@@ -260,7 +265,7 @@ describe('validation and the rest of the pipeline', () => {
       {
         ...quiet,
         deadLetter: dlq,
-        handlers: { item: zodOrder, insert: (record) => void seen.push(record.newImage) },
+        handlers: { item: validated(zodOrder), insert: (record) => void seen.push(record.newImage) },
       },
     );
     expect(response.batchItemFailures).toEqual([]);
@@ -274,7 +279,7 @@ describe('validation and the rest of the pipeline', () => {
     const sink = new Keep('orders');
     const response = await processBatch(
       { Records: [order(0, good(0)), order(1, bad(1)), order(2, good(2))] },
-      { ...quiet, routes: [route({ when: 'insert', item: zodOrder, to: sink })] },
+      { ...quiet, routes: [route({ when: 'insert', item: validated(zodOrder), to: sink })] },
     );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: seq(1) }]);
     expect(sink.got.map((r) => r.sequenceNumber)).toEqual([seq(0)]);
@@ -286,7 +291,7 @@ describe('validation and the rest of the pipeline', () => {
     const broken = order(0, { ...good(0), total: { N: 'twelve' } });
     await processBatch(
       { Records: [broken, order(1, good(1))] },
-      { ...quiet, deadLetter: dlq, routes: [route({ when: 'insert', item: zodOrder, to: sink })] },
+      { ...quiet, deadLetter: dlq, routes: [route({ when: 'insert', item: validated(zodOrder), to: sink })] },
     );
     expect(dlq.entries).toMatchObject([{ reason: 'malformed', sequenceNumber: seq(0) }]);
     expect(sink.got.map((r) => r.sequenceNumber)).toEqual([seq(1)]);
@@ -304,7 +309,7 @@ describe('validation and the rest of the pipeline', () => {
           route({
             when: ['insert', 'modify'],
             entity: entity({ attribute: 'pk', prefix: 'ORDER#' }),
-            item: zodOrder,
+            item: validated(zodOrder),
             to: orders,
           }),
           route({ when: 'insert', entity: entity({ attribute: 'pk', prefix: 'CUSTOMER#' }), to: customers }),
@@ -346,7 +351,11 @@ describe('a schema that fails instead of judging', () => {
     const dlq = new RecordingDeadLetter();
     const response = await processBatch(
       { Records: [order(0, good(0))] },
-      { ...quiet, deadLetter: dlq, routes: [route({ when: 'insert', item: schemaOf(validate), to: sink })] },
+      {
+        ...quiet,
+        deadLetter: dlq,
+        routes: [route({ when: 'insert', item: validated(schemaOf(validate)), to: sink })],
+      },
     );
     expect(response.batchItemFailures).toEqual([]);
     expect(sink.got).toEqual([]);
@@ -379,7 +388,7 @@ describe('a schema that fails instead of judging', () => {
         ...quiet,
         deadLetter: dlq,
         deadlineMarginMs: 20,
-        routes: [route({ when: 'insert', item: hangs, to: sink })],
+        routes: [route({ when: 'insert', item: validated(hangs), to: sink })],
       },
       fakeContext(200),
     );
@@ -415,16 +424,44 @@ describe('item schema configuration', () => {
     ['a plain object', { validate: () => ({}) }],
     ['a schema of another spec version', { '~standard': { version: 2, vendor: 'x', validate: () => ({}) } }],
     ['a function', () => true],
-  ])('refuses %s as item', (_name, item) => {
-    const config = { ...quiet, routes: [{ when: 'insert' as const, item: item as never, to: sink }] };
-    expect(() => createPipeline(config)).toThrow(InvalidOptionsError);
-    expect(() => createPipeline(config)).toThrow(/routes\[0\]\.item.*Standard Schema/);
+  ])('refuses %s as a schema to validate with', (_name, item) => {
+    expect(() => validated(item as never)).toThrow(InvalidOptionsError);
+    expect(() => validated(item as never)).toThrow(
+      /^validated: option 'schema' must be a Standard Schema v1/,
+    );
+  });
+
+  it('refuses a bare schema as item, naming validated() (which links the validation stage)', () => {
+    const bare = { ...quiet, routes: [{ when: 'insert' as const, item: zodOrder, to: sink }] };
+    expect(() => createPipeline(bare)).toThrow(InvalidOptionsError);
+    expect(() => createPipeline(bare)).toThrow(
+      /option 'routes\[0\]\.item' must be a Standard Schema wrapped by validated\(\) \(import \{ validated \} from 'tidewater'/,
+    );
+    expect(() =>
+      createPipeline({ ...quiet, handlers: { item: valibotOrder, insert: () => undefined } }),
+    ).toThrow(/option 'handlers\.item' must be a Standard Schema wrapped by validated\(\)/);
+  });
+
+  it('takes one schema wrapped twice, or in two validated() calls, as one schema', () => {
+    const once = validated(zodOrder);
+    expect(validated(once)).toBe(once);
+    const pipeline = createPipeline({
+      ...quiet,
+      routes: [
+        route({ when: 'insert', item: once, to: sink }),
+        route({ when: 'modify', item: validated(zodOrder), to: sink }),
+      ],
+    });
+    expect(pipeline.config.schemas.map((s) => s.schema)).toEqual([zodOrder]);
   });
 
   it('refuses a sink reached by routes with different schemas (or with and without one)', () => {
     const config = {
       ...quiet,
-      routes: [route({ when: 'insert', item: zodOrder, to: sink }), route({ when: 'modify', to: sink })],
+      routes: [
+        route({ when: 'insert', item: validated(zodOrder), to: sink }),
+        route({ when: 'modify', to: sink }),
+      ],
     };
     expect(() => createPipeline(config)).toThrow(/sink s is reached by routes with different item schemas/);
   });
@@ -434,7 +471,7 @@ describe('item schema configuration', () => {
       createPipeline({
         ...quiet,
         routes: [route({ when: 'insert', to: sink })],
-        handlers: { item: zodOrder },
+        handlers: { item: validated(zodOrder) },
       }),
     ).toThrow(/handlers\.item/);
   });
@@ -470,7 +507,7 @@ describe('every record ends in exactly one place (property)', () => {
             {
               ...quiet,
               deadLetter: dlq,
-              routes: [route({ when: ['insert', 'modify'], item: zodOrder, to: sink })],
+              routes: [route({ when: ['insert', 'modify'], item: validated(zodOrder), to: sink })],
             },
           );
           expect(response.batchItemFailures).toEqual([]);
