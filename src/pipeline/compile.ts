@@ -1,7 +1,7 @@
 // The option readers and the compiler: a PipelineConfig checked (a typo fails loudly) and made
 // into the plan (plan.ts) the per-record path reads.
 // Not the logging index: that also loads pino, which the default logger exists to avoid.
-import { RETRY_POLICIES } from '../core/backoff.js';
+import { SINK_WRITE_POLICY } from '../core/backoff.js';
 import { defineOptions, describe } from '../core/options.js';
 import type { EntityDiscriminator } from '../filters/entity.js';
 import { createJsonLogger } from '../logging/json-logger.js';
@@ -138,7 +138,7 @@ const readHandlers = /* @__PURE__ */ defineOptions<KindHandlers>()('pipeline', {
   'ttl-delete': HANDLER,
 });
 
-const DEFAULT_RETRY = RETRY_POLICIES.sinkWrite;
+const DEFAULT_RETRY = SINK_WRITE_POLICY;
 const readRetry = /* @__PURE__ */ defineOptions<RetryConfig>()('pipeline', {
   attempts: { kind: 'integer', min: 1, default: DEFAULT_RETRY.attempts },
   baseDelayMs: { kind: 'number', min: 0, default: DEFAULT_RETRY.baseDelayMs },
