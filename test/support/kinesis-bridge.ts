@@ -1,6 +1,20 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import { afterAll } from 'vitest';
 import { KinesisBridge, type KinesisBridgeOptions } from '../../src/local/emulator/kinesis-bridge.js';
+import { localClients, localKinesis } from './aws.js';
+
+/** The clients a test of a table streamed to Kinesis needs, on the run's servers; destroyed after the file. */
+export function kinesisTestClients() {
+  const { dynamodb, streams } = localClients();
+  const kinesis = localKinesis();
+  afterAll(() => {
+    dynamodb.destroy();
+    streams.destroy();
+    kinesis.destroy();
+  });
+  return { dynamodb, streams, kinesis };
+}
 
 /**
  * Plays a table's Kinesis streaming destination until caught up: every change on the table's

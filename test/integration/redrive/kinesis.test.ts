@@ -1,10 +1,5 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import {
-  CreateStreamCommand,
-  DeleteStreamCommand,
-  DescribeStreamSummaryCommand,
-  PutRecordCommand,
-} from '@aws-sdk/client-kinesis';
+import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { KinesisStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

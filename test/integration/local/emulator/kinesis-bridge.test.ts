@@ -1,7 +1,7 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import pino from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { KinesisBridgeFaults } from '../../../../src/local/emulator/kinesis-bridge.js';
 import {
   KinesisMappingEmulator,
@@ -11,21 +11,10 @@ import { KinesisShardReader } from '../../../../src/local/emulator/kinesis-reade
 import { createStreamHandler, kinesisSource, type PipelineLogger } from '../../../../src/pipeline/index.js';
 import type { ClassifiedRecord } from '../../../../src/records/types.js';
 import type { Sink } from '../../../../src/sinks/types.js';
-import {
-  createTestKinesisStream,
-  createTestTable,
-  localClients,
-  localKinesis,
-} from '../../../support/aws.js';
-import { bridgeTableToKinesis } from '../../../support/kinesis-bridge.js';
+import { createTestKinesisStream, createTestTable } from '../../../support/aws.js';
+import { bridgeTableToKinesis, kinesisTestClients } from '../../../support/kinesis-bridge.js';
 
-const { dynamodb, streams } = localClients();
-const kinesis = localKinesis();
-afterAll(() => {
-  dynamodb.destroy();
-  streams.destroy();
-  kinesis.destroy();
-});
+const { dynamodb, streams, kinesis } = kinesisTestClients();
 
 const ITEMS = 6;
 const VERSIONS = 4;

@@ -2,27 +2,16 @@ import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { captureKinesis } from '../../../../src/local/emulator/kinesis-capture.js';
 import { replayKinesis } from '../../../../src/local/emulator/kinesis-replay.js';
 import { createStreamHandler, kinesisSource } from '../../../../src/pipeline/index.js';
 import type { ClassifiedRecord } from '../../../../src/records/types.js';
 import { MemorySink } from '../../../../src/sinks/memory-sink.js';
-import {
-  createTestKinesisStream,
-  createTestTable,
-  localClients,
-  localKinesis,
-} from '../../../support/aws.js';
-import { bridgeTableToKinesis } from '../../../support/kinesis-bridge.js';
+import { createTestKinesisStream, createTestTable } from '../../../support/aws.js';
+import { bridgeTableToKinesis, kinesisTestClients } from '../../../support/kinesis-bridge.js';
 
-const { dynamodb, streams } = localClients();
-const kinesis = localKinesis();
-afterAll(() => {
-  dynamodb.destroy();
-  streams.destroy();
-  kinesis.destroy();
-});
+const { dynamodb, streams, kinesis } = kinesisTestClients();
 
 const ITEMS = 12;
 
