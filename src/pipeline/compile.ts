@@ -21,18 +21,13 @@ import type {
   RecordPredicate,
   RetryConfig,
   RouteConfig,
+  ValidatedSchema,
 } from './config.js';
 import { SOURCE_OPTION } from './kinesis-source.js';
 import { compileMetrics, isMetricsTarget } from './metrics.js';
 import { type CompiledConfig, type CompiledRoute, HANDLER_BIT, KIND_BIT, KINDS, MAX_SINKS } from './plan.js';
 import { TRACER_OPTION } from './tracing.js';
-import {
-  isValidated,
-  type SchemaUse,
-  type ValidatedSchema,
-  type ValidationStage,
-  validationStageOf,
-} from './validated.js';
+import { isValidated, type SchemaUse, type ValidationStage, validationStageOf } from './validated.js';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -9,6 +9,7 @@ import type { StreamSource } from './kinesis-source.js';
 import type { MetricsConfig, MetricsTarget } from './metrics.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import type { SinkTracer } from './tracing.js';
+import type { VALIDATED } from './validated-key.js';
 
 /** A logger the pipeline can make a per-invocation child of (a pino Logger is one). */
 export interface PipelineLogger extends SinkLogger {
@@ -43,6 +44,12 @@ export type ImagesChecked = 'new' | 'all';
  */
 export type ItemSchema<T extends object = Item> = StandardSchemaV1<unknown, T>;
 
+/** An item schema made by validated(): the schema itself, as a Standard Schema, and its stage. */
+export interface ValidatedSchema<T extends object = Item> extends StandardSchemaV1<unknown, T> {
+  /** The validation stage validated() links (validated.ts reads it). */
+  readonly [VALIDATED]: unknown;
+}
+
 export interface RouteConfig {
   /** Used in logs; default `route-<n>`. */
   name?: string;
@@ -58,7 +65,7 @@ export interface RouteConfig {
    * Given as `validated(schema)`, which links the validation stage (a bare schema is refused).
    */
   // biome-ignore lint/suspicious/noExplicitAny: any item type
-  item?: ItemSchema<any>;
+  item?: ValidatedSchema<any>;
   /** Which images `item` must accept: see ImagesChecked. Default `'new'`. */
   images?: ImagesChecked;
   // Sink methods are bivariant, so a Sink<TtlDeleteRecord> fits here; `route()` checks the pairing.
@@ -91,7 +98,7 @@ export function route<const K extends RecordKind, E extends object = Item, T ext
   name?: string;
   when: K | readonly K[];
   entity?: EntityDiscriminator<E>;
-  item?: ItemSchema<T>;
+  item?: ValidatedSchema<T>;
   images?: ImagesChecked;
   // `[K] extends [never]`: while `when` is still being inferred, K reads as never; without this
   // a sink constructed inline (`to: new MemorySink()`) would infer its records from that never.
@@ -102,7 +109,7 @@ export function route<E extends object = Item, T extends object = E>(config: {
   name?: string;
   when: RecordPredicate;
   entity?: EntityDiscriminator<E>;
-  item?: ItemSchema<T>;
+  item?: ValidatedSchema<T>;
   images?: ImagesChecked;
   to: RouteTargets<ClassifiedRecord<NoInfer<T>>>;
 }): RouteConfig;
@@ -122,7 +129,7 @@ export interface HandlerContext extends SinkContext {
  * dead-lettered (`invalid-image`) without its handler running.
  */
 export type KindHandlers<T extends object = Item> = {
-  item?: ItemSchema<T>;
+  item?: ValidatedSchema<T>;
   /** Which images `item` must accept (see ImagesChecked). Default `'new'`. */
   images?: ImagesChecked;
 } & {

@@ -14,6 +14,7 @@ export type {
   RouteConfig,
   SinkTaking,
   UnroutedPolicy,
+  ValidatedSchema,
 } from './config.js';
 export { route } from './config.js';
 export type { BatchItemFailure, BatchResponse, Pipeline } from './engine.js';
@@ -34,7 +35,6 @@ export { createStreamHandler, streamProcessor } from './middleware.js';
 export type { StandardSchemaV1 } from './standard-schema.js';
 export type { SinkTracer, TracerLike, TraceSegmentLike, TraceSubsegmentLike } from './tracing.js';
 export { sinkTracer } from './tracing.js';
-export type { ValidatedSchema } from './validated.js';
 export { validated } from './validated.js';
 export { NotAWindowEventError, WindowStateTooLargeError } from './window-errors.js';
 export type { TimeWindow, TimeWindowEvent, TimeWindowResponse } from './window-event.js';

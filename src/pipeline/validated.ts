@@ -1,16 +1,14 @@
 import { defineOptions } from '../core/options.js';
 import type { Item } from '../records/types.js';
-import type { ImagesChecked, ItemSchema } from './config.js';
+import type { ImagesChecked, ItemSchema, ValidatedSchema } from './config.js';
 import { type CompiledConfig, type CompiledSchema, HANDLER_BIT } from './plan.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import { validateImages } from './validate-images.js';
+import { VALIDATED } from './validated-key.js';
 
 // Item schemas are opt-in, as matching() is for the filter compiler and kinesisSource() for the
 // Kinesis stages: only a handler that calls validated() links the validation stage (and its
 // errors). A handler whose routes check no image, an archive of the raw DynamoDB JSON, carries none.
-
-// Symbol.for: a schema wrapped by another copy of tidewater (a bundled handler) is still recognized.
-const VALIDATED = Symbol.for('tidewater.validated');
 
 /** An item schema and which images it must accept, as a route or the kind handlers give it. */
 export interface SchemaUse {
@@ -25,8 +23,8 @@ export interface ValidationStage {
   readonly compile: typeof compileSchemas;
 }
 
-/** An item schema made by validated(): the schema itself, as a Standard Schema, and its stage. */
-export interface ValidatedSchema<T extends object = Item> extends StandardSchemaV1<unknown, T> {
+/** What validated() returns, its stage's type known here. */
+interface ValidatedWithStage<T extends object = Item> extends ValidatedSchema<T> {
   readonly [VALIDATED]: ValidationStage;
 }
 
@@ -61,20 +59,21 @@ const readArguments = /* @__PURE__ */ defineOptions<{ schema: ItemSchema }>()('v
  * a bare schema given as `item` is refused naming this call.
  */
 export function validated<T extends object>(schema: StandardSchemaV1<unknown, T>): ValidatedSchema<T> {
-  if (isValidated(schema)) return schema as ValidatedSchema<T>;
+  if (isValidated(schema)) return schema as unknown as ValidatedSchema<T>;
   readArguments({ schema });
   const stage: ValidationStage = {
     schema: schema as ItemSchema,
     validate: validateImages,
     compile: compileSchemas,
   };
-  return {
+  const wrapped: ValidatedWithStage<T> = {
     // Read when asked, not copied: a library may build `~standard` in a getter.
     get '~standard'() {
       return schema['~standard'];
     },
     [VALIDATED]: stage,
   };
+  return wrapped;
 }
 
 /** @internal Whether `value` was made by validated(). */
@@ -84,7 +83,7 @@ export function isValidated(value: unknown): value is ValidatedSchema {
 
 /** @internal The stage a validated() schema carries. */
 export function validationStageOf(value: ValidatedSchema): ValidationStage {
-  return value[VALIDATED];
+  return (value as ValidatedWithStage)[VALIDATED];
 }
 
 /**

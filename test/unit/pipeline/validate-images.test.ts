@@ -431,15 +431,21 @@ describe('item schema configuration', () => {
     );
   });
 
-  it('refuses a bare schema as item, naming validated() (which links the validation stage)', () => {
+  it('refuses a bare schema as item, naming validated() (which links the validation stage): a type error, and at run time', () => {
     const bare = { ...quiet, routes: [{ when: 'insert' as const, item: zodOrder, to: sink }] };
+    // @ts-expect-error a route's item is a validated() schema (ValidatedSchema), not a bare one
     expect(() => createPipeline(bare)).toThrow(InvalidOptionsError);
+    // @ts-expect-error the same: JavaScript callers meet the refusal below
     expect(() => createPipeline(bare)).toThrow(
       /option 'routes\[0\]\.item' must be a Standard Schema wrapped by validated\(\) \(import \{ validated \} from 'tidewater'/,
     );
     expect(() =>
+      // @ts-expect-error the kind handlers' item too
       createPipeline({ ...quiet, handlers: { item: valibotOrder, insert: () => undefined } }),
     ).toThrow(/option 'handlers\.item' must be a Standard Schema wrapped by validated\(\)/);
+    // route() asks for one as well.
+    // @ts-expect-error a bare schema where route() wants validated(schema)
+    expect(route({ when: 'insert', item: zodOrder, to: sink }).item).toBe(zodOrder);
   });
 
   it('takes one schema wrapped twice, or in two validated() calls, as one schema', () => {
