@@ -1,22 +1,13 @@
 // The soaks' side of the local S3 server: their client, and the count of the server's own errors.
 import type { IncomingMessage } from 'node:http';
-import { S3Client } from '@aws-sdk/client-s3';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/servers/dynamodb-local.js';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { localS3Client } from '../../src/local/servers/local-s3-client.js';
 import type { S3ServerMiddleware } from '../../src/local/servers/s3-server.js';
 import { SinkRetryStrategy } from '../../src/s3.js';
 
 /** A client of the local server retrying as the sinks' own clients do (SinkRetryStrategy). */
 export function soakS3Client(endpoint: string, maxAttempts: number): S3Client {
-  return new S3Client({
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-    endpoint,
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts,
-    retryStrategy: new SinkRetryStrategy(maxAttempts),
-  });
+  return localS3Client(endpoint, { maxAttempts, retryStrategy: new SinkRetryStrategy(maxAttempts) });
 }
 
 type Context = Parameters<S3ServerMiddleware>[0];

@@ -19,11 +19,12 @@ import {
   DescribeStreamSummaryCommand,
   type KinesisClient,
 } from '@aws-sdk/client-kinesis';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/local/servers/dynamodb-local.js';
 import { localKinesisClient } from '../../src/local/servers/kinesis-server.js';
+import { localS3Client } from '../../src/local/servers/local-s3-client.js';
 import { type SqsServer, startSqsServer } from '../../src/local/servers/sqs-server.js';
 
 const clientConfig = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
@@ -37,14 +38,7 @@ export function localClients() {
     s3Endpoint,
     dynamodb: new DynamoDBClient({ ...clientConfig, endpoint: dynamoEndpoint }),
     streams: new DynamoDBStreamsClient({ ...clientConfig, endpoint: dynamoEndpoint }),
-    s3: new S3Client({
-      ...clientConfig,
-      endpoint: s3Endpoint,
-      forcePathStyle: true,
-      // s3rver predates flexible checksums; send them only where S3 requires them.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    }),
+    s3: localS3Client(s3Endpoint),
   };
 }
 

@@ -10,6 +10,7 @@ export type { KinesisServer, KinesisServerOptions } from './kinesis-server.js';
 export { localKinesisClient, startKinesisServer } from './kinesis-server.js';
 export type { LocalAws, LocalAwsOptions } from './local-aws.js';
 export { connectLocalAws, startLocalAws } from './local-aws.js';
+export { localS3Client } from './local-s3-client.js';
 export type { S3Server, S3ServerMiddleware, S3ServerOptions, S3ServerRequestContext } from './s3-server.js';
 export { S3_STORAGE_CLASSES, startS3Server } from './s3-server.js';
 export type { LocalSqsMessage, SqsServer } from './sqs-server.js';

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { defineOptions } from '../../core/index.js';
 import {
   type DynamoDbLocal,
@@ -9,6 +9,7 @@ import {
   START_TIMEOUT_OPTION,
   startDynamoDbLocal,
 } from './dynamodb-local.js';
+import { localS3Client } from './local-s3-client.js';
 import {
   BUCKETS_OPTION,
   MIDDLEWARE_OPTION,
@@ -87,14 +88,7 @@ export function connectLocalAws(
   const base = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const dynamodb = new DynamoDBClient({ ...base, endpoint: dynamo.endpoint });
   const streams = new DynamoDBStreamsClient({ ...base, endpoint: dynamo.endpoint });
-  const s3 = new S3Client({
-    ...base,
-    endpoint: s3Server.endpoint,
-    forcePathStyle: true,
-    // s3rver predates flexible checksums; send them only where S3 requires them.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const s3 = localS3Client(s3Server.endpoint);
   const env = Object.freeze({
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_DYNAMODB_STREAMS: dynamo.endpoint,

@@ -1,5 +1,5 @@
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { localS3Client } from '../../../src/local/servers/local-s3-client.js';
 import {
   type S3Server,
   type S3ServerMiddleware,
@@ -14,16 +14,7 @@ export interface RecordedRequest {
 
 /** An S3 client for a local s3rver, configured like test/support/aws.ts. */
 export function s3ClientFor(endpoint: string, extra: { maxAttempts?: number } = {}): S3Client {
-  return new S3Client({
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-    endpoint,
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    retryMode: 'standard',
-    ...extra,
-  });
+  return localS3Client(endpoint, { retryMode: 'standard', ...extra });
 }
 
 /**
