@@ -65,8 +65,16 @@ export class OnFailureRecordError extends NotAStreamEventError {
 
 /** The batch info when `value` looks like an on-failure record (a DDBStreamBatchInfo object with a range). */
 export function streamBatchInfoOf(value: unknown): StreamBatchInfo | undefined {
+  return batchInfoUnder(value, 'DDBStreamBatchInfo');
+}
+
+/**
+ * The batch info under `key` (`DDBStreamBatchInfo`, or a Kinesis mapping's `KinesisBatchInfo`)
+ * when it names a shard, a stream and both ends of a range.
+ */
+export function batchInfoUnder(value: unknown, key: string): StreamBatchInfo | undefined {
   if (!isObject(value)) return undefined;
-  const info = value.DDBStreamBatchInfo;
+  const info = value[key];
   if (!isObject(info)) return undefined;
   const { shardId, startSequenceNumber, endSequenceNumber, streamArn } = info;
   if (

@@ -1,6 +1,7 @@
 import type { LambdaStreamRecord, StreamBatchInfo, StreamInvocationRecord } from '../records/index.js';
 import type { LambdaKinesisRecord } from '../records/kinesis-encode.js';
 import { MAX_KINESIS_SEQUENCE_DIGITS } from '../records/kinesis-position.js';
+import { batchInfoUnder } from '../records/on-failure-record.js';
 import { DEAD_LETTER_POINTER_TYPE, DEAD_LETTER_TYPE } from '../sinks/dead-letter-message.js';
 import { RedriveMessageError } from './errors.js';
 
@@ -75,22 +76,13 @@ const SEQUENCE: Record<RedriveSource, RegExp> = {
   kinesis: new RegExp(`^\\d{1,${MAX_KINESIS_SEQUENCE_DIGITS}}$`),
 };
 
-/** The batch info of `stream`'s key, when it names a shard, a stream and a range of sequence numbers. */
+/** The batch info of `stream`'s key, when its range is of that stream's sequence numbers. */
 function batchInfoIn(value: Record<string, unknown>, stream: RedriveSource): StreamBatchInfo | undefined {
-  const info = value[BATCH_INFO_KEY[stream]];
+  const info = batchInfoUnder(value, BATCH_INFO_KEY[stream]);
   const sequence = SEQUENCE[stream];
-  if (!isObject(info)) return undefined;
-  const { shardId, startSequenceNumber, endSequenceNumber, streamArn } = info;
-  if (
-    typeof shardId !== 'string' ||
-    typeof streamArn !== 'string' ||
-    typeof startSequenceNumber !== 'string' ||
-    typeof endSequenceNumber !== 'string' ||
-    !sequence.test(startSequenceNumber) ||
-    !sequence.test(endSequenceNumber)
-  )
-    return undefined;
-  return info as unknown as StreamBatchInfo;
+  return info && sequence.test(info.startSequenceNumber) && sequence.test(info.endSequenceNumber)
+    ? info
+    : undefined;
 }
 
 function onFailure(
