@@ -168,7 +168,7 @@ export function decodeKinesisRecord(envelope: unknown, base: RecordContext): Dec
   };
   // Same property order as the stream parser's context: one hidden class for both.
   const context: RecordContext = {
-    num: base.num,
+    conversion: base.conversion,
     streamArn: undefined,
     shardId: shardOf(e.eventID),
     origin,

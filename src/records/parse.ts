@@ -19,6 +19,7 @@ import { throwIfOnFailureRecord } from './on-failure-record.js';
 import { isObject, isSequenceNumber } from './shape.js';
 import { type RecordContext, StreamRecord } from './stream-record.js';
 import { type ClassifiedRecord, type Item, type RecordOrigin, STREAM_ORIGIN } from './types.js';
+import { imageConversion } from './unmarshall.js';
 import { isValidAttributeMap } from './validate.js';
 
 /** Where a batch's records come from. */
@@ -224,7 +225,7 @@ function checkedRecord(
 /** A parser's options, read and precomputed once. */
 function parserSettings(o: ReturnType<typeof readImageOptions> & Partial<ReturnType<typeof readOptions>>) {
   const context: RecordContext = {
-    num: numberConverter(o.numbers),
+    conversion: imageConversion(numberConverter(o.numbers)),
     streamArn: o.streamArn,
     shardId: o.shardId,
     origin: o.origin === undefined ? STREAM_ORIGIN : Object.freeze({ ...o.origin }),

@@ -1,6 +1,5 @@
 import { lambdaShape } from './convert.js';
 import { InvalidAttributeValueError, MalformedRecordError } from './errors.js';
-import type { NumberConverter } from './numbers.js';
 import {
   type AttributeMap,
   type Item,
@@ -10,11 +9,12 @@ import {
   STREAM_ORIGIN,
   type StreamEventName,
 } from './types.js';
-import { convertImage } from './unmarshall.js';
+import { type Conversion, convertImage, imageConversion } from './unmarshall.js';
 
 /** Everything a record needs from the parse options, computed once per parser. */
 export interface RecordContext {
-  readonly num: NumberConverter;
+  /** Converts the images, reused for every record of the parser (see Conversion). */
+  readonly conversion: Conversion;
   readonly streamArn: string | undefined;
   readonly shardId: string | undefined;
   readonly origin: RecordOrigin;
@@ -62,7 +62,7 @@ export class StreamRecord {
     { eventID: '', eventName: 'INSERT', dynamodb: { Keys: {}, SequenceNumber: '' } },
     'insert',
     {
-      num: (text) => text,
+      conversion: imageConversion((text) => text),
       streamArn: undefined,
       shardId: undefined,
       origin: STREAM_ORIGIN,
@@ -209,7 +209,7 @@ export class StreamRecord {
   #unmarshall(map: AttributeMap | undefined, name: MapName): Item | undefined {
     if (map === undefined) return undefined;
     try {
-      return convertImage(map, this.#context.num);
+      return convertImage(map, this.#context.conversion);
     } catch (error) {
       if (!(error instanceof InvalidAttributeValueError)) throw error;
       throw malformedImage(error, this, name);

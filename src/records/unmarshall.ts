@@ -114,8 +114,14 @@ const DEFERRED: unique symbol = Symbol('deferred binary');
  * memory as with Node's Buffer pool). Read it through byteOffset / byteLength, or `slice()` it
  * for a standalone copy. A binary that is the image's only large one, and any binary of up to 64
  * bytes, has a buffer of exactly its own bytes.
+ *
+ * A record parser keeps one Conversion for all its images (imageConversion): a walk is
+ * synchronous, so images never share one at the same time, except when a number policy of the
+ * user's reads another image from inside a walk — that walk gets a Conversion of its own (busy).
+ * Reused, the object and its deferred list are allocated once per parser instead of once per
+ * image (~200 bytes per record of a NEW_AND_OLD_IMAGES stream).
  */
-class Conversion {
+export class Conversion {
   /**
    * Keeps the map (hidden class) of a fully initialized Conversion alive. V8 holds the map an
    * instance reaches through its field initializers only weakly: once a full GC finds no
@@ -133,8 +139,11 @@ class Conversion {
   readonly num: NumberConverter;
   /** false: every binary decoded where it is met (the re-run that finds an error's path). */
   readonly share: boolean;
-  /** Four entries per deferred binary: its base64 text, unpadded length, container, slot. */
-  deferred: unknown[] | undefined = undefined;
+  /**
+   * Four entries per deferred binary: its base64 text, unpadded length, container, slot. Emptied
+   * after each walk, so a reused Conversion holds on to no image.
+   */
+  readonly deferred: unknown[] = [];
   /** The deferred binaries' bytes: the size of the buffer they share. */
   sharedBytes = 0;
   /** The binary convertValue just answered DEFERRED for, until its caller places it. */
@@ -142,6 +151,8 @@ class Conversion {
   end = 0;
   /** The nesting level of the values being converted: 1 for an image's attributes (see MAX_NESTING_LEVEL). */
   level = 0;
+  /** A walk is using this Conversion. */
+  busy = false;
 
   constructor(num: NumberConverter, share: boolean) {
     this.num = num;
@@ -150,9 +161,22 @@ class Conversion {
 
   /** Keeps the binary convertValue deferred (see binaryValue), to go to `container[slot]`. */
   place(container: object, slot: string | number): void {
-    if (this.deferred === undefined) this.deferred = [this.text, this.end, container, slot];
-    else this.deferred.push(this.text, this.end, container, slot);
+    this.deferred.push(this.text, this.end, container, slot);
   }
+
+  /** Ready for the next walk, holding nothing of the last one. */
+  release(): void {
+    this.deferred.length = 0;
+    this.sharedBytes = 0;
+    this.text = '';
+    this.level = 0;
+    this.busy = false;
+  }
+}
+
+/** The Conversion a record parser reuses for every image it converts (see Conversion). */
+export function imageConversion(num: NumberConverter): Conversion {
+  return new Conversion(num, true);
 }
 
 /** B: decoded now, or deferred when large (share mode). Throws what toBytes throws, in order. */
@@ -327,7 +351,7 @@ function convertMap(map: AttributeMap, cx: Conversion): Item {
  * not to be base64 (its characters are read here, not when it was deferred).
  */
 function resolve(cx: Conversion): boolean {
-  const deferred = cx.deferred as unknown[];
+  const deferred = cx.deferred;
   const shared = deferred.length > 4 ? new ArrayBuffer(cx.sharedBytes) : undefined;
   let offset = 0;
   for (let i = 0; i < deferred.length; i += 4) {
@@ -353,21 +377,33 @@ function deferredAreBase64(deferred: unknown[]): boolean {
  * error thrown may be a later value's. Only invalid input is walked twice.
  */
 function hidesBinaryError(cx: Conversion): boolean {
-  return cx.deferred !== undefined && !deferredAreBase64(cx.deferred);
+  return cx.deferred.length !== 0 && !deferredAreBase64(cx.deferred);
 }
 
-/** An image (Keys, NewImage, OldImage) to an item. Throws InvalidAttributeValueError without the path in its message. */
-export function convertImage(map: AttributeMap, num: NumberConverter): Item {
-  const cx = new Conversion(num, true);
+/**
+ * An image (Keys, NewImage, OldImage) to an item, with `reusable` (imageConversion) unless a
+ * walk is using it. Throws InvalidAttributeValueError without the path in its message.
+ */
+export function convertImage(map: AttributeMap, reusable: Conversion): Item {
+  const cx = reusable.busy ? new Conversion(reusable.num, true) : reusable;
+  cx.busy = true;
+  try {
+    return convertWithDeferral(map, cx);
+  } finally {
+    cx.release();
+  }
+}
+
+function convertWithDeferral(map: AttributeMap, cx: Conversion): Item {
   let item: Item;
   try {
     item = convertMap(map, cx);
   } catch (error) {
-    if (hidesBinaryError(cx)) convertMap(map, new Conversion(num, false));
+    if (hidesBinaryError(cx)) convertMap(map, new Conversion(cx.num, false));
     throw error;
   }
   // A deferred text that is not base64: the walk without deferral throws its error and path.
-  if (cx.deferred !== undefined && !resolve(cx)) return convertMap(map, new Conversion(num, false));
+  if (cx.deferred.length !== 0 && !resolve(cx)) return convertMap(map, new Conversion(cx.num, false));
   return item;
 }
 
@@ -388,7 +424,7 @@ export function unmarshall<T extends Item = Item>(
   const num = numberConverter(readOptions(options).numbers);
   try {
     // The converters read B / BS as either form (binary.ts), so one walk serves both shapes.
-    return convertImage(map as AttributeMap, num) as T;
+    return convertImage(map as AttributeMap, imageConversion(num)) as T;
   } catch (error) {
     throw withPath(error);
   }

@@ -9,7 +9,7 @@ import {
 import { exactNumber, isValidNumberText } from './numbers.js';
 import { type MapName, malformedImage } from './stream-record.js';
 import type { AttributeMap, ClassifiedRecord } from './types.js';
-import { convertImage, isEmptyMap } from './unmarshall.js';
+import { convertImage, imageConversion, isEmptyMap } from './unmarshall.js';
 
 /**
  * Structural validation of DynamoDB JSON without building anything: true exactly when
@@ -138,7 +138,7 @@ function imageError(
 ): MalformedRecordError | undefined {
   if (map === undefined) return undefined;
   try {
-    convertImage(map, exactNumber);
+    convertImage(map, imageConversion(exactNumber));
     return undefined;
   } catch (error) {
     if (error instanceof InvalidAttributeValueError) return malformedImage(error, record, name);

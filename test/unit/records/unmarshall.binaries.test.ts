@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  createRecordParser,
   InvalidAttributeValueError,
   marshall,
   parseStreamRecord,
@@ -190,5 +191,65 @@ describe('binaries: one buffer per image for those over 64 bytes', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('a parser reuses one conversion for its images', () => {
+  const image = (seed: number, extra: AttributeMap = {}): AttributeMap => ({
+    id: { S: `item-${seed}` },
+    large: { B: b64(filled(100, seed)) },
+    other: { L: [{ B: b64(filled(90, seed + 1)) }, { B: b64(filled(10, seed + 2)) }] },
+    ...extra,
+  });
+  const record = (seq: string, newImage: AttributeMap) => ({
+    eventID: `e${seq}`,
+    eventName: 'INSERT',
+    eventSourceARN: 'arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
+    dynamodb: { Keys: { id: newImage.id }, NewImage: newImage, SequenceNumber: seq },
+  });
+
+  it('gives each image its own bytes, across records, after an image that failed', () => {
+    const parse = createRecordParser();
+    const bad = parse(
+      record(
+        '2',
+        image(20, {
+          broken: {
+            B: '!!not base64 at all, and long enough to be deferred!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
+          },
+        }),
+      ),
+    );
+    expect(() => bad.newImage).toThrow(/dynamodb\.NewImage\.broken/);
+    const first = parse(record('3', image(1))).newImage!;
+    const second = parse(record('4', image(5))).newImage!;
+    expect(first.large).toEqual(filled(100, 1));
+    expect(second.large).toEqual(filled(100, 5));
+    expect((first.other as Uint8Array[])[0]).toEqual(filled(90, 2));
+    expect((second.other as Uint8Array[])[1]).toEqual(filled(10, 7));
+    // Never a buffer shared between images.
+    expect((first.large as Uint8Array).buffer).not.toBe((second.large as Uint8Array).buffer);
+  });
+
+  it('converts an image that a number policy reads while another image is being converted', () => {
+    const records: { newImage: unknown }[] = [];
+    const parse = createRecordParser({
+      numbers: (text) => {
+        // A policy that looks at other records mid-walk, one of them malformed: neither walk may
+        // disturb this one's deferred binaries or nesting level.
+        if (text !== '7') return Number(text);
+        expect(() => records[2]!.newImage).toThrow(/dynamodb\.NewImage\.bad/);
+        return (records[1]!.newImage as { large: Uint8Array }).large.length;
+      },
+    });
+    records.push(parse(record('5', image(30, { n: { N: '7' }, after: { B: b64(filled(80, 9)) } }))));
+    records.push(parse(record('6', image(40))));
+    records.push(parse(record('7', image(50, { bad: { N: 'x' } }))));
+    const outer = records[0]!.newImage as Record<string, unknown>;
+    expect(outer.n).toBe(100);
+    expect(outer.large).toEqual(filled(100, 30));
+    expect((outer.other as Uint8Array[])[0]).toEqual(filled(90, 31));
+    expect(outer.after).toEqual(filled(80, 9));
+    expect((records[1]!.newImage as Record<string, unknown>).large).toEqual(filled(100, 40));
   });
 });
