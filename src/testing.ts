@@ -1,9 +1,9 @@
 // `tidewater/testing`: what a user's test suite imports. Kept off the package root so vitest and
 // the builders never reach a deployed Lambda bundle.
 
+export type { FakeContextOptions } from './lambda/context.js';
+export { createLambdaContext } from './lambda/context.js';
 export type { EventBuilderOptions } from './local/emulator/events.js';
 export { StreamEventBuilder, streamEvents } from './local/emulator/events.js';
-export type { FakeContextOptions } from './local/emulator/lambda-context.js';
-export { createLambdaContext } from './local/emulator/lambda-context.js';
 export type { SinkTestKitCase, SinkTestKitOptions } from './sinks/testkit.js';
 export { runSinkTestKit, sinkTestKitCases } from './sinks/testkit.js';

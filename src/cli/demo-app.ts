@@ -15,8 +15,8 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { decodeArchiveObject } from '../archive.js';
 import { defineOptions } from '../core/index.js';
+import { createLambdaContext, lambdaFunctionArn } from '../lambda/context.js';
 import { serverlessApp } from '../local/config/local-app.js';
-import { createLambdaContext, lambdaFunctionArn } from '../local/emulator/lambda-context.js';
 import {
   type EmulatorEvent,
   handlerFile,

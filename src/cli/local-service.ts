@@ -2,7 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/write-file-atomic.js';
-import { batchInfoOf } from '../local/emulator/invocation-record.js';
 import { aborted } from '../local/emulator/poller.js';
 import {
   type EmulatorEvent,
@@ -25,6 +24,7 @@ import {
   toEmulatorOptions,
 } from '../local/index.js';
 import { overlayEnv } from '../local/servers/process-env.js';
+import { batchInfoOf } from '../records/on-failure-record.js';
 import { describeEvent } from './describe-event.js';
 import { onFailureDestination, type ServerEndpoints, type Servers, startServers } from './local-servers.js';
 

@@ -1,4 +1,4 @@
-import { describe } from '../../core/index.js';
+import { describe } from '../core/index.js';
 
 /**
  * Lambda's reading of what a stream handler returned (Lambda developer guide, "Configuring partial

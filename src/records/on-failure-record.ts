@@ -38,6 +38,22 @@ export interface StreamBatchInfo {
 }
 
 /**
+ * The invocation record for a Kinesis stream: the same fields, the batch under `KinesisBatchInfo`
+ * (Lambda developer guide, "Retaining discarded batches for a Kinesis Data Streams event source").
+ */
+export type KinesisInvocationRecord = Omit<StreamInvocationRecord, 'DDBStreamBatchInfo'> & {
+  KinesisBatchInfo: StreamBatchInfo;
+};
+
+/** What an event source mapping sends to its on-failure destination, whichever its source. */
+export type MappingInvocationRecord = StreamInvocationRecord | KinesisInvocationRecord;
+
+/** The batch an invocation record names, whichever its source. */
+export function batchInfoOf(record: MappingInvocationRecord): StreamBatchInfo {
+  return 'KinesisBatchInfo' in record ? record.KinesisBatchInfo : record.DDBStreamBatchInfo;
+}
+
+/**
  * The input is Lambda's on-failure record for a stream batch (or an SQS / SNS delivery of one),
  * not a stream event: it names records without holding them. Still a NotAStreamEventError, so
  * callers that catch that go on working; `tidewater redrive` reads the named range back.

@@ -1,8 +1,8 @@
 import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
 import type { Context, DynamoDBStreamEvent, KinesisStreamEvent } from 'aws-lambda';
 import { describeError } from '../core/errors.js';
-import { createLambdaContext } from '../local/emulator/lambda-context.js';
-import { judgeResponse } from '../local/emulator/response.js';
+import { createLambdaContext } from '../lambda/context.js';
+import { judgeResponse } from '../lambda/stream-response.js';
 import { RedriveInvokeError } from './errors.js';
 import type { RedriveRecord } from './message.js';
 

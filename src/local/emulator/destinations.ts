@@ -3,7 +3,7 @@ import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { defineOptions } from '../../core/index.js';
 import type { StreamInvocationRecord } from '../../records/index.js';
-import { batchInfoOf, type MappingInvocationRecord } from './invocation-record.js';
+import { batchInfoOf, type MappingInvocationRecord } from '../../records/on-failure-record.js';
 
 export type { FailureCondition, StreamInvocationRecord } from '../../records/index.js';
 

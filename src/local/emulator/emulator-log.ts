@@ -1,5 +1,5 @@
+import type { MappingInvocationRecord } from '../../records/on-failure-record.js';
 import type { FailureCondition } from './destinations.js';
-import type { MappingInvocationRecord } from './invocation-record.js';
 
 // What the emulator reports: each decision as it happens (EmulatorEvent) and each shard's totals.
 

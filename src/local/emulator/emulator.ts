@@ -8,6 +8,8 @@ import {
   patternWarnings,
 } from '../../filters/index.js';
 import { emitFilterWarning } from '../../filters/lint.js';
+import { createLambdaContext, lambdaFunctionArn } from '../../lambda/context.js';
+import { judgeResponse } from '../../lambda/stream-response.js';
 import type { LambdaStreamRecord } from '../../records/index.js';
 import { type Clock, systemClock } from './clock.js';
 import type { FailureCondition, FailureDestination } from './destinations.js';
@@ -15,7 +17,6 @@ import type { EmulatorEvent, ShardResult } from './emulator-log.js';
 import { EmulatorStoppedError } from './errors.js';
 import { callHandler } from './handler-call.js';
 import { mappingInvocationRecord } from './invocation-record.js';
-import { createLambdaContext, lambdaFunctionArn } from './lambda-context.js';
 import {
   type EventSourceMappingOptions,
   readMappingOptions,
@@ -25,7 +26,6 @@ import {
 import { EVENT_ENVELOPE_BYTES, INVOCATION_PAYLOAD_LIMIT_BYTES, recordPayloadBytes } from './payload-limit.js';
 import { splitExpired, trimmedAtMs } from './record-age.js';
 import { DYNAMODB_SOURCE, type RecordSource } from './record-source.js';
-import { judgeResponse } from './response.js';
 import {
   type Attempt,
   attemptError,

@@ -2,6 +2,8 @@
 // retries, bisect, partial batch responses, on-failure destinations), the stream poller that
 // feeds it, checkpoints, replay and capture files, and what a handler is called with (events,
 // context, the loaded module). It reads records from any source and knows no config file.
+
+export type { KinesisInvocationRecord, MappingInvocationRecord } from '../../records/on-failure-record.js';
 export type { CheckpointData, ShardCheckpoint } from './checkpoint.js';
 export { CheckpointStore } from './checkpoint.js';
 export type { Clock } from './clock.js';
@@ -33,7 +35,6 @@ export {
 } from './errors.js';
 export type { LoadHandlerOptions } from './handler-loader.js';
 export { loadHandler, resolveHandlerModule } from './handler-loader.js';
-export type { KinesisInvocationRecord, MappingInvocationRecord } from './invocation-record.js';
 export type { KinesisBridgeFaults, KinesisBridgeOptions, KinesisBridgeResult } from './kinesis-bridge.js';
 export { KinesisBridge } from './kinesis-bridge.js';
 export type { KinesisCaptureOptions } from './kinesis-capture.js';

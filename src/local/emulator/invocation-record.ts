@@ -4,24 +4,9 @@ import type {
   StreamBatchInfo,
   StreamInvocationRecord,
 } from '../../records/index.js';
+import type { MappingInvocationRecord } from '../../records/on-failure-record.js';
 import { DYNAMODB_SOURCE, type RecordSource } from './record-source.js';
 import { isoSecond } from './tumbling-window.js';
-
-/**
- * The invocation record for a Kinesis stream: the same fields, the batch under `KinesisBatchInfo`
- * (Lambda developer guide, "Retaining discarded batches for a Kinesis Data Streams event source").
- */
-export type KinesisInvocationRecord = Omit<StreamInvocationRecord, 'DDBStreamBatchInfo'> & {
-  KinesisBatchInfo: StreamBatchInfo;
-};
-
-/** What an event source mapping sends to its on-failure destination, whichever its source. */
-export type MappingInvocationRecord = StreamInvocationRecord | KinesisInvocationRecord;
-
-/** The batch an invocation record names, whichever its source. */
-export function batchInfoOf(record: MappingInvocationRecord): StreamBatchInfo {
-  return 'KinesisBatchInfo' in record ? record.KinesisBatchInfo : record.DDBStreamBatchInfo;
-}
 
 /** What the mapping knows about a batch it gives up on. */
 export interface DiscardedBatch<R = LambdaStreamRecord> {

@@ -1,5 +1,5 @@
+import type { Verdict } from '../../lambda/stream-response.js';
 import type { ShardResult } from './emulator-log.js';
-import type { Verdict } from './response.js';
 import type { WindowInvocation, WindowSegment, WindowSpan } from './tumbling-window.js';
 import type { WaitBound } from './wait-bound.js';
 

@@ -3,9 +3,9 @@ import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/clie
 import type { Context } from 'aws-lambda';
 import pLimit from 'p-limit';
 import { defineOptions } from '../../core/options.js';
+import { createLambdaContext } from '../../lambda/context.js';
 import { callHandler } from '../emulator/handler-call.js';
 import { loadHandler, resolveHandlerModule } from '../emulator/handler-loader.js';
-import { createLambdaContext } from '../emulator/lambda-context.js';
 import { fill, type MapPlan, planDistributedMap, readDefinition, substitute } from './definition.js';
 import { MapRunError, UnsupportedDefinitionError } from './errors.js';
 

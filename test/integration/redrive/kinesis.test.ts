@@ -8,10 +8,10 @@ import {
   S3FailureDestination,
   SqsFailureDestination,
 } from '../../../src/local/emulator/destinations.js';
-import type { MappingInvocationRecord } from '../../../src/local/emulator/invocation-record.js';
 import { KinesisMappingEmulator } from '../../../src/local/emulator/kinesis-emulator.js';
 import { KinesisShardReader } from '../../../src/local/emulator/kinesis-reader.js';
 import { createStreamHandler, kinesisSource } from '../../../src/pipeline/index.js';
+import type { MappingInvocationRecord } from '../../../src/records/on-failure-record.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
 import { handlerTarget, redrive, StreamRangeExpiredError } from '../../../src/redrive/index.js';
 import { readKinesisRange } from '../../../src/redrive/read-kinesis-range.js';

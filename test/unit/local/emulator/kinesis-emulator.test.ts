@@ -6,9 +6,9 @@ import { ManualClock } from '../../../../src/local/emulator/clock.js';
 import { MemoryFailureDestination } from '../../../../src/local/emulator/destinations.js';
 import type { EmulatorEvent } from '../../../../src/local/emulator/emulator.js';
 import { StreamEventBuilder } from '../../../../src/local/emulator/events.js';
-import type { KinesisInvocationRecord } from '../../../../src/local/emulator/invocation-record.js';
 import { KinesisMappingEmulator } from '../../../../src/local/emulator/kinesis-emulator.js';
 import { type LambdaKinesisRecord, toKinesisRecord } from '../../../../src/records/index.js';
+import type { KinesisInvocationRecord } from '../../../../src/records/on-failure-record.js';
 
 const STREAM = 'arn:aws:kinesis:us-east-1:000000000000:stream/orders-changes';
 const T0 = 1_767_225_600;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeResponse } from '../../../../src/local/emulator/response.js';
+import { judgeResponse } from '../../../src/lambda/stream-response.js';
 
 // Lambda developer guide, "Configuring partial batch response with DynamoDB and Lambda"
 // (services-ddb-batchfailurereporting), success and failure conditions; "Using tumbling windows
