@@ -1,5 +1,6 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { KinesisStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import { KinesisShardReader } from '../../../src/local/emulator/kinesis-reader.j
 import { createStreamHandler, kinesisSource } from '../../../src/pipeline/index.js';
 import type { MappingInvocationRecord } from '../../../src/records/on-failure-record.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
-import { handlerTarget, redrive, StreamRangeExpiredError } from '../../../src/redrive/index.js';
+import { handlerTarget, lambdaTarget, redrive, StreamRangeExpiredError } from '../../../src/redrive/index.js';
 import { readKinesisRange } from '../../../src/redrive/read-kinesis-range.js';
 import { MemorySink } from '../../../src/sinks/memory-sink.js';
 import {
@@ -26,6 +27,7 @@ import {
 } from '../../support/aws.js';
 import { bridgeTableToKinesis } from '../../support/kinesis-bridge.js';
 import { DOCUMENTED_KINESIS } from '../../support/on-failure-record.js';
+import { startLambdaServer } from './lambda-server.js';
 
 const { dynamodb, streams, s3 } = localClients();
 const kinesis = localKinesis();
@@ -158,6 +160,55 @@ describe('redrive of a Kinesis mapping’s failed batches, on DynamoDB Local, th
     expect(report).toMatchObject({ succeeded: PKS.length, messagesRemoved: 1, errors: [] });
     expect(inserted(sink)).toEqual(PKS);
     await table.drop();
+  });
+
+  it('invokes the deployed function with a Kinesis event and reads its partial batch response by Kinesis sequence number', async () => {
+    const { stream, queueUrl, table } = await failedKinesisBatch('c');
+    // The function still fails on c: it reports c (by its Kinesis sequence number), as Lambda's
+    // partial batch response for Kinesis does, and everything from c on counts as not done.
+    const lambda = await startLambdaServer({
+      'orders-kinesis': async (event) => {
+        const records = (event as KinesisStreamEvent).Records;
+        const at = records.find((r) => {
+          const change = JSON.parse(Buffer.from(r.kinesis.data, 'base64').toString('utf8'));
+          return change.dynamodb.Keys.pk.S === 'c';
+        });
+        return { batchItemFailures: at === undefined ? [] : [{ itemIdentifier: at.kinesis.sequenceNumber }] };
+      },
+    });
+    try {
+      const client = new LambdaClient({
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        endpoint: lambda.endpoint,
+      });
+      const report = await redrive({
+        streamArn: stream.streamArn,
+        target: lambdaTarget({ functionName: 'orders-kinesis', client }),
+        queueUrl,
+        kinesis,
+        streams,
+        sqs: local.sqs,
+        waitTimeSeconds: 0,
+      });
+      expect(report).toMatchObject({
+        recordsRedriven: PKS.length,
+        succeeded: 2,
+        failed: 2,
+        messagesRemoved: 0,
+      });
+      expect(report.failures[0]?.error).toBe('the function reported batch item failures');
+      const sent = lambda.invoked[0]?.event as KinesisStreamEvent;
+      expect(sent.Records.map((r) => r.eventSource)).toEqual(PKS.map(() => 'aws:kinesis'));
+      expect(sent.Records[0]?.eventSourceARN).toBe(stream.streamArn);
+      const left = await local.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 0, VisibilityTimeout: 0 }),
+      );
+      expect(left.Messages ?? []).toHaveLength(1);
+    } finally {
+      await lambda.stop();
+      await table.drop();
+    }
   });
 
   it('a range the stream no longer has is reported with what to recover, and the message stays', async () => {
