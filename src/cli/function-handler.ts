@@ -43,7 +43,11 @@ export function functionOptions(
       '-f, --function <key>',
       'function under functions: (a template: its logical id; default: the only one with a DynamoDB stream event)',
     )
-    .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
+    .option(
+      '-s, --stage <stage>',
+      'the serverless stage (sls:stage); with --cdk-out, also the CDK Stage to read',
+      'local',
+    )
     .option('--handler <module#export>', handler);
 }
 

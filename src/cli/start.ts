@@ -38,7 +38,11 @@ export function startCommand(): Command {
     .option('-c, --config <file>', "the service's serverless.yml", 'serverless.yml')
     .addOption(templateOption())
     .addOption(cdkOutOption())
-    .option('-s, --stage <stage>', 'the serverless stage (sls:stage)', 'local')
+    .option(
+      '-s, --stage <stage>',
+      'the serverless stage (sls:stage); with --cdk-out, also the CDK Stage to read',
+      'local',
+    )
     .option(
       '-f, --function <key>',
       'run only this function (repeat for several); default every stream function',

@@ -82,7 +82,8 @@ export async function loadLocalApp(input: LocalAppOptions = {}): Promise<LocalAp
       { option: given[1] },
     );
   if (options.template !== undefined) return templateApp(readSamTemplate(options.template), options.stage);
-  if (options.cdkOut !== undefined) return templateApp(readCdkOut(options.cdkOut), options.stage);
+  if (options.cdkOut !== undefined)
+    return templateApp(readCdkOut(options.cdkOut, options.stage), options.stage);
   return serverlessApp(
     await loadServerlessConfig({ file: options.config ?? 'serverless.yml', stage: options.stage }),
   );
