@@ -4,7 +4,7 @@
 
 export { ArchiveBucketNotFoundError, UnpartitionedObjectsError } from './archive/errors.js';
 export type { ArchiveRow } from './archive/format.js';
-export { ARCHIVE_FORMAT, decodeObject as decodeArchiveObject } from './archive/format.js';
+export { decodeObject as decodeArchiveObject } from './archive/format.js';
 export * from './archive/index.js';
 export type { CorruptArchiveObject, ReadArchiveOptions } from './archive/read-archive.js';
 export { readArchive, readArchiveRows } from './archive/read-archive.js';

@@ -3,7 +3,7 @@
 export type { CompactArchiveOptions, CompactionReport, HourCompaction } from './compact.js';
 export { compactArchive } from './compact.js';
 export type { CompactionLayout, CompactionPlan, CompactionSource } from './compaction-plan.js';
-export { planCompaction, rowSetSha256 } from './compaction-plan.js';
+export { rowSetSha256 } from './compaction-plan.js';
 export type { EraseReport, EraseTenantOptions } from './erase-tenant.js';
 export { eraseTenant } from './erase-tenant.js';
 export {
@@ -13,8 +13,6 @@ export {
   EraseIncompleteError,
   OpenPartitionError,
 } from './errors.js';
-export { closesAt, DEFAULT_CLOSED_AFTER_SECONDS, parseHour, scheduledWindow } from './hours.js';
 export type { CompactionManifest } from './manifest.js';
-export { manifestPrefix } from './manifest.js';
 export type { RecentHoursOptions, RecentHoursSummary } from './scheduled.js';
 export { compactRecentHours } from './scheduled.js';

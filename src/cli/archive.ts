@@ -1,12 +1,12 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../archive/format.js';
+import { parseHour } from '../archive/hours.js';
 import {
   CompactionIncompleteError,
   compactArchive,
   EraseIncompleteError,
   eraseTenant,
-  parseHour,
 } from '../archive/index.js';
 import { tenantFromPartitionKey } from '../archive/partition.js';
 import { EXIT } from './exit-codes.js';

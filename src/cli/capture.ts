@@ -5,11 +5,11 @@ import { DescribeStreamSummaryCommand, KinesisClient } from '@aws-sdk/client-kin
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Command, Option } from 'commander';
 import { serverlessApp } from '../local/config/local-app.js';
+import { planServiceResources } from '../local/config/service-resources.js';
 import { captureKinesis } from '../local/emulator/kinesis-capture.js';
 import {
   capture,
   loadServerlessConfig,
-  planServiceResources,
   type ServerlessConfig,
   ServerlessConfigError,
 } from '../local/index.js';

@@ -1,7 +1,7 @@
+import { resolveEnvironment } from '../local/config/service-resources.js';
 import {
   type LocalApp,
   type ResourceReferences,
-  resolveEnvironment,
   ServerlessConfigError,
   type StreamFunctionSettings,
   TemplateReadError,

@@ -1,12 +1,12 @@
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { resolveEnvironment } from '../local/config/service-resources.js';
 import {
   connectLocalAws,
   type FailureDestination,
   type LocalAws,
   type LocalQueue,
   localKinesisClient,
-  resolveEnvironment,
   S3FailureDestination,
   type ServiceResources,
   SqsFailureDestination,

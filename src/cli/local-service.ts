@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/write-file-atomic.js';
+import { resolveEnvironment } from '../local/config/service-resources.js';
 import { aborted } from '../local/emulator/poller.js';
 import {
   type EmulatorEvent,
@@ -16,7 +17,6 @@ import {
   type LocalQueue,
   loadHandler,
   loadLocalApp,
-  resolveEnvironment,
   type ServiceResources,
   type StreamFunctionSettings,
   type StreamHandler,

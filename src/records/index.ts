@@ -19,11 +19,10 @@ export { marshall, marshallValue } from './marshall.js';
 export { NumberValue } from './number-value.js';
 export type { NumberPolicy } from './numbers.js';
 export type { FailureCondition, StreamBatchInfo, StreamInvocationRecord } from './on-failure-record.js';
-export { OnFailureRecordError, streamBatchInfoOf } from './on-failure-record.js';
+export { OnFailureRecordError } from './on-failure-record.js';
 export type { ExpectedSource, ParseOptions, RecordParser, RecordSource } from './parse.js';
 export {
   createRecordParser,
-  eventRecordsOf,
   parseStreamEvent,
   parseStreamRecord,
   streamRecordsOf,

@@ -1,11 +1,9 @@
 export type { ExpiredReason, RedriveMessageProblem } from './errors.js';
 export { RedriveInvokeError, RedriveMessageError, StreamRangeExpiredError } from './errors.js';
 export type { OnFailureMessageRecord, RedriveMessage, RedriveRecord, RedriveSource } from './message.js';
-export { decodeRedriveMessage } from './message.js';
-export { readStreamRange } from './read-range.js';
 export type { RedriveOptions } from './redrive.js';
 export { redrive } from './redrive.js';
 export type { RedriveFailure, RedriveItem, RedriveReport } from './report.js';
 export { formatReport } from './report.js';
 export type { BatchOutcome, LambdaTargetOptions, RedriveTarget, StreamHandlerFunction } from './target.js';
-export { handlerTarget, lambdaTarget, outcomeOf } from './target.js';
+export { handlerTarget, lambdaTarget } from './target.js';

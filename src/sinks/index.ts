@@ -9,12 +9,7 @@ export {
   RestoreWriteError,
 } from '../archive/errors.js';
 export type { TenantFromPartitionKeyOptions, TenantPartitioner } from '../archive/partition.js';
-export { DEFAULT_MAX_PARTITIONS_PER_BATCH, tenantFromPartitionKey } from '../archive/partition.js';
-export {
-  DEAD_LETTER_POINTER_TYPE,
-  DEAD_LETTER_TYPE,
-  serializeDeadLetterEntry,
-} from './dead-letter-message.js';
+export { tenantFromPartitionKey } from '../archive/partition.js';
 export { ArchiveWriteError, DeadLetterSendError, InjectedSinkFailure } from './errors.js';
 export type { FileSinkOptions } from './file-sink.js';
 export { FileSink } from './file-sink.js';
@@ -24,7 +19,7 @@ export type { MemorySinkOptions } from './memory-sink.js';
 export { MemorySink } from './memory-sink.js';
 export { MemoryVersionStore } from './memory-version-store.js';
 export type { RecordVersion } from './record-version.js';
-export { itemKeyOf, recordVersion, UnversionedRecordError } from './record-version.js';
+export { recordVersion, UnversionedRecordError } from './record-version.js';
 export type {
   DeadLetterEntry,
   DeadLetterReason,

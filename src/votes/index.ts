@@ -7,7 +7,6 @@ export {
   type VoteCounterOptions,
   type VoteTotal,
 } from './counter.js';
-export { AGGREGATOR_ENV, aggregatorOptionsFromEnv } from './env-config.js';
 export {
   AggregationIncompleteError,
   CorruptCounterError,

@@ -23,7 +23,6 @@ export type {
   ServiceResourcesOptions,
   UnresolvedVariable,
 } from './service-resources.js';
-export { createServiceResources, planServiceResources, resolveEnvironment } from './service-resources.js';
 export type { StreamEventSettings, StreamFunctionSettings } from './stream-function.js';
 export { handlerFile, toEmulatorOptions } from './stream-function.js';
 export type { TemplatePlan } from './template.js';

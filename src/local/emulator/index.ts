@@ -5,7 +5,6 @@
 
 export type { KinesisInvocationRecord, MappingInvocationRecord } from '../../records/on-failure-record.js';
 export type { CheckpointData, ShardCheckpoint } from './checkpoint.js';
-export { CheckpointStore } from './checkpoint.js';
 export type { Clock } from './clock.js';
 export { ManualClock, systemClock } from './clock.js';
 // The on-failure record's own types (StreamInvocationRecord, FailureCondition) are the root's.
@@ -63,4 +62,4 @@ export { STREAM_RETENTION_MS } from './record-age.js';
 export type { CaptureOptions, ReplayOptions, ReplayResult } from './replay.js';
 export { capture, failureLine, RepeatedLineWriter, readReplayFile, replay } from './replay.js';
 export type { EmulatorWaitTarget } from './wait-bound.js';
-export { DEFAULT_WAIT_BOUND_MS, EmulatorWaitTimeoutError } from './wait-bound.js';
+export { EmulatorWaitTimeoutError } from './wait-bound.js';

@@ -1,7 +1,8 @@
 import { CreateBucketCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { S3DeadLetterSink } from '../../../src/s3.js';
-import { DEAD_LETTER_TYPE, DeadLetterSendError } from '../../../src/sinks/index.js';
+import { DEAD_LETTER_TYPE } from '../../../src/sinks/dead-letter-message.js';
+import { DeadLetterSendError } from '../../../src/sinks/index.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { entry } from './dead-letter-entry.js';
 import { listKeys, s3ClientFor, startRecordingS3 } from './s3-helpers.js';

@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import {
   createRecordParser,
   EventSourceMismatchError,
-  eventRecordsOf,
   MalformedRecordError,
   NotAStreamEventError,
   parseStreamEvent,
   streamRecordsOf,
   toKinesisRecord,
 } from '../../../src/records/index.js';
+import { eventRecordsOf } from '../../../src/records/parse.js';
 import { lambdaRecord, thrown } from './fixtures.js';
 
 const KINESIS_ARN = 'arn:aws:kinesis:eu-west-1:123456789012:stream/orders-changes';

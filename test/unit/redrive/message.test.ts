@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeRedriveMessage, RedriveMessageError } from '../../../src/redrive/index.js';
+import { RedriveMessageError } from '../../../src/redrive/index.js';
+import { decodeRedriveMessage } from '../../../src/redrive/message.js';
 import {
   serializeDeadLetterEntry,
   serializeDeadLetterPointer,

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { serializeDeadLetterPointer } from '../../../src/sinks/dead-letter-message.js';
-import { DEAD_LETTER_TYPE, serializeDeadLetterEntry } from '../../../src/sinks/index.js';
+import {
+  DEAD_LETTER_TYPE,
+  serializeDeadLetterEntry,
+  serializeDeadLetterPointer,
+} from '../../../src/sinks/dead-letter-message.js';
 import { streamGroupId } from '../../../src/sinks/sqs-dead-letter-sink.js';
 import type { DeadLetterEntry } from '../../../src/sinks/types.js';
 

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { AGGREGATOR_ENV, aggregatorOptionsFromEnv } from '../../../src/votes/env-config.js';
 import {
-  AGGREGATOR_ENV,
   aggregateVotes,
-  aggregatorOptionsFromEnv,
   InvalidVoteError,
   InvalidVoteOptionsError,
   shardsForPeak,
