@@ -2,7 +2,7 @@
 // types, read from the built declarations) are pinned in public-surface.json, so a change to what
 // users can import is a reviewed diff. After a deliberate change: `npm run build`, then
 // `UPDATE_PUBLIC_SURFACE=1 npx vitest run test/unit/layout/public-surface.test.ts`.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -77,7 +77,29 @@ describe('the public surface', () => {
     }
     expect(twice).toEqual([]);
   });
+
+  // Each entry exports what its docs document: every value a user can import (a function, a class,
+  // a constant) is named in README.md or docs/*.md. Types ride along with the values they describe.
+  it('documents every value an entry exports (README.md or docs/*.md names it)', () => {
+    const docs = [path.join(root, 'README.md'), ...docFiles()]
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
+    const undocumented = Object.entries(current).flatMap(([entry, { values }]) =>
+      values
+        .filter((name) => !new RegExp(`\\b${name.replace(/\$/g, '\\$')}\\b`).test(docs))
+        .map((name) => `${entry}: ${name}`),
+    );
+    expect(undocumented).toEqual([]);
+    expect(docs).toContain('createStreamHandler');
+  });
 });
+
+function docFiles(): string[] {
+  const dir = path.join(root, 'docs');
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => path.join(dir, name));
+}
 
 /** Names two entries both export on purpose (filled in when the surface was chosen). */
 const ALLOWED_TWICE = new Set<string>([]);
