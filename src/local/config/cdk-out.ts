@@ -247,8 +247,9 @@ function nestedAssemblyName(artifact: unknown, id: string): string {
 }
 
 /**
- * The assembly that holds the app's stacks: `dir` itself, or the CDK Stage (nested cloud
- * assembly) it holds alone or that `stage` names by its display name (`Prod`, `Prod/Eu`).
+ * The assembly that holds the app's stacks: the CDK Stage (nested cloud assembly) `stage` names by
+ * its display name (`Prod`, `Prod/Eu`), else `dir` itself when it holds stacks, else the one stage
+ * it holds.
  */
 function stackAssembly(
   dir: string,
@@ -257,15 +258,18 @@ function stackAssembly(
   const manifestFile = join(dir, 'manifest.json');
   const manifest = readJson(manifestFile, 'manifest');
   const stacks = artifactsOf(manifest, 'aws:cloudformation:stack');
-  if (stacks.length > 0) return { root: dir, manifestFile, manifest, stacks };
   const stages = artifactsOf(manifest, 'cdk:cloud-assembly').flatMap(([id, artifact]) => {
     const directory = nestedAssemblyDir(artifact);
     return directory === undefined ? [] : [{ name: nestedAssemblyName(artifact, id), directory }];
   });
+  // A stage in a stage is named by its path (`Prod/Eu`): its parent's assembly holds its own.
+  const named =
+    stages.find((s) => s.name === stage) ?? stages.find((s) => stage?.startsWith(`${s.name}/`) === true);
+  if (named !== undefined)
+    return stackAssembly(join(dir, named.directory), named.name === stage ? undefined : stage);
+  if (stacks.length > 0) return { root: dir, manifestFile, manifest, stacks };
   if (stages.length === 0)
     throw new TemplateReadError(manifestFile, 'manifest', 'artifacts', 'holds no aws:cloudformation:stack');
-  const named = stages.find((s) => s.name === stage);
-  if (named !== undefined) return stackAssembly(join(dir, named.directory), undefined);
   if (stages.length === 1)
     return stackAssembly(join(dir, (stages[0] as { directory: string }).directory), stage);
   throw new TemplateReadError(

@@ -22,11 +22,15 @@ writeFileSync(join(code, 'index.mjs'), 'export const handler = async () => ({ ba
  * worker reads the same stream (the table's stream ARN passed in as a parameter) and whose name
  * the parent's function gets from the nested stack's output.
  */
-function synth(names: readonly string[], assetMetadata: boolean): string {
-  const outdir = join(work, `${names.join('-')}-${assetMetadata}`);
+function synth(names: readonly string[], assetMetadata: boolean, extra?: (app: App) => void): string {
+  const outdir = join(work, `${names.join('-')}-${assetMetadata}-${extra === undefined ? '' : 'extra'}`);
   const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': assetMetadata } });
+  extra?.(app);
   for (const name of names) {
-    const stack = new Stack(new Stage(app, name), 'Orders');
+    // `Prod/Eu`: a stage Eu inside a stage Prod.
+    const [outer, inner] = name.split('/') as [string, string | undefined];
+    const outerStage = (app.node.tryFindChild(outer) as Stage | undefined) ?? new Stage(app, outer);
+    const stack = new Stack(inner === undefined ? outerStage : new Stage(outerStage, inner), 'Orders');
     const table = new dynamodb.Table(stack, 'Table', {
       partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
       stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
@@ -99,6 +103,16 @@ describe('readCdkOut: CDK Stages and nested stacks', () => {
   it('reads an app with one stage without being told which', () => {
     const app = readCdkOut(synth(['Only'], true));
     expect(app.functions.map((f) => f.key.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['Archive', 'Worker']);
+  });
+
+  it('reads a stage in a stage by its path, and a named stage beside stacks of the app itself', () => {
+    const out = synth(['Dev', 'Prod/Eu'], true, (app) => {
+      new Stack(app, 'Shared').node.addMetadata('purpose', 'a stack at the top');
+    });
+    expect(readCdkOut(out, 'Prod/Eu').name).toMatch(/^ProdEuOrders[0-9A-F]{8}$/);
+    expect(readCdkOut(out, 'Dev').name).toMatch(/^DevOrders[0-9A-F]{8}$/);
+    // Without a stage named, the app's own stacks are what is read; Shared has no mapping.
+    expect(readError(out).property).toBe('Resources');
   });
 
   it('refuses to guess between several stages, naming each and how to pick it', () => {
