@@ -5,7 +5,6 @@ import { SINK_WRITE_POLICY } from '../core/backoff.js';
 import { defineOptions, describe } from '../core/options.js';
 import type { EntityDiscriminator } from '../filters/entity.js';
 import { createJsonLogger } from '../logging/json-logger.js';
-import { fromPowertoolsLogger, isPowertoolsLogger } from '../logging/powertools-logger.js';
 import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
 import { NUMBERS_OPTION } from '../records/numbers.js';
 import { createStreamRecordParser } from '../records/parse.js';
@@ -56,15 +55,16 @@ const readConfig = /* @__PURE__ */ defineOptions<PipelineConfig>()('pipeline', {
   deadlineMarginMs: { kind: 'number', min: 0, default: 1000 },
   ttlAttribute: { kind: 'nonEmptyString' },
   logImages: { kind: 'boolean', default: false },
+  // A Powertools Logger is given as fromPowertoolsLogger(logger): only a handler that calls it links
+  // the adapter (a bare one has no child(), so it is refused here, naming the call).
   logger: {
     kind: 'custom',
     expected:
-      'a pino-compatible logger (child, debug, info, warn, error) or a Powertools Logger (createChild, debug, info, warn, error)',
+      "a pino-compatible logger (child, debug, info, warn, error); a Powertools Logger as fromPowertoolsLogger(logger) (import { fromPowertoolsLogger } from 'tidewater')",
     check: (v) =>
-      isPowertoolsLogger(v) ||
-      (isPlainObjectOrInstance(v) &&
-        typeof (v as PipelineLogger).child === 'function' &&
-        typeof (v as PipelineLogger).warn === 'function'),
+      isPlainObjectOrInstance(v) &&
+      typeof (v as PipelineLogger).child === 'function' &&
+      typeof (v as PipelineLogger).warn === 'function',
   },
   metrics: {
     kind: 'custom',
@@ -316,13 +316,6 @@ function compileRetry(retry: RetryConfig | undefined): Pick<CompiledConfig, 'ret
   return { retry: { attempts, baseDelayMs, maxDelayMs }, retryable };
 }
 
-/** Recognized once here, so the per-line path never asks which kind of logger it has. */
-function compileLogger(logger: PipelineConfig['logger'], logImages: boolean): PipelineLogger {
-  if (logger === undefined) return createJsonLogger({ logImages }) as PipelineLogger;
-  if (isPowertoolsLogger(logger)) return fromPowertoolsLogger(logger, { logImages });
-  return logger as PipelineLogger;
-}
-
 /** Validates a pipeline config and precomputes everything the per-record path needs. */
 export function compileConfig<T extends object>(config: PipelineConfig<T>): CompiledConfig {
   if (config === undefined) fail('config must be an object, got undefined');
@@ -366,7 +359,7 @@ export function compileConfig<T extends object>(config: PipelineConfig<T>): Comp
     deadlineMarginMs: c.deadlineMarginMs,
     ttlAttribute: c.ttlAttribute,
     logImages: c.logImages,
-    logger: compileLogger(c.logger, c.logImages),
+    logger: c.logger ?? (createJsonLogger({ logImages: c.logImages }) as PipelineLogger),
     metrics: compileMetrics(c.metrics, sinks),
     onUnrouted: c.onUnrouted,
     parse: createStreamRecordParser(c.parse),

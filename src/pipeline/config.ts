@@ -1,7 +1,6 @@
 // The public config vocabulary: what a user writes (createPipeline, createStreamHandler). What it is
 // compiled into lives in plan.ts, the readers and the compiler in compile.ts.
 import type { EntityDiscriminator } from '../filters/entity.js';
-import type { PowertoolsLoggerLike } from '../logging/powertools-logger.js';
 import type { ParseOptions } from '../records/parse.js';
 import type { ClassifiedRecord, Item, RecordKind, RecordOfKind } from '../records/types.js';
 import type { DeadLetterSink, Sink, SinkContext, SinkLogger, SinkResult } from '../sinks/types.js';
@@ -167,16 +166,16 @@ export interface PipelineConfig<T extends object = Item> {
   /** The table's TTL attribute: INSERT/MODIFY records whose TTL never expires are logged and counted. */
   ttlAttribute?: string;
   /**
-   * Include item images in the TTL warning, and let the default logger and an adapted Powertools
-   * Logger write images instead of `[Redacted]`. Default false.
+   * Include item images in the TTL warning, and let the default logger write images instead of
+   * `[Redacted]` (a logger you give redacts by its own settings). Default false.
    */
   logImages?: boolean;
   /**
-   * A pino-style logger (`child`, `warn(fields, message)`, …) or a Powertools Logger, adapted once
-   * here to that shape (fields made JSON-safe, images redacted unless `logImages`). Default
-   * createJsonLogger().
+   * A pino-style logger (`child`, `warn(fields, message)`, …); a Powertools Logger as
+   * `fromPowertoolsLogger(logger, { logImages? })`, which links the adapter into the handler (a
+   * bare Powertools Logger is refused, naming that call). Default createJsonLogger().
    */
-  logger?: PipelineLogger | PowertoolsLoggerLike;
+  logger?: PipelineLogger;
   /**
    * tidewater's EMF line settings, a Powertools Metrics instance (as `{ target }`), or false.
    * Left out: one EMF line per invocation in Lambda (where `AWS_LAMBDA_FUNCTION_NAME` is set),
