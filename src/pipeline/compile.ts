@@ -22,9 +22,9 @@ import type {
   RouteConfig,
   ValidatedSchema,
 } from './config.js';
-import { SOURCE_OPTION } from './kinesis-source.js';
 import { compileMetrics, isMetricsTarget } from './metrics.js';
 import { type CompiledConfig, type CompiledRoute, HANDLER_BIT, KIND_BIT, KINDS, MAX_SINKS } from './plan.js';
+import { SOURCE_OPTION } from './source-option.js';
 import { TRACER_OPTION } from './tracing.js';
 import { isValidated, type SchemaUse, type ValidationStage, validationStageOf } from './validated.js';
 
