@@ -15,6 +15,7 @@ import {
 } from '../../../src/pipeline/index.js';
 import { captureJsonLines } from '../../support/capture-output.js';
 import { batch, quiet, RecordingSink, seq } from './fixtures.js';
+import { entry, linkedModules } from './linked-modules.js';
 
 const SECRET = 'card-4111-1111';
 const NOW = 1_800_000_010_000;
@@ -185,6 +186,20 @@ describe('a Powertools Logger as the pipeline logger (fromPowertoolsLogger)', ()
       expect(line).toMatchObject({ first: own, firstSequenceNumber: own });
     }
     expect(new Set(lines.map((l) => l.requestId))).toEqual(new Set(['req-a', 'req-b']));
+  });
+
+  it('links the adapter only into a handler that calls fromPowertoolsLogger()', async () => {
+    const handler = (logger: string) =>
+      `import { createStreamHandler, fromPowertoolsLogger, MemorySink } from ${JSON.stringify(entry)};\n` +
+      `void fromPowertoolsLogger;\nexport const handler = createStreamHandler({ ${logger}routes: [{ when: 'ttl-delete', to: new MemorySink() }] });\n`;
+    const adapter = 'src/logging/powertools-logger.ts';
+    expect(await linkedModules(handler(''))).not.toContain(adapter);
+    const withAdapter = await linkedModules(
+      handler(
+        'logger: fromPowertoolsLogger({ debug() {}, info() {}, warn() {}, error() {}, createChild() {} }), ',
+      ),
+    );
+    expect(withAdapter).toContain(adapter);
   });
 
   it('is taken as given; a bare Powertools Logger is refused naming fromPowertoolsLogger, as is a logger of neither kind', () => {
