@@ -26,6 +26,7 @@ import { compileMetrics, isMetricsTarget } from './metrics.js';
 import { type CompiledConfig, type CompiledRoute, HANDLER_BIT, KIND_BIT, KINDS, MAX_SINKS } from './plan.js';
 import { SOURCE_OPTION } from './source-option.js';
 import { TRACER_OPTION } from './tracing.js';
+import { TTL_HEALTH, TTL_HEALTH_OPTION } from './ttl-health-key.js';
 import { isValidated, type SchemaUse, type ValidationStage, validationStageOf } from './validated.js';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -53,7 +54,7 @@ const readConfig = /* @__PURE__ */ defineOptions<PipelineConfig>()('pipeline', {
   retry: AN_OBJECT,
   maxRecordAgeSeconds: { kind: 'number', min: 0 },
   deadlineMarginMs: { kind: 'number', min: 0, default: 1000 },
-  ttlAttribute: { kind: 'nonEmptyString' },
+  ttlAttribute: TTL_HEALTH_OPTION,
   logImages: { kind: 'boolean', default: false },
   // A Powertools Logger is given as fromPowertoolsLogger(logger): only a handler that calls it links
   // the adapter (a bare one has no child(), so it is refused here, naming the call).
@@ -357,7 +358,8 @@ export function compileConfig<T extends object>(config: PipelineConfig<T>): Comp
     maxRecordAgeMs:
       c.maxRecordAgeSeconds === undefined ? Number.POSITIVE_INFINITY : c.maxRecordAgeSeconds * 1000,
     deadlineMarginMs: c.deadlineMarginMs,
-    ttlAttribute: c.ttlAttribute,
+    // The reader let only ttlHealth() values through.
+    ttlHealth: c.ttlAttribute?.[TTL_HEALTH] as CompiledConfig['ttlHealth'],
     logImages: c.logImages,
     logger: c.logger ?? (createJsonLogger({ logImages: c.logImages }) as PipelineLogger),
     metrics: compileMetrics(c.metrics, sinks),

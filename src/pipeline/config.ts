@@ -8,6 +8,7 @@ import type { StreamSource } from './kinesis-source.js';
 import type { MetricsConfig, MetricsTarget } from './metrics.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import type { SinkTracer } from './tracing.js';
+import type { TTL_HEALTH } from './ttl-health-key.js';
 import type { VALIDATED } from './validated-key.js';
 
 /** A logger the pipeline can make a per-invocation child of (a pino Logger is one). */
@@ -47,6 +48,14 @@ export type ItemSchema<T extends object = Item> = StandardSchemaV1<unknown, T>;
 export interface ValidatedSchema<T extends object = Item> extends StandardSchemaV1<unknown, T> {
   /** The validation stage validated() links (validated.ts reads it). */
   readonly [VALIDATED]: unknown;
+}
+
+/** The TTL health check made by ttlHealth(attribute) (ttl-health.ts), the pipeline's `ttlAttribute`. */
+export interface TtlHealth {
+  /** The table's TTL attribute. */
+  readonly attribute: string;
+  /** The check ttlHealth() links (the compiler reads it). */
+  readonly [TTL_HEALTH]: unknown;
 }
 
 export interface RouteConfig {
@@ -163,8 +172,12 @@ export interface PipelineConfig<T extends object = Item> {
   maxRecordAgeSeconds?: number;
   /** Stop starting work when less than this is left of the invocation. Default 1000. */
   deadlineMarginMs?: number;
-  /** The table's TTL attribute: INSERT/MODIFY records whose TTL never expires are logged and counted. */
-  ttlAttribute?: string;
+  /**
+   * `ttlHealth('expiresAt')`, naming the table's TTL attribute: INSERT/MODIFY records whose TTL
+   * never expires are logged and counted. ttlHealth() links the check into the handler (a bare
+   * attribute name is refused, naming it). Default: no check.
+   */
+  ttlAttribute?: TtlHealth;
   /**
    * Include item images in the TTL warning, and let the default logger write images instead of
    * `[Redacted]` (a logger you give redacts by its own settings). Default false.

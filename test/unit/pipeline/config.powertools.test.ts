@@ -12,6 +12,7 @@ import {
   createStreamHandler,
   type PipelineConfig,
   processBatch,
+  ttlHealth,
 } from '../../../src/pipeline/index.js';
 import { captureJsonLines } from '../../support/capture-output.js';
 import { batch, quiet, RecordingSink, seq } from './fixtures.js';
@@ -62,7 +63,7 @@ function scenario(): Omit<PipelineConfig, 'logger'> {
   return {
     ...quiet,
     clock: () => NOW,
-    ttlAttribute: 'expiresAt',
+    ttlAttribute: ttlHealth('expiresAt'),
     retry: { attempts: 2, baseDelayMs: 0, maxDelayMs: 0 },
     routes: [
       { name: 'audit', when: 'insert', to: audit },
