@@ -4,7 +4,7 @@
 import { SINK_WRITE_POLICY } from '../core/backoff.js';
 import { defineOptions, describe } from '../core/options.js';
 import type { EntityDiscriminator } from '../filters/entity.js';
-import { createJsonLogger } from '../logging/json-logger.js';
+import { defaultJsonLogger } from '../logging/json-logger.js';
 import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
 import { NUMBERS_OPTION } from '../records/numbers.js';
 import { createStreamRecordParser } from '../records/parse.js';
@@ -361,7 +361,7 @@ export function compileConfig<T extends object>(config: PipelineConfig<T>): Comp
     // The reader let only ttlHealth() values through.
     ttlHealth: c.ttlAttribute?.[TTL_HEALTH] as CompiledConfig['ttlHealth'],
     logImages: c.logImages,
-    logger: c.logger ?? (createJsonLogger({ logImages: c.logImages }) as PipelineLogger),
+    logger: c.logger ?? (defaultJsonLogger(c.logImages) as PipelineLogger),
     metrics: compileMetrics(c.metrics, sinks),
     onUnrouted: c.onUnrouted,
     parse: createStreamRecordParser(c.parse),
