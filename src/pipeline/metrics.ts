@@ -7,20 +7,22 @@ function isObject(value: unknown): value is object {
   return value !== null && typeof value === 'object';
 }
 
-const COUNT_METRICS = [
-  ['Records', 'records'],
-  ['Inserts', 'inserts'],
-  ['Modifies', 'modifies'],
-  ['UserDeletes', 'userDeletes'],
-  ['TtlDeletes', 'ttlDeletes'],
-  ['Malformed', 'malformed'],
-  ['Unrouted', 'unrouted'],
-  ['Failed', 'failed'],
-  ['DeadLettered', 'deadLettered'],
-  ['TtlNeverExpires', 'ttlNeverExpires'],
-  ['Retries', 'retries'],
-  ['Duplicates', 'duplicates'],
-] as const;
+/** The counts, in the line's order: each metric is its field's name capitalized (`ttlDeletes`: `TtlDeletes`). */
+const COUNT_FIELDS = [
+  'records',
+  'inserts',
+  'modifies',
+  'userDeletes',
+  'ttlDeletes',
+  'malformed',
+  'unrouted',
+  'failed',
+  'deadLettered',
+  'ttlNeverExpires',
+  'retries',
+  'duplicates',
+] as const satisfies readonly (keyof InvocationMetrics)[];
+const COUNT_NAMES = COUNT_FIELDS.map((field) => field[0]!.toUpperCase() + field.slice(1));
 
 /**
  * Counts the parsed records by kind into `metrics` and returns the iteratorAgeMs metric: the age,
@@ -70,7 +72,7 @@ function addToTarget(
   iteratorAgeMs: number,
   durationMs: number,
 ): void {
-  for (const [name, field] of COUNT_METRICS) target.addMetric(name, 'Count', metrics[field]);
+  COUNT_FIELDS.forEach((field, k) => target.addMetric(COUNT_NAMES[k]!, 'Count', metrics[field]));
   for (let i = 0; i < routedNames.length; i++) target.addMetric(routedNames[i]!, 'Count', metrics.routed[i]!);
   target.addMetric('IteratorAgeMs', 'Milliseconds', iteratorAgeMs);
   target.addMetric('DurationMs', 'Milliseconds', durationMs);
@@ -106,7 +108,7 @@ export interface EmfTemplate {
   readonly start: string;
   /** The directive, closing `_aws`, then the dimension values. */
   readonly afterTimestamp: string;
-  /** `,"Records":`…, one per COUNT_METRICS entry, then one per routed sink. */
+  /** `,"Records":`…, one per count, then one per routed sink. */
   readonly keys: readonly string[];
   readonly iteratorAgeKey: string;
   readonly durationKey: string;
@@ -123,7 +125,7 @@ export function emfTemplate(
   dimensions: Readonly<Record<string, string>>,
   routedNames: readonly string[],
 ): EmfTemplate {
-  const counts = [...COUNT_METRICS.map(([name]) => name), ...routedNames];
+  const counts = [...COUNT_NAMES, ...routedNames];
   const dimensionNames = Object.keys(dimensions);
   const all = ['_aws', ...dimensionNames, ...counts, 'IteratorAgeMs', 'DurationMs'];
   const metrics = [
@@ -162,7 +164,7 @@ function emfLine(
   const { keys } = template;
   let line = template.start + JSON.stringify(timestamp) + template.afterTimestamp;
   let k = 0;
-  for (; k < COUNT_METRICS.length; k++) line += keys[k]! + json(metrics[COUNT_METRICS[k]![1]]);
+  for (; k < COUNT_FIELDS.length; k++) line += keys[k]! + json(metrics[COUNT_FIELDS[k]!]);
   const routed = metrics.routed;
   for (let i = 0; i < routed.length; i++) line += keys[k + i]! + json(routed[i]!);
   line += `${template.iteratorAgeKey}${json(iteratorAgeMs)}${template.durationKey}${json(durationMs)}}`;
