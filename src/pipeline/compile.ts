@@ -8,6 +8,7 @@ import { defaultJsonLogger } from '../logging/json-logger.js';
 import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
 import { NUMBERS_OPTION } from '../records/numbers.js';
 import { createStreamRecordParser } from '../records/parse.js';
+import { isObject as isPlainObject } from '../records/shape.js';
 import type { ClassifiedRecord, RecordKind } from '../records/types.js';
 import type { Sink } from '../sinks/types.js';
 import type {
@@ -29,15 +30,12 @@ import { TRACER_OPTION } from './tracing.js';
 import { TTL_HEALTH, TTL_HEALTH_OPTION } from './ttl-health-key.js';
 import { isValidated, type SchemaUse, type ValidationStage, validationStageOf } from './validated.js';
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function isPlainObjectOrInstance(value: unknown): value is object {
   return value !== null && typeof value === 'object';
 }
 
 const UNROUTED = ['count', 'dead-letter', 'fail'] as const;
+const WHEN = 'a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)';
 const AN_OBJECT = { kind: 'custom', expected: 'an object', check: isPlainObject } as const;
 
 // The configuration's declared options (core/options), each nested object with its own reader
@@ -94,7 +92,7 @@ const readRoute = /* @__PURE__ */ defineOptions<RouteConfig>()('pipeline', {
   name: { kind: 'nonEmptyString' },
   when: {
     kind: 'custom',
-    expected: 'a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)',
+    expected: WHEN,
     check: (v) => v !== undefined,
     required: true,
   },
@@ -187,9 +185,7 @@ function compileWhen(when: unknown, where: string): { kindMask: number; test: Re
   }
   if (typeof when === 'string')
     fail(`${where}.when: unknown kind ${JSON.stringify(when)} (known: ${KINDS.join(', ')})`);
-  fail(
-    `${where}.when must be a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)`,
-  );
+  fail(`${where}.when must be ${WHEN}`);
 }
 
 /**

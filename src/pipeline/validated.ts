@@ -1,6 +1,7 @@
 import { defineOptions } from '../core/options.js';
 import type { Item } from '../records/types.js';
 import type { ImagesChecked, ItemSchema, ValidatedSchema } from './config.js';
+import { isMarked } from './marked.js';
 import { type CompiledConfig, type CompiledSchema, HANDLER_BIT } from './plan.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import { validateImages } from './validate-images.js';
@@ -78,7 +79,7 @@ export function validated<T extends object>(schema: StandardSchemaV1<unknown, T>
 
 /** @internal Whether `value` was made by validated(). */
 export function isValidated(value: unknown): value is ValidatedSchema {
-  return value !== null && typeof value === 'object' && VALIDATED in value;
+  return isMarked(value, VALIDATED);
 }
 
 /** @internal The stage a validated() schema carries. */
