@@ -218,9 +218,6 @@ function schemaUse(item: ItemSchema | undefined, images: ImagesChecked | undefin
   return { schema: stage.schema, images: images ?? 'new', stage };
 }
 
-const sameUse = (a: StagedUse | null, b: StagedUse | null): boolean =>
-  a === b || (a !== null && b !== null && a.schema === b.schema && a.images === b.images);
-
 interface CompiledRoutes {
   routes: CompiledRoute[];
   sinks: Sink[];
@@ -247,13 +244,11 @@ function compileRoutes(routes: readonly unknown[] | undefined): CompiledRoutes {
         if (sinks.length === MAX_SINKS) fail(`at most ${MAX_SINKS} distinct sinks are supported`);
         index = sinks.push(sink) - 1;
         sinkSchemas[index] = schema;
-      } else if (!sameUse(sinkSchemas[index]!, schema)) {
-        // A sink gets one batch per invocation; records validated by one schema and records
-        // validated by another (or not at all) would be indistinguishable in it.
-        fail(
-          `${where}: sink ${sinkName(sink)} is reached by routes with different item schemas ` +
-            "(or with and without one, or other 'images'); a sink takes one: give its routes the same schema (a union for several entities)",
-        );
+      } else {
+        // Two uses differ only when one has a schema: its stage (validated()) judges them.
+        const kept = sinkSchemas[index]!;
+        if (kept !== schema)
+          (kept ?? schema)!.stage.checkSameUse(kept, schema, `${where}: sink ${sinkName(sink)}`);
       }
       sinkMask |= 1 << index;
     }
