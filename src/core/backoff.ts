@@ -21,6 +21,12 @@ export interface RetryPolicy {
 // RETRY_POLICIES lists them. A caller's option may change a policy's attempts (or, for the
 // pipeline, all three values), never the formula.
 
+/**
+ * No cap. Named once: a policy object spelling `Number.POSITIVE_INFINITY` is a property read the
+ * bundler keeps, and with it the object, in every bundle (an unused policy included).
+ */
+const UNCAPPED = Number.POSITIVE_INFINITY;
+
 /** The pipeline's redelivery of failed records to their sinks and handler (`retry` in PipelineConfig). */
 export const SINK_WRITE_POLICY = { attempts: 3, baseDelayMs: 100, maxDelayMs: 2_000 } as const;
 /** A votes request to DynamoDB (counter writes, aggregator reads and updates, registry). */
@@ -31,7 +37,7 @@ export const RESTORE_BATCH_POLICY = { attempts: 9, baseDelayMs: 50, maxDelayMs: 
 export const DEAD_LETTER_SEND_POLICY = {
   attempts: 4,
   baseDelayMs: 100,
-  maxDelayMs: Number.POSITIVE_INFINITY,
+  maxDelayMs: UNCAPPED,
 } as const;
 /**
  * S3ArchiveSink after 409 ConditionalRequestConflict: a concurrent conditional write of the same
@@ -40,7 +46,7 @@ export const DEAD_LETTER_SEND_POLICY = {
 export const ARCHIVE_CONFLICT_POLICY = {
   attempts: 3,
   baseDelayMs: 25,
-  maxDelayMs: Number.POSITIVE_INFINITY,
+  maxDelayMs: UNCAPPED,
 } as const;
 /**
  * A request of a client an S3 or SQS sink builds (SinkRetryStrategy), 8 attempts unless the

@@ -1,7 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { defineEnvironment, type Environment } from '../core/options.js';
-import { createStreamHandler, kinesisSource, type RouteConfig, route } from '../pipeline/index.js';
+import { createStreamHandler, kinesisSource, type RouteConfig, route, ttlHealth } from '../pipeline/index.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, S3ArchiveSink, S3DeadLetterSink } from '../s3.js';
 import { SqsDeadLetterSink } from '../sqs.js';
 import { ARCHIVE_ROUTES, type ArchiveRoutes, clientRetry, userDeletePrefix } from './archive-settings.js';
@@ -111,7 +111,7 @@ export function createArchiveHandler(
     // The deployed archive reads either source (EVENT_SOURCE), so it links the Kinesis stages.
     source: config.source === 'kinesis' ? kinesisSource() : 'dynamodb-stream',
     routes,
-    ttlAttribute: config.ttlAttribute,
+    ttlAttribute: ttlHealth(config.ttlAttribute),
     onUnrouted: 'dead-letter',
     ...(config.maxRecordAgeSeconds === undefined ? {} : { maxRecordAgeSeconds: config.maxRecordAgeSeconds }),
     deadLetter: new SqsDeadLetterSink({

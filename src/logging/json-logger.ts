@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { type LoggerOptions, levelFrom, readLoggerOptions, settingsFrom } from './logger-options.js';
-import { type SafeValueSettings, toLogSafe } from './safe-value.js';
+import { DEFAULT_SETTINGS, type SafeValueSettings, toLogSafe } from './safe-value.js';
 
 /** pino's level numbers: the lines are indistinguishable from createLogger's. */
 const LEVEL_VALUES: Readonly<Record<string, number>> = {
@@ -86,7 +86,24 @@ function make(shared: Shared, bindings: string): JsonLogger {
  */
 export function createJsonLogger(options?: LoggerOptions): JsonLogger {
   const o = readLoggerOptions(options, 'createJsonLogger');
-  const settings = settingsFrom(o);
+  return jsonLogger(o, settingsFrom(o));
+}
+
+/**
+ * @internal createJsonLogger({ logImages }) without reading options: the pipeline's default
+ * logger, so a handler's bundle links no logger option reader.
+ */
+export function defaultJsonLogger(logImages: boolean): JsonLogger {
+  return jsonLogger(
+    {},
+    logImages ? { redact: new Set(), maxDepth: DEFAULT_SETTINGS.maxDepth } : DEFAULT_SETTINGS,
+  );
+}
+
+function jsonLogger(
+  o: Pick<LoggerOptions, 'level' | 'name' | 'base' | 'destination'>,
+  settings: SafeValueSettings,
+): JsonLogger {
   const level = levelFrom(o.level, 'createJsonLogger');
   const destination = o.destination ?? process.stdout;
   const base = o.base === undefined ? { pid: process.pid, hostname: hostname() } : o.base;

@@ -1,3 +1,4 @@
+import { InvalidOptionsError } from '../core/errors.js';
 import { defineOptions } from '../core/options.js';
 import { IMAGE_KEYS, KEY_KEYS, type SafeValueSettings } from './safe-value.js';
 
@@ -32,24 +33,36 @@ export interface LoggerOptions {
 }
 export const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+// The rules of the JSON-safe walk and redaction, the same for every logger tidewater makes or
+// adapts. Named in each spec, not spread from a shared object: a spread would keep the reader in
+// every bundle (the bundler cannot tell it has no side effect), and the pipeline's default logger
+// reads no options.
+const LOG_IMAGES = { kind: 'boolean', default: false } as const;
+const REDACT_KEYS = { kind: 'boolean', default: false } as const;
+const REDACT = {
+  kind: 'custom',
+  expected: 'an array of property names',
+  check: (v: unknown) => Array.isArray(v) && v.every((k) => typeof k === 'string' && k !== ''),
+  default: [],
+} as const;
+const MAX_DEPTH = { kind: 'integer', min: 1, default: 12 } as const;
+
 /** The options of the JSON-safe walk and redaction, the same for every logger tidewater makes or adapts. */
 export const SAFE_VALUE_OPTIONS = {
-  logImages: { kind: 'boolean', default: false },
-  redactKeys: { kind: 'boolean', default: false },
-  redact: {
-    kind: 'custom',
-    expected: 'an array of property names',
-    check: (v: unknown) => Array.isArray(v) && v.every((k) => typeof k === 'string' && k !== ''),
-    default: [],
-  },
-  maxDepth: { kind: 'integer', min: 1, default: 12 },
+  logImages: LOG_IMAGES,
+  redactKeys: REDACT_KEYS,
+  redact: REDACT,
+  maxDepth: MAX_DEPTH,
 } as const;
 
 /** createLogger's and createJsonLogger's options (`where` names the factory). */
 export const readLoggerOptions = /* @__PURE__ */ defineOptions<LoggerOptions>()('createLogger', {
   level: { kind: 'enum', values: LEVELS },
   name: { kind: 'string' },
-  ...SAFE_VALUE_OPTIONS,
+  logImages: LOG_IMAGES,
+  redactKeys: REDACT_KEYS,
+  redact: REDACT,
+  maxDepth: MAX_DEPTH,
   base: {
     kind: 'custom',
     expected: 'an object or null',
@@ -75,11 +88,11 @@ export function levelFrom(level: Level | 'silent' | undefined, where: string): L
   if (level !== undefined) return level;
   const env = process.env.LOG_LEVEL;
   if (env === undefined) return 'info';
+  // The reader's message shape, without the reader: the pipeline's default logger reads no options.
   if (!(LEVELS as readonly string[]).includes(env)) {
-    throw readLoggerOptions.fail(
-      `LOG_LEVEL must be one of ${LEVELS.join(', ')}, got ${JSON.stringify(env)}`,
-      'level',
-      where,
+    throw new InvalidOptionsError(
+      `${where}: LOG_LEVEL must be one of ${LEVELS.join(', ')}, got ${JSON.stringify(env)}`,
+      { option: 'level' },
     );
   }
   return env as Level | 'silent';

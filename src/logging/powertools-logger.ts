@@ -118,9 +118,9 @@ function messageOf(obj: object | string, msg: string | undefined): string {
 }
 
 /**
- * A Powertools Logger with pino's call shape, for whatever takes a pino-style logger. The
- * pipeline's `logger` option adapts a Powertools Logger by itself (with its `logImages`); call
- * this for other redaction (`redactKeys`, `redact`) or for `aggregateVotes`. Payloads go through
+ * A Powertools Logger with pino's call shape, for whatever takes a pino-style logger: the
+ * pipeline's `logger` option (`logger: fromPowertoolsLogger(logger)`, which links this adapter
+ * into the handler; a bare Powertools Logger is refused there) or `aggregateVotes`. Payloads go through
  * the same JSON-safe walk and redaction as createLogger's: item images are `[Redacted]` unless
  * `logImages: true`. Lines are Powertools' own (level, message, service, timestamp, its keys),
  * with tidewater's fields and the child bindings beside them.

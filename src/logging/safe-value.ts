@@ -15,7 +15,11 @@ const MAX_BINARY_BYTES = 1024;
 export const IMAGE_KEYS: readonly string[] = ['NewImage', 'OldImage', 'newImage', 'oldImage'];
 export const KEY_KEYS: readonly string[] = ['Keys', 'keys'];
 
-const DEFAULT_SETTINGS: SafeValueSettings = Object.freeze({ redact: new Set(IMAGE_KEYS), maxDepth: 12 });
+/** createLogger's defaults: images redacted, 12 levels deep. */
+export const DEFAULT_SETTINGS: SafeValueSettings = Object.freeze({
+  redact: new Set(IMAGE_KEYS),
+  maxDepth: 12,
+});
 
 function binary(bytes: Uint8Array): string {
   if (bytes.byteLength > MAX_BINARY_BYTES) return `[Binary ${bytes.byteLength} bytes]`;

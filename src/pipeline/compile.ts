@@ -4,11 +4,11 @@
 import { SINK_WRITE_POLICY } from '../core/backoff.js';
 import { defineOptions, describe } from '../core/options.js';
 import type { EntityDiscriminator } from '../filters/entity.js';
-import { createJsonLogger } from '../logging/json-logger.js';
-import { fromPowertoolsLogger, isPowertoolsLogger } from '../logging/powertools-logger.js';
+import { defaultJsonLogger } from '../logging/json-logger.js';
 import { TTL_HEURISTIC_OPTION } from '../records/classify.js';
 import { NUMBERS_OPTION } from '../records/numbers.js';
 import { createStreamRecordParser } from '../records/parse.js';
+import { isObject as isPlainObject } from '../records/shape.js';
 import type { ClassifiedRecord, RecordKind } from '../records/types.js';
 import type { Sink } from '../sinks/types.js';
 import type {
@@ -23,21 +23,19 @@ import type {
   RouteConfig,
   ValidatedSchema,
 } from './config.js';
-import { SOURCE_OPTION } from './kinesis-source.js';
 import { compileMetrics, isMetricsTarget } from './metrics.js';
 import { type CompiledConfig, type CompiledRoute, HANDLER_BIT, KIND_BIT, KINDS, MAX_SINKS } from './plan.js';
+import { SOURCE_OPTION } from './source-option.js';
 import { TRACER_OPTION } from './tracing.js';
+import { TTL_HEALTH, TTL_HEALTH_OPTION } from './ttl-health-key.js';
 import { isValidated, type SchemaUse, type ValidationStage, validationStageOf } from './validated.js';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function isPlainObjectOrInstance(value: unknown): value is object {
   return value !== null && typeof value === 'object';
 }
 
 const UNROUTED = ['count', 'dead-letter', 'fail'] as const;
+const WHEN = 'a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)';
 const AN_OBJECT = { kind: 'custom', expected: 'an object', check: isPlainObject } as const;
 
 // The configuration's declared options (core/options), each nested object with its own reader
@@ -54,17 +52,18 @@ const readConfig = /* @__PURE__ */ defineOptions<PipelineConfig>()('pipeline', {
   retry: AN_OBJECT,
   maxRecordAgeSeconds: { kind: 'number', min: 0 },
   deadlineMarginMs: { kind: 'number', min: 0, default: 1000 },
-  ttlAttribute: { kind: 'nonEmptyString' },
+  ttlAttribute: TTL_HEALTH_OPTION,
   logImages: { kind: 'boolean', default: false },
+  // A Powertools Logger is given as fromPowertoolsLogger(logger): only a handler that calls it links
+  // the adapter (a bare one has no child(), so it is refused here, naming the call).
   logger: {
     kind: 'custom',
     expected:
-      'a pino-compatible logger (child, debug, info, warn, error) or a Powertools Logger (createChild, debug, info, warn, error)',
+      "a pino-compatible logger (child, debug, info, warn, error); a Powertools Logger as fromPowertoolsLogger(logger) (import { fromPowertoolsLogger } from 'tidewater')",
     check: (v) =>
-      isPowertoolsLogger(v) ||
-      (isPlainObjectOrInstance(v) &&
-        typeof (v as PipelineLogger).child === 'function' &&
-        typeof (v as PipelineLogger).warn === 'function'),
+      isPlainObjectOrInstance(v) &&
+      typeof (v as PipelineLogger).child === 'function' &&
+      typeof (v as PipelineLogger).warn === 'function',
   },
   metrics: {
     kind: 'custom',
@@ -93,7 +92,7 @@ const readRoute = /* @__PURE__ */ defineOptions<RouteConfig>()('pipeline', {
   name: { kind: 'nonEmptyString' },
   when: {
     kind: 'custom',
-    expected: 'a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)',
+    expected: WHEN,
     check: (v) => v !== undefined,
     required: true,
   },
@@ -186,9 +185,7 @@ function compileWhen(when: unknown, where: string): { kindMask: number; test: Re
   }
   if (typeof when === 'string')
     fail(`${where}.when: unknown kind ${JSON.stringify(when)} (known: ${KINDS.join(', ')})`);
-  fail(
-    `${where}.when must be a kind, a list of kinds or a predicate (matching(pattern) for a filter pattern)`,
-  );
+  fail(`${where}.when must be ${WHEN}`);
 }
 
 /**
@@ -221,9 +218,6 @@ function schemaUse(item: ItemSchema | undefined, images: ImagesChecked | undefin
   return { schema: stage.schema, images: images ?? 'new', stage };
 }
 
-const sameUse = (a: StagedUse | null, b: StagedUse | null): boolean =>
-  a === b || (a !== null && b !== null && a.schema === b.schema && a.images === b.images);
-
 interface CompiledRoutes {
   routes: CompiledRoute[];
   sinks: Sink[];
@@ -250,13 +244,11 @@ function compileRoutes(routes: readonly unknown[] | undefined): CompiledRoutes {
         if (sinks.length === MAX_SINKS) fail(`at most ${MAX_SINKS} distinct sinks are supported`);
         index = sinks.push(sink) - 1;
         sinkSchemas[index] = schema;
-      } else if (!sameUse(sinkSchemas[index]!, schema)) {
-        // A sink gets one batch per invocation; records validated by one schema and records
-        // validated by another (or not at all) would be indistinguishable in it.
-        fail(
-          `${where}: sink ${sinkName(sink)} is reached by routes with different item schemas ` +
-            "(or with and without one, or other 'images'); a sink takes one: give its routes the same schema (a union for several entities)",
-        );
+      } else {
+        // Two uses differ only when one has a schema: its stage (validated()) judges them.
+        const kept = sinkSchemas[index]!;
+        if (kept !== schema)
+          (kept ?? schema)!.stage.checkSameUse(kept, schema, `${where}: sink ${sinkName(sink)}`);
       }
       sinkMask |= 1 << index;
     }
@@ -316,13 +308,6 @@ function compileRetry(retry: RetryConfig | undefined): Pick<CompiledConfig, 'ret
   return { retry: { attempts, baseDelayMs, maxDelayMs }, retryable };
 }
 
-/** Recognized once here, so the per-line path never asks which kind of logger it has. */
-function compileLogger(logger: PipelineConfig['logger'], logImages: boolean): PipelineLogger {
-  if (logger === undefined) return createJsonLogger({ logImages }) as PipelineLogger;
-  if (isPowertoolsLogger(logger)) return fromPowertoolsLogger(logger, { logImages });
-  return logger as PipelineLogger;
-}
-
 /** Validates a pipeline config and precomputes everything the per-record path needs. */
 export function compileConfig<T extends object>(config: PipelineConfig<T>): CompiledConfig {
   if (config === undefined) fail('config must be an object, got undefined');
@@ -364,9 +349,10 @@ export function compileConfig<T extends object>(config: PipelineConfig<T>): Comp
     maxRecordAgeMs:
       c.maxRecordAgeSeconds === undefined ? Number.POSITIVE_INFINITY : c.maxRecordAgeSeconds * 1000,
     deadlineMarginMs: c.deadlineMarginMs,
-    ttlAttribute: c.ttlAttribute,
+    // The reader let only ttlHealth() values through.
+    ttlHealth: c.ttlAttribute?.[TTL_HEALTH] as CompiledConfig['ttlHealth'],
     logImages: c.logImages,
-    logger: compileLogger(c.logger, c.logImages),
+    logger: c.logger ?? (defaultJsonLogger(c.logImages) as PipelineLogger),
     metrics: compileMetrics(c.metrics, sinks),
     onUnrouted: c.onUnrouted,
     parse: createStreamRecordParser(c.parse),

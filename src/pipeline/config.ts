@@ -1,7 +1,6 @@
 // The public config vocabulary: what a user writes (createPipeline, createStreamHandler). What it is
 // compiled into lives in plan.ts, the readers and the compiler in compile.ts.
 import type { EntityDiscriminator } from '../filters/entity.js';
-import type { PowertoolsLoggerLike } from '../logging/powertools-logger.js';
 import type { ParseOptions } from '../records/parse.js';
 import type { ClassifiedRecord, Item, RecordKind, RecordOfKind } from '../records/types.js';
 import type { DeadLetterSink, Sink, SinkContext, SinkLogger, SinkResult } from '../sinks/types.js';
@@ -9,6 +8,7 @@ import type { StreamSource } from './kinesis-source.js';
 import type { MetricsConfig, MetricsTarget } from './metrics.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import type { SinkTracer } from './tracing.js';
+import type { TTL_HEALTH } from './ttl-health-key.js';
 import type { VALIDATED } from './validated-key.js';
 
 /** A logger the pipeline can make a per-invocation child of (a pino Logger is one). */
@@ -48,6 +48,14 @@ export type ItemSchema<T extends object = Item> = StandardSchemaV1<unknown, T>;
 export interface ValidatedSchema<T extends object = Item> extends StandardSchemaV1<unknown, T> {
   /** The validation stage validated() links (validated.ts reads it). */
   readonly [VALIDATED]: unknown;
+}
+
+/** The TTL health check made by ttlHealth(attribute) (ttl-health.ts), the pipeline's `ttlAttribute`. */
+export interface TtlHealth {
+  /** The table's TTL attribute. */
+  readonly attribute: string;
+  /** The check ttlHealth() links (the compiler reads it). */
+  readonly [TTL_HEALTH]: unknown;
 }
 
 export interface RouteConfig {
@@ -164,19 +172,23 @@ export interface PipelineConfig<T extends object = Item> {
   maxRecordAgeSeconds?: number;
   /** Stop starting work when less than this is left of the invocation. Default 1000. */
   deadlineMarginMs?: number;
-  /** The table's TTL attribute: INSERT/MODIFY records whose TTL never expires are logged and counted. */
-  ttlAttribute?: string;
   /**
-   * Include item images in the TTL warning, and let the default logger and an adapted Powertools
-   * Logger write images instead of `[Redacted]`. Default false.
+   * `ttlHealth('expiresAt')`, naming the table's TTL attribute: INSERT/MODIFY records whose TTL
+   * never expires are logged and counted. ttlHealth() links the check into the handler (a bare
+   * attribute name is refused, naming it). Default: no check.
+   */
+  ttlAttribute?: TtlHealth;
+  /**
+   * Include item images in the TTL warning, and let the default logger write images instead of
+   * `[Redacted]` (a logger you give redacts by its own settings). Default false.
    */
   logImages?: boolean;
   /**
-   * A pino-style logger (`child`, `warn(fields, message)`, …) or a Powertools Logger, adapted once
-   * here to that shape (fields made JSON-safe, images redacted unless `logImages`). Default
-   * createJsonLogger().
+   * A pino-style logger (`child`, `warn(fields, message)`, …); a Powertools Logger as
+   * `fromPowertoolsLogger(logger, { logImages? })`, which links the adapter into the handler (a
+   * bare Powertools Logger is refused, naming that call). Default createJsonLogger().
    */
-  logger?: PipelineLogger | PowertoolsLoggerLike;
+  logger?: PipelineLogger;
   /**
    * tidewater's EMF line settings, a Powertools Metrics instance (as `{ target }`), or false.
    * Left out: one EMF line per invocation in Lambda (where `AWS_LAMBDA_FUNCTION_NAME` is set),

@@ -1,5 +1,5 @@
 import { eventIdOf } from '../records/raw-identity.js';
-import { DeadLetterSendError } from '../sinks/errors.js';
+import type { DeadLetterSendError } from '../sinks/errors.js';
 import type { DeadLetterEntry, ImageIssue } from '../sinks/types.js';
 import {
   contextOf,
@@ -58,9 +58,13 @@ export async function sendDeadLetters(ledger: Ledger): Promise<void> {
  */
 function firstUnsent(ledger: Ledger, indices: readonly number[], error: unknown): number {
   const first = indices[0]!;
-  if (!(error instanceof DeadLetterSendError) || error.sequenceNumbers.length === 0) return first;
+  // Read by name, as an InvalidImageError's issues are: the class is linked by the sinks that
+  // throw it, not by every handler (and one thrown by another copy of tidewater still counts).
+  if (!(error instanceof Error) || error.name !== 'DeadLetterSendError') return first;
+  const { sequenceNumbers } = error as DeadLetterSendError;
+  if (!Array.isArray(sequenceNumbers) || sequenceNumbers.length === 0) return first;
   let lowest = Number.POSITIVE_INFINITY;
-  for (const label of error.sequenceNumbers) {
+  for (const label of sequenceNumbers) {
     const i = indexOf(ledger, label);
     if (i === undefined || !indices.includes(i)) return first;
     if (i < lowest) lowest = i;

@@ -13,6 +13,7 @@ export type {
   RouteCondition,
   RouteConfig,
   SinkTaking,
+  TtlHealth,
   UnroutedPolicy,
   ValidatedSchema,
 } from './config.js';
@@ -35,6 +36,7 @@ export { createStreamHandler, streamProcessor } from './middleware.js';
 export type { StandardSchemaV1 } from './standard-schema.js';
 export type { SinkTracer, TracerLike, TraceSegmentLike, TraceSubsegmentLike } from './tracing.js';
 export { sinkTracer } from './tracing.js';
+export { ttlHealth } from './ttl-health.js';
 export { validated } from './validated.js';
 export { NotAWindowEventError, WindowStateTooLargeError } from './window-errors.js';
 export type { TimeWindow, TimeWindowEvent, TimeWindowResponse } from './window-event.js';

@@ -7,14 +7,12 @@ import {
 } from '../records/parse.js';
 import { type OrderedBatch, orderKinesisBatch } from './kinesis-order.js';
 import type { ReadBatch } from './read-batch.js';
+import { KINESIS_SOURCE } from './source-option.js';
 
 // Kinesis is opt-in, as matching() is for the filter compiler: only a handler that calls
 // kinesisSource() links the Kinesis decoder and the ordering stage. A DynamoDB Streams handler's
 // bundle carries neither, and a Kinesis batch sent to it still fails at once
 // (EventSourceMismatchError: telling the sources apart needs no decoder).
-
-// Symbol.for: a source made by another copy of tidewater (a bundled handler) is still recognized.
-const KINESIS_SOURCE = Symbol.for('tidewater.kinesisSource');
 
 export interface KinesisSourceOptions {
   /**
@@ -58,21 +56,3 @@ export function kinesisSource(options?: KinesisSourceOptions): KinesisSource {
     order: orderKinesisBatch,
   };
 }
-
-/** @internal */
-export function isKinesisSource(value: unknown): value is KinesisSource {
-  return value !== null && typeof value === 'object' && KINESIS_SOURCE in value;
-}
-
-/**
- * The reader rule of `source`: `'kinesis'` and `'auto'` are refused naming the call that takes
- * their place, at configuration time rather than at the first batch.
- */
-export const SOURCE_OPTION = {
-  kind: 'custom',
-  expected:
-    "'dynamodb-stream' or kinesisSource() (import { kinesisSource } from 'tidewater'; " +
-    "'kinesis' is kinesisSource(), 'auto' kinesisSource({ alsoDynamoDBStream: true }))",
-  check: (value: unknown) => value === 'dynamodb-stream' || isKinesisSource(value),
-  default: 'dynamodb-stream',
-} as const;

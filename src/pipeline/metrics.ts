@@ -7,20 +7,22 @@ function isObject(value: unknown): value is object {
   return value !== null && typeof value === 'object';
 }
 
-const COUNT_METRICS = [
-  ['Records', 'records'],
-  ['Inserts', 'inserts'],
-  ['Modifies', 'modifies'],
-  ['UserDeletes', 'userDeletes'],
-  ['TtlDeletes', 'ttlDeletes'],
-  ['Malformed', 'malformed'],
-  ['Unrouted', 'unrouted'],
-  ['Failed', 'failed'],
-  ['DeadLettered', 'deadLettered'],
-  ['TtlNeverExpires', 'ttlNeverExpires'],
-  ['Retries', 'retries'],
-  ['Duplicates', 'duplicates'],
-] as const;
+/** The counts, in the line's order: each metric is its field's name capitalized (`ttlDeletes`: `TtlDeletes`). */
+const COUNT_FIELDS = [
+  'records',
+  'inserts',
+  'modifies',
+  'userDeletes',
+  'ttlDeletes',
+  'malformed',
+  'unrouted',
+  'failed',
+  'deadLettered',
+  'ttlNeverExpires',
+  'retries',
+  'duplicates',
+] as const satisfies readonly (keyof InvocationMetrics)[];
+const COUNT_NAMES = COUNT_FIELDS.map((field) => field[0]!.toUpperCase() + field.slice(1));
 
 /**
  * Counts the parsed records by kind into `metrics` and returns the iteratorAgeMs metric: the age,
@@ -70,7 +72,7 @@ function addToTarget(
   iteratorAgeMs: number,
   durationMs: number,
 ): void {
-  for (const [name, field] of COUNT_METRICS) target.addMetric(name, 'Count', metrics[field]);
+  COUNT_FIELDS.forEach((field, k) => target.addMetric(COUNT_NAMES[k]!, 'Count', metrics[field]));
   for (let i = 0; i < routedNames.length; i++) target.addMetric(routedNames[i]!, 'Count', metrics.routed[i]!);
   target.addMetric('IteratorAgeMs', 'Milliseconds', iteratorAgeMs);
   target.addMetric('DurationMs', 'Milliseconds', durationMs);
@@ -94,14 +96,7 @@ export function publishMetrics(
 ): void {
   if (settings.target !== undefined)
     addToTarget(settings.target, settings.publish, settings.routedNames, metrics, iteratorAgeMs, durationMs);
-  else {
-    const template = settings.template;
-    settings.writer.write(
-      template === undefined
-        ? genericEmfLine(settings, metrics, iteratorAgeMs, durationMs, timestamp)
-        : emfLine(template, metrics, iteratorAgeMs, durationMs, timestamp),
-    );
-  }
+  else settings.writer.write(emfLine(settings.template, metrics, iteratorAgeMs, durationMs, timestamp));
 }
 
 /**
@@ -113,46 +108,44 @@ export interface EmfTemplate {
   readonly start: string;
   /** The directive, closing `_aws`, then the dimension values. */
   readonly afterTimestamp: string;
-  /** `,"Records":`…, one per COUNT_METRICS entry, then one per routed sink. */
+  /** `,"Records":`…, one per count, then one per routed sink. */
   readonly keys: readonly string[];
   readonly iteratorAgeKey: string;
   readonly durationKey: string;
+  /**
+   * A dimension or sink name collides with another key of the line (or is index-like): the line
+   * is parsed and stringified again, so one key holds one value, where a JSON object would have it.
+   */
+  readonly normalize: boolean;
 }
 
-/**
- * The template, or undefined when a dimension or sink name collides with another key of the line:
- * then one JSON object key would stand for two values, which only the generic path (an object,
- * stringified) resolves as before.
- */
+/** The template of a pipeline's line, built once from its config. */
 export function emfTemplate(
   namespace: string,
   dimensions: Readonly<Record<string, string>>,
   routedNames: readonly string[],
-): EmfTemplate | undefined {
-  const names = [...COUNT_METRICS.map(([name]) => name), ...routedNames, 'IteratorAgeMs', 'DurationMs'];
+): EmfTemplate {
+  const counts = [...COUNT_NAMES, ...routedNames];
   const dimensionNames = Object.keys(dimensions);
-  const all = ['_aws', ...dimensionNames, ...names];
-  // Index-like keys ("42") come first in an object whatever their insertion order.
-  if (new Set(all).size !== all.length || all.some((key) => /^(0|[1-9]\d*)$/.test(key))) return undefined;
+  const all = ['_aws', ...dimensionNames, ...counts, 'IteratorAgeMs', 'DurationMs'];
+  const metrics = [
+    ...counts.map((Name) => ({ Name, Unit: 'Count' })),
+    { Name: 'IteratorAgeMs', Unit: 'Milliseconds' },
+    { Name: 'DurationMs', Unit: 'Milliseconds' },
+  ];
   const directive = JSON.stringify([
-    { Namespace: namespace, Dimensions: [dimensionNames], Metrics: definitions(routedNames) },
+    { Namespace: namespace, Dimensions: [dimensionNames], Metrics: metrics },
   ]);
   const dimensionValues = JSON.stringify(dimensions).slice(1, -1);
   return {
     start: '{"_aws":{"Timestamp":',
     afterTimestamp: `,"CloudWatchMetrics":${directive}}${dimensionValues === '' ? '' : `,${dimensionValues}`}`,
-    keys: [...COUNT_METRICS.map(([name]) => name), ...routedNames].map((name) => `,${JSON.stringify(name)}:`),
+    keys: counts.map((name) => `,${JSON.stringify(name)}:`),
     iteratorAgeKey: ',"IteratorAgeMs":',
     durationKey: ',"DurationMs":',
+    // Index-like keys ("42") come first in an object whatever their insertion order.
+    normalize: new Set(all).size !== all.length || all.some((key) => /^(0|[1-9]\d*)$/.test(key)),
   };
-}
-
-function definitions(routedNames: readonly string[]): { Name: string; Unit: string }[] {
-  const list: { Name: string; Unit: string }[] = [];
-  for (const [name] of COUNT_METRICS) list.push({ Name: name, Unit: 'Count' });
-  for (const name of routedNames) list.push({ Name: name, Unit: 'Count' });
-  list.push({ Name: 'IteratorAgeMs', Unit: 'Milliseconds' }, { Name: 'DurationMs', Unit: 'Milliseconds' });
-  return list;
 }
 
 /** A number as JSON.stringify writes it. */
@@ -171,42 +164,12 @@ function emfLine(
   const { keys } = template;
   let line = template.start + JSON.stringify(timestamp) + template.afterTimestamp;
   let k = 0;
-  for (; k < COUNT_METRICS.length; k++) line += keys[k]! + json(metrics[COUNT_METRICS[k]![1]]);
+  for (; k < COUNT_FIELDS.length; k++) line += keys[k]! + json(metrics[COUNT_FIELDS[k]!]);
   const routed = metrics.routed;
   for (let i = 0; i < routed.length; i++) line += keys[k + i]! + json(routed[i]!);
-  return `${line}${template.iteratorAgeKey}${json(iteratorAgeMs)}${template.durationKey}${json(durationMs)}}\n`;
-}
-
-/** The line as an object stringified: what the template reproduces when no names collide. */
-function genericEmfLine(
-  settings: Extract<CompiledMetrics, { target: undefined }>,
-  metrics: InvocationMetrics,
-  iteratorAgeMs: number,
-  durationMs: number,
-  timestamp: number,
-): string {
-  const values: Record<string, unknown> = {};
-  for (const [name, field] of COUNT_METRICS) values[name] = metrics[field];
-  settings.routedNames.forEach((name, i) => {
-    values[name] = metrics.routed[i];
-  });
-  values.IteratorAgeMs = iteratorAgeMs;
-  values.DurationMs = durationMs;
-  const document = {
-    _aws: {
-      Timestamp: timestamp,
-      CloudWatchMetrics: [
-        {
-          Namespace: settings.namespace,
-          Dimensions: [Object.keys(settings.dimensions)],
-          Metrics: definitions(settings.routedNames),
-        },
-      ],
-    },
-    ...settings.dimensions,
-    ...values,
-  };
-  return `${JSON.stringify(document)}\n`;
+  line += `${template.iteratorAgeKey}${json(iteratorAgeMs)}${template.durationKey}${json(durationMs)}}`;
+  // JSON.parse keeps a repeated key's last value at its first place, as the object would.
+  return `${template.normalize ? JSON.stringify(JSON.parse(line)) : line}\n`;
 }
 
 export interface MetricsWriter {
@@ -252,10 +215,8 @@ export type CompiledMetrics =
   | (CompiledMetricsBase & {
       readonly target: undefined;
       readonly writer: MetricsWriter;
-      readonly namespace: string;
-      readonly dimensions: Readonly<Record<string, string>>;
-      /** The line's fixed parts, built once; undefined when names collide (the line is then built generically). */
-      readonly template: EmfTemplate | undefined;
+      /** The line's fixed parts, built once. */
+      readonly template: EmfTemplate;
     })
   | (CompiledMetricsBase & { readonly target: MetricsTarget; readonly publish: boolean });
 
@@ -325,8 +286,6 @@ export function compileMetrics(
   if (Object.keys(dimensions).length > 30)
     fail('metrics.dimensions: CloudWatch allows at most 30 dimensions');
   return {
-    namespace: m.namespace,
-    dimensions,
     writer: m.writer ?? process.stdout,
     routedNames,
     target: undefined,

@@ -79,7 +79,11 @@ export interface CompiledConfig {
   readonly retryable: ((error: unknown) => boolean) | undefined;
   readonly maxRecordAgeMs: number;
   readonly deadlineMarginMs: number;
-  readonly ttlAttribute: string | undefined;
+  /**
+   * The TTL health check ttlHealth() linked, bound to its attribute; undefined without one. Its
+   * ledger is typed `never` here, as `validate`'s.
+   */
+  readonly ttlHealth: ((ledger: never, record: ClassifiedRecord, nowSeconds: number) => void) | undefined;
   readonly logImages: boolean;
   readonly logger: PipelineLogger;
   readonly metrics: CompiledMetrics | undefined;

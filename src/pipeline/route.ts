@@ -7,7 +7,6 @@ import { UnreadableSequenceNumberError, UnroutedRecordError } from './errors.js'
 import { fail, giveUp, isPoison, type Ledger, loggerOf, malformed } from './ledger.js';
 import type { CompiledConfig } from './plan.js';
 import type { ReadBatch } from './read-batch.js';
-import { checkTtl } from './ttl-health.js';
 
 /**
  * The first stage, before anything observable happens: parses every record and checks that each
@@ -46,7 +45,7 @@ export function readRecords(raws: readonly unknown[], parse: RecordParser): Read
  */
 export function routeRecords(ledger: Ledger, config: CompiledConfig): number {
   const { metrics, records, masks, n } = ledger;
-  const { kindMasks, predicateRoutes, ttlAttribute } = config;
+  const { kindMasks, predicateRoutes, ttlHealth } = config;
   const errors = ledger.parseErrors;
   const now = config.clock();
   const nowSeconds = now / 1000;
@@ -59,8 +58,8 @@ export function routeRecords(ledger: Ledger, config: CompiledConfig): number {
       continue;
     }
     const kind = record.kind;
-    if (ttlAttribute !== undefined && (kind === 'insert' || kind === 'modify'))
-      checkTtl(ledger, record, ttlAttribute, nowSeconds);
+    if (ttlHealth !== undefined && (kind === 'insert' || kind === 'modify'))
+      ttlHealth(ledger as never, record, nowSeconds);
     let mask = kindMasks[kind];
     if (predicateRoutes.length !== 0) {
       const routed = routeByPredicates(ledger, i, record, predicateRoutes);

@@ -1,5 +1,6 @@
 import { defineOptions } from '../core/options.js';
 import type { Sink } from '../sinks/types.js';
+import { isMarked } from './marked.js';
 import { type TracerLike, tracedSink } from './traced-sink.js';
 
 export type { TracerLike, TraceSegmentLike, TraceSubsegmentLike } from './traced-sink.js';
@@ -39,7 +40,7 @@ export function sinkTracer(tracer: TracerLike): SinkTracer {
 
 /** @internal */
 export function isSinkTracer(value: unknown): value is SinkTracer {
-  return value !== null && typeof value === 'object' && SINK_TRACER in value;
+  return isMarked(value, SINK_TRACER);
 }
 
 /** The reader rule of `tracer`: a bare Tracer is refused naming the call that takes its place. */

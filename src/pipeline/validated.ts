@@ -1,6 +1,8 @@
+import { InvalidOptionsError } from '../core/errors.js';
 import { defineOptions } from '../core/options.js';
 import type { Item } from '../records/types.js';
 import type { ImagesChecked, ItemSchema, ValidatedSchema } from './config.js';
+import { isMarked } from './marked.js';
 import { type CompiledConfig, type CompiledSchema, HANDLER_BIT } from './plan.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import { validateImages } from './validate-images.js';
@@ -21,6 +23,7 @@ export interface ValidationStage {
   readonly schema: ItemSchema;
   readonly validate: typeof validateImages;
   readonly compile: typeof compileSchemas;
+  readonly checkSameUse: typeof checkSameUse;
 }
 
 /** What validated() returns, its stage's type known here. */
@@ -65,6 +68,7 @@ export function validated<T extends object>(schema: StandardSchemaV1<unknown, T>
     schema: schema as ItemSchema,
     validate: validateImages,
     compile: compileSchemas,
+    checkSameUse,
   };
   const wrapped: ValidatedWithStage<T> = {
     // Read when asked, not copied: a library may build `~standard` in a getter.
@@ -78,12 +82,25 @@ export function validated<T extends object>(schema: StandardSchemaV1<unknown, T>
 
 /** @internal Whether `value` was made by validated(). */
 export function isValidated(value: unknown): value is ValidatedSchema {
-  return value !== null && typeof value === 'object' && VALIDATED in value;
+  return isMarked(value, VALIDATED);
 }
 
 /** @internal The stage a validated() schema carries. */
 export function validationStageOf(value: ValidatedSchema): ValidationStage {
   return (value as ValidatedWithStage)[VALIDATED];
+}
+
+/**
+ * Refuses a sink reached by two routes whose uses differ (`what`: `routes[1]: sink <name>`): a
+ * sink gets one batch per invocation, and records validated by one schema and records validated
+ * by another (or not at all) would be indistinguishable in it. In the compiler's message shape.
+ */
+function checkSameUse(a: SchemaUse | null, b: SchemaUse | null, what: string): void {
+  if (a !== null && b !== null && a.schema === b.schema && a.images === b.images) return;
+  throw new InvalidOptionsError(
+    `pipeline: ${what} is reached by routes with different item schemas ` +
+      "(or with and without one, or other 'images'); a sink takes one: give its routes the same schema (a union for several entities)",
+  );
 }
 
 /**

@@ -14,7 +14,8 @@ import type { ClassifiedRecord, RecordKind } from '../records/types.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../sinks/types.js';
 import type { RecordPredicate, RouteCondition } from './config.js';
 import type { OrderedBatch } from './kinesis-order.js';
-import { type KinesisSource, SOURCE_OPTION, type StreamSource } from './kinesis-source.js';
+import type { KinesisSource, StreamSource } from './kinesis-source.js';
+import { SOURCE_OPTION } from './source-option.js';
 import { NotAWindowEventError, WindowStateTooLargeError } from './window-errors.js';
 import {
   type TimeWindowEvent,

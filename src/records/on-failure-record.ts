@@ -60,22 +60,19 @@ export function batchInfoOf(record: MappingInvocationRecord): StreamBatchInfo {
  */
 export class OnFailureRecordError extends NotAStreamEventError {
   override name = 'OnFailureRecordError';
-  readonly streamArn: string;
-  readonly shardId: string;
-  readonly startSequenceNumber: string;
-  readonly endSequenceNumber: string;
+  declare readonly streamArn: string;
+  declare readonly shardId: string;
+  declare readonly startSequenceNumber: string;
+  declare readonly endSequenceNumber: string;
 
-  constructor(info: StreamBatchInfo) {
+  constructor({ streamArn, shardId, startSequenceNumber, endSequenceNumber }: StreamBatchInfo) {
     super(
-      `this is Lambda's on-failure record for a discarded batch (stream ${info.streamArn}, shard ${info.shardId}, ` +
-        `sequence numbers ${info.startSequenceNumber} to ${info.endSequenceNumber}); it names the records but ` +
+      `this is Lambda's on-failure record for a discarded batch (stream ${streamArn}, shard ${shardId}, ` +
+        `sequence numbers ${startSequenceNumber} to ${endSequenceNumber}); it names the records but ` +
         'does not hold them: run `tidewater redrive` (or redrive() from tidewater/redrive) to read them back ' +
         'from the stream and process them',
     );
-    this.streamArn = info.streamArn;
-    this.shardId = info.shardId;
-    this.startSequenceNumber = info.startSequenceNumber;
-    this.endSequenceNumber = info.endSequenceNumber;
+    Object.assign(this, { streamArn, shardId, startSequenceNumber, endSequenceNumber });
   }
 }
 
@@ -92,16 +89,12 @@ export function batchInfoUnder(value: unknown, key: string): StreamBatchInfo | u
   if (!isObject(value)) return undefined;
   const info = value[key];
   if (!isObject(info)) return undefined;
-  const { shardId, startSequenceNumber, endSequenceNumber, streamArn } = info;
-  if (
-    typeof shardId !== 'string' ||
-    typeof startSequenceNumber !== 'string' ||
-    typeof endSequenceNumber !== 'string' ||
-    typeof streamArn !== 'string'
-  )
-    return undefined;
-  return info as unknown as StreamBatchInfo;
+  return BATCH_INFO_FIELDS.every((field) => typeof info[field] === 'string')
+    ? (info as unknown as StreamBatchInfo)
+    : undefined;
 }
+
+const BATCH_INFO_FIELDS = ['shardId', 'startSequenceNumber', 'endSequenceNumber', 'streamArn'] as const;
 
 /** An SQS record's body or an SNS notification's Message, parsed, when it is JSON text. */
 function deliveredBody(record: unknown): unknown {
@@ -124,9 +117,10 @@ function deliveredBody(record: unknown): unknown {
  * itself, or an SQS / SNS event whose first delivery carries one. Off the hot path by design.
  */
 export function throwIfOnFailureRecord(input: unknown): void {
-  const direct = streamBatchInfoOf(input);
-  if (direct) throw new OnFailureRecordError(direct);
-  if (!isObject(input) || !Array.isArray(input.Records)) return;
-  const delivered = streamBatchInfoOf(deliveredBody(input.Records[0]));
-  if (delivered) throw new OnFailureRecordError(delivered);
+  const info =
+    streamBatchInfoOf(input) ??
+    (isObject(input) && Array.isArray(input.Records)
+      ? streamBatchInfoOf(deliveredBody(input.Records[0]))
+      : undefined);
+  if (info) throw new OnFailureRecordError(info);
 }

@@ -2,7 +2,7 @@ import { DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createStreamHandler, type PipelineLogger } from '../../../src/pipeline/index.js';
+import { createStreamHandler, type PipelineLogger, ttlHealth } from '../../../src/pipeline/index.js';
 import { toLambdaRecord } from '../../../src/records/convert.js';
 import type { TtlDeleteRecord, UserDeleteRecord } from '../../../src/records/types.js';
 import { MemoryDeadLetterSink } from '../../../src/sinks/memory-dead-letter-sink.js';
@@ -46,7 +46,7 @@ describe('createStreamHandler on a real DynamoDB Local stream', () => {
           { name: 'archive', when: 'ttl-delete', to: ttlDeletes },
           { name: 'audit', when: 'user-delete', to: userDeletes },
         ],
-        ttlAttribute: 'expiresAt',
+        ttlAttribute: ttlHealth('expiresAt'),
         deadLetter: new MemoryDeadLetterSink(),
         logger: pino({ level: 'silent' }) as unknown as PipelineLogger,
         metrics: { writer: { write: (line: string) => emf.push(line) } },

@@ -3,6 +3,7 @@ import { backfillPipeline } from '../../../src/backfill/backfill-pipeline.js';
 import { backfillSequenceNumber, itemRecord } from '../../../src/backfill/backfill-record.js';
 import { deliverBatch, deliverCounted } from '../../../src/backfill/deliver-batch.js';
 import { createPipeline } from '../../../src/pipeline/engine.js';
+import { ttlHealth } from '../../../src/pipeline/ttl-health.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
 import { MemoryDeadLetterSink } from '../../../src/sinks/memory-dead-letter-sink.js';
 import { MemorySink } from '../../../src/sinks/memory-sink.js';
@@ -115,7 +116,7 @@ describe('a backfill batch through the engine', () => {
         routes: [{ when: 'insert', to: new MemorySink() }],
         metrics: false,
         logger,
-        ttlAttribute: 'expiresAt',
+        ttlAttribute: ttlHealth('expiresAt'),
       },
       origin,
     );

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { createLogger } from '../../../src/logging/index.js';
-import { createJsonLogger } from '../../../src/logging/json-logger.js';
+import { createJsonLogger, defaultJsonLogger } from '../../../src/logging/json-logger.js';
 import { MalformedRecordError, NumberValue } from '../../../src/records/index.js';
 
 function capture() {
@@ -67,5 +68,34 @@ describe('the pipeline default logger (createJsonLogger) writes the lines create
   it('validates options like createLogger', () => {
     expect(() => createJsonLogger({ levle: 'info' } as never)).toThrow(/unknown option 'levle'/);
     expect(() => createJsonLogger({ level: 'loud' as never })).toThrow(/option 'level'/);
+  });
+});
+
+describe("the pipeline's default logger (defaultJsonLogger)", () => {
+  it('writes what createJsonLogger({ logImages }) writes, without reading options', () => {
+    const record = { sequenceNumber: '7', NewImage: { card: { S: 'secret' } }, Keys: { pk: { S: 'a' } } };
+    for (const logImages of [false, true]) {
+      const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      defaultJsonLogger(logImages).child({ requestId: 'r' }).warn({ record }, 'seen');
+      createJsonLogger({ logImages }).child({ requestId: 'r' }).warn({ record }, 'seen');
+      const [ours, theirs] = write.mock.calls.map(([line]) => withoutTime(JSON.parse(String(line))));
+      write.mockRestore();
+      expect(ours).toEqual(theirs);
+      expect(JSON.stringify(ours).includes('secret')).toBe(logImages);
+    }
+  });
+
+  it('refuses a LOG_LEVEL it does not know as createJsonLogger does', () => {
+    vi.stubEnv('LOG_LEVEL', 'loud');
+    try {
+      for (const make of [() => defaultJsonLogger(false), () => createJsonLogger()]) {
+        expect(make).toThrow(InvalidOptionsError);
+        expect(make).toThrow(
+          'createJsonLogger: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+        );
+      }
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

@@ -6,14 +6,17 @@ import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { createJsonLogger } from '../../../src/logging/json-logger.js';
+import { fromPowertoolsLogger } from '../../../src/logging/powertools-logger.js';
 import {
   createPipeline,
   createStreamHandler,
   type PipelineConfig,
   processBatch,
+  ttlHealth,
 } from '../../../src/pipeline/index.js';
 import { captureJsonLines } from '../../support/capture-output.js';
 import { batch, quiet, RecordingSink, seq } from './fixtures.js';
+import { entry, linkedModules } from './linked-modules.js';
 
 const SECRET = 'card-4111-1111';
 const NOW = 1_800_000_010_000;
@@ -60,7 +63,7 @@ function scenario(): Omit<PipelineConfig, 'logger'> {
   return {
     ...quiet,
     clock: () => NOW,
-    ttlAttribute: 'expiresAt',
+    ttlAttribute: ttlHealth('expiresAt'),
     retry: { attempts: 2, baseDelayMs: 0, maxDelayMs: 0 },
     routes: [
       { name: 'audit', when: 'insert', to: audit },
@@ -91,7 +94,7 @@ function fromPowertools(line: Record<string, unknown>) {
   return withoutStack(fields);
 }
 
-describe('a Powertools Logger as the pipeline logger', () => {
+describe('a Powertools Logger as the pipeline logger (fromPowertoolsLogger)', () => {
   it("logs what tidewater's own logger logs, as Powertools lines, without item images", async () => {
     const ours: Record<string, unknown>[] = [];
     const destination = { write: (line: string) => ours.push(JSON.parse(line)) };
@@ -104,7 +107,7 @@ describe('a Powertools Logger as the pipeline logger', () => {
     const lines = captureJsonLines();
     const handler = createStreamHandler({
       ...scenario(),
-      logger: new Logger({ serviceName: 'orders', logLevel: 'DEBUG' }),
+      logger: fromPowertoolsLogger(new Logger({ serviceName: 'orders', logLevel: 'DEBUG' })),
     });
     const response = await handler(secretBatch(4), lambdaContext('req-1'));
     vi.restoreAllMocks();
@@ -127,13 +130,10 @@ describe('a Powertools Logger as the pipeline logger', () => {
     expect(lines[1]).toMatchObject({ record: { raw: { dynamodb: { NewImage: '[Redacted]' } } } });
   });
 
-  it('logs item images when the pipeline is told to (logImages)', async () => {
+  it('logs item images when the pipeline and the adapter are told to (logImages)', async () => {
     const lines = captureJsonLines();
-    await processBatch(
-      secretBatch(1),
-      { ...scenario(), logImages: true, logger: new Logger({ serviceName: 'orders' }) },
-      lambdaContext('req-2'),
-    );
+    const logger = fromPowertoolsLogger(new Logger({ serviceName: 'orders' }), { logImages: true });
+    await processBatch(secretBatch(1), { ...scenario(), logImages: true, logger }, lambdaContext('req-2'));
     vi.restoreAllMocks();
     const warning = lines.find((l) => l.ttlProblem === 'milliseconds');
     expect(warning).toMatchObject({ level: 'WARN', NewImage: { card: { S: SECRET } } });
@@ -141,7 +141,9 @@ describe('a Powertools Logger as the pipeline logger', () => {
 
   it("adds tidewater's invocation bindings to the Lambda context Powertools' own middleware injects", async () => {
     const logger = new Logger({ serviceName: 'orders' });
-    const handler = createStreamHandler({ ...scenario(), logger }).use(injectLambdaContext(logger));
+    const handler = createStreamHandler({ ...scenario(), logger: fromPowertoolsLogger(logger) }).use(
+      injectLambdaContext(logger),
+    );
     const lines = captureJsonLines();
     await handler(secretBatch(3), lambdaContext('req-3'));
     vi.restoreAllMocks();
@@ -167,7 +169,11 @@ describe('a Powertools Logger as the pipeline logger', () => {
       await gate;
       context.logger?.warn({ sink: 'slow', first: records[0]?.sequenceNumber }, 'sink done');
     });
-    const handler = createStreamHandler({ ...quiet, logger, routes: [{ when: 'insert', to: slow }] });
+    const handler = createStreamHandler({
+      ...quiet,
+      logger: fromPowertoolsLogger(logger),
+      routes: [{ when: 'insert', to: slow }],
+    });
     const lines = captureJsonLines();
     const a = handler(secretBatch(2, 0), lambdaContext('req-a'));
     const b = handler(secretBatch(2, 10), lambdaContext('req-b'));
@@ -183,15 +189,32 @@ describe('a Powertools Logger as the pipeline logger', () => {
     expect(new Set(lines.map((l) => l.requestId))).toEqual(new Set(['req-a', 'req-b']));
   });
 
-  it('is adapted once, when the config is compiled; a logger that is neither kind is rejected', () => {
+  it('links the adapter only into a handler that calls fromPowertoolsLogger()', async () => {
+    const handler = (logger: string) =>
+      `import { createStreamHandler, fromPowertoolsLogger, MemorySink } from ${JSON.stringify(entry)};\n` +
+      `void fromPowertoolsLogger;\nexport const handler = createStreamHandler({ ${logger}routes: [{ when: 'ttl-delete', to: new MemorySink() }] });\n`;
+    const adapter = 'src/logging/powertools-logger.ts';
+    expect(await linkedModules(handler(''))).not.toContain(adapter);
+    const withAdapter = await linkedModules(
+      handler(
+        'logger: fromPowertoolsLogger({ debug() {}, info() {}, warn() {}, error() {}, createChild() {} }), ',
+      ),
+    );
+    expect(withAdapter).toContain(adapter);
+  });
+
+  it('is taken as given; a bare Powertools Logger is refused naming fromPowertoolsLogger, as is a logger of neither kind', () => {
     const logger = new Logger({ serviceName: 'orders' });
-    const compiled = createPipeline({ ...scenario(), logger }).config.logger;
-    expect(compiled).not.toBe(logger);
-    expect(typeof compiled.child).toBe('function');
+    const adapted = fromPowertoolsLogger(logger);
+    expect(createPipeline({ ...scenario(), logger: adapted }).config.logger).toBe(adapted);
     const pino = createJsonLogger();
     expect(createPipeline({ ...scenario(), logger: pino }).config.logger).toBe(pino);
+    // @ts-expect-error a Powertools Logger has no child(): it is given as fromPowertoolsLogger(logger)
+    expect(() => createStreamHandler({ ...scenario(), logger })).toThrow(
+      /pino-compatible logger .*; a Powertools Logger as fromPowertoolsLogger\(logger\) \(import \{ fromPowertoolsLogger \} from 'tidewater'\)/,
+    );
     expect(() => createStreamHandler({ ...scenario(), logger: { warn() {} } as never })).toThrow(
-      /pino-compatible logger .* or a Powertools Logger/,
+      InvalidOptionsError,
     );
   });
 });

@@ -7,7 +7,11 @@ import { createPipeline, createWindowHandler, kinesisSource } from '../../../src
 import { RecordingSink, silentLogger } from './fixtures.js';
 import { entry, linkedModules } from './linked-modules.js';
 
-const KINESIS_MODULES = ['src/records/kinesis.ts', 'src/pipeline/kinesis-order.ts'];
+const KINESIS_MODULES = [
+  'src/records/kinesis.ts',
+  'src/pipeline/kinesis-order.ts',
+  'src/pipeline/kinesis-source.ts',
+];
 
 describe('kinesisSource', () => {
   it('links the Kinesis decoder and ordering only into a handler that uses it', async () => {

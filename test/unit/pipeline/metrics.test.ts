@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { processBatch } from '../../../src/pipeline/index.js';
+import { processBatch, ttlHealth } from '../../../src/pipeline/index.js';
 import { batch, captureLogger, quiet, RecordingDeadLetter, RecordingSink, seq } from './fixtures.js';
 
 function emfCapture() {
@@ -59,7 +59,7 @@ describe('observability', () => {
         ...quiet,
         logger,
         clock: () => 1_800_000_000_000,
-        ttlAttribute: 'expiresAt',
+        ttlAttribute: ttlHealth('expiresAt'),
         metrics: { writer: emf.writer },
         routes: [{ when: 'insert', to: new RecordingSink('s') }],
       },

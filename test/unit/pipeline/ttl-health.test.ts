@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { createJsonLogger } from '../../../src/logging/json-logger.js';
-import { processBatch } from '../../../src/pipeline/engine.js';
+import { createPipeline, processBatch } from '../../../src/pipeline/engine.js';
+import { ttlHealth } from '../../../src/pipeline/ttl-health.js';
 import { batch, quiet, RecordingSink } from './fixtures.js';
+import { entry, linkedModules } from './linked-modules.js';
 
 const SECRET_KEY = 'USER#alice@example.com';
 
@@ -17,7 +20,7 @@ async function ttlWarnings(logImages: boolean) {
       ...quiet,
       logger,
       logImages,
-      ttlAttribute: 'expiresAt',
+      ttlAttribute: ttlHealth('expiresAt'),
       routes: [{ name: 'all', when: 'insert', to: new RecordingSink('all') }],
     },
   );
@@ -43,5 +46,29 @@ describe('the TTL-health warning', () => {
   it('logs the keys and the image with logImages', async () => {
     const [warning] = await ttlWarnings(true);
     expect(warning).toMatchObject({ Keys: { pk: { S: SECRET_KEY } }, NewImage: expect.any(Object) });
+  });
+});
+
+describe('ttlHealth()', () => {
+  it('links the check (and the TTL rules) only into a handler that calls it', async () => {
+    const handler = (option: string) =>
+      `import { createStreamHandler, MemorySink, ttlHealth } from ${JSON.stringify(entry)};\n` +
+      `void ttlHealth;\nexport const handler = createStreamHandler({ ${option}routes: [{ when: 'ttl-delete', to: new MemorySink() }] });\n`;
+    const modules = ['src/pipeline/ttl-health.ts', 'src/records/check-ttl.ts'];
+    const without = await linkedModules(handler(''));
+    for (const module of modules) expect(without).not.toContain(module);
+    const withCheck = await linkedModules(handler("ttlAttribute: ttlHealth('expiresAt'), "));
+    for (const module of modules) expect(withCheck).toContain(module);
+  });
+
+  it('is how the attribute is given: a bare name is refused at configuration time, naming ttlHealth()', () => {
+    const routes = [{ when: 'insert' as const, to: new RecordingSink('all') }];
+    // @ts-expect-error the attribute is given as ttlHealth('expiresAt')
+    expect(() => createPipeline({ ...quiet, routes, ttlAttribute: 'expiresAt' })).toThrow(
+      /pipeline: option 'ttlAttribute' must be a TTL health check made by ttlHealth\(\) \(import \{ ttlHealth \} from 'tidewater'; ttlAttribute: ttlHealth\('expiresAt'\)\).*got the string "expiresAt"/,
+    );
+    expect(() => ttlHealth('')).toThrow(InvalidOptionsError);
+    expect(() => ttlHealth('')).toThrow(/ttlHealth: option 'attribute' must be a non-empty string/);
+    expect(ttlHealth('expiresAt').attribute).toBe('expiresAt');
   });
 });

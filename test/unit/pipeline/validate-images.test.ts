@@ -470,6 +470,19 @@ describe('item schema configuration', () => {
       ],
     };
     expect(() => createPipeline(config)).toThrow(/sink s is reached by routes with different item schemas/);
+    const message =
+      "pipeline: routes[1]: sink s is reached by routes with different item schemas (or with and without one, or other 'images'); " +
+      'a sink takes one: give its routes the same schema (a union for several entities)';
+    for (const routes of [
+      [route({ when: 'insert', to: sink }), route({ when: 'modify', item: validated(zodOrder), to: sink })],
+      [
+        route({ when: 'insert', item: validated(zodOrder), to: sink }),
+        route({ when: 'modify', item: validated(zodOrder), images: 'all', to: sink }),
+      ],
+    ]) {
+      expect(() => createPipeline({ ...quiet, routes })).toThrow(InvalidOptionsError);
+      expect(() => createPipeline({ ...quiet, routes })).toThrow(message);
+    }
   });
 
   it('refuses handlers.item without a handler', () => {
