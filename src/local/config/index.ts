@@ -23,6 +23,7 @@ export type {
   ServiceResourcesOptions,
   UnresolvedVariable,
 } from './service-resources.js';
+export { createServiceResources } from './service-resources.js';
 export type { StreamEventSettings, StreamFunctionSettings } from './stream-function.js';
 export { handlerFile, toEmulatorOptions } from './stream-function.js';
 export type { TemplatePlan } from './template.js';
