@@ -579,7 +579,8 @@ const suite: Suite = {
           shared: { recordsPerRound: 5000, warmupRounds: 3, rounds: 11 },
           // Warm-up to past the last optimizing compile of per-invocation code at batch 100 (round
           // ~8 of 5,000 records by --trace-opt): compiler threads count in process CPU time.
-          alone: { recordsPerRound: 5000, warmupRounds: 8, rounds: 7, gcRounds: 2, processes: 3 },
+          // Five processes: one process's rate moves 0.6–1.3× with where its scavenges fall (bench/why/throughput.md).
+          alone: { recordsPerRound: 5000, warmupRounds: 8, rounds: 5, gcRounds: 2, processes: 5 },
           heap: { warmupInvocations: 5, samples: 7 },
         };
     const results: PeerResult[] = [];
