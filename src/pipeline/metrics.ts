@@ -72,7 +72,8 @@ function addToTarget(
   iteratorAgeMs: number,
   durationMs: number,
 ): void {
-  COUNT_FIELDS.forEach((field, k) => target.addMetric(COUNT_NAMES[k]!, 'Count', metrics[field]));
+  for (let k = 0; k < COUNT_FIELDS.length; k++)
+    target.addMetric(COUNT_NAMES[k]!, 'Count', metrics[COUNT_FIELDS[k]!]);
   for (let i = 0; i < routedNames.length; i++) target.addMetric(routedNames[i]!, 'Count', metrics.routed[i]!);
   target.addMetric('IteratorAgeMs', 'Milliseconds', iteratorAgeMs);
   target.addMetric('DurationMs', 'Milliseconds', durationMs);
