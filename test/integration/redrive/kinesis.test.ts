@@ -11,10 +11,17 @@ import {
 } from '../../../src/local/emulator/destinations.js';
 import { KinesisMappingEmulator } from '../../../src/local/emulator/kinesis-emulator.js';
 import { KinesisShardReader } from '../../../src/local/emulator/kinesis-reader.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
 import { createStreamHandler, kinesisSource } from '../../../src/pipeline/index.js';
 import type { MappingInvocationRecord } from '../../../src/records/on-failure-record.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
-import { handlerTarget, lambdaTarget, redrive, StreamRangeExpiredError } from '../../../src/redrive/index.js';
+import {
+  handlerTarget,
+  lambdaTarget,
+  type RedriveTarget,
+  redrive,
+  StreamRangeExpiredError,
+} from '../../../src/redrive/index.js';
 import { readKinesisRange } from '../../../src/redrive/read-kinesis-range.js';
 import { MemorySink } from '../../../src/sinks/memory-sink.js';
 import {
@@ -111,21 +118,17 @@ function fixedHandler() {
 
 const inserted = (sink: MemorySink<ClassifiedRecord>) => sink.records.map((r) => r.keys.pk).sort();
 
+/** A redrive of a Kinesis stream's failed batches from their SQS queue (no DynamoDB Streams client: none is needed). */
+const redriveFromQueue = (streamArn: string, queueUrl: string, target: RedriveTarget) =>
+  redrive({ streamArn, target, queueUrl, kinesis, sqs: local.sqs, waitTimeSeconds: 0 });
+
 describe('redrive of a Kinesis mapping’s failed batches, on DynamoDB Local, the Kinesis and SQS servers', () => {
   it('reads the KinesisBatchInfo range back from the Kinesis stream, runs it, and removes the message', async () => {
     const { stream, queueUrl, record, table } = await failedKinesisBatch('c');
     const info = (record as { KinesisBatchInfo: { batchSize: number; shardId: string } }).KinesisBatchInfo;
     expect(info.batchSize).toBe(PKS.length);
     const { sink, target } = fixedHandler();
-    const report = await redrive({
-      streamArn: stream.streamArn,
-      target,
-      queueUrl,
-      kinesis,
-      streams,
-      sqs: local.sqs,
-      waitTimeSeconds: 0,
-    });
+    const report = await redriveFromQueue(stream.streamArn, queueUrl, target);
     expect(report).toMatchObject({
       messagesRead: 1,
       recordsRedriven: PKS.length,
@@ -178,19 +181,12 @@ describe('redrive of a Kinesis mapping’s failed batches, on DynamoDB Local, th
     });
     try {
       const client = new LambdaClient({
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
         endpoint: lambda.endpoint,
       });
-      const report = await redrive({
-        streamArn: stream.streamArn,
-        target: lambdaTarget({ functionName: 'orders-kinesis', client }),
-        queueUrl,
-        kinesis,
-        streams,
-        sqs: local.sqs,
-        waitTimeSeconds: 0,
-      });
+      const target = lambdaTarget({ functionName: 'orders-kinesis', client });
+      const report = await redriveFromQueue(stream.streamArn, queueUrl, target);
       expect(report).toMatchObject({
         recordsRedriven: PKS.length,
         succeeded: 2,
@@ -214,16 +210,10 @@ describe('redrive of a Kinesis mapping’s failed batches, on DynamoDB Local, th
   it('a range the stream no longer has is reported with what to recover, and the message stays', async () => {
     const { stream, queueUrl, record, table } = await failedKinesisBatch('b');
     // A failing handler first: the batch stays failed, the message stays in the queue.
-    const failing = await redrive({
-      streamArn: stream.streamArn,
-      target: handlerTarget(async () => {
-        throw new Error('still broken');
-      }),
-      queueUrl,
-      kinesis,
-      sqs: local.sqs,
-      waitTimeSeconds: 0,
+    const broken = handlerTarget(async () => {
+      throw new Error('still broken');
     });
+    const failing = await redriveFromQueue(stream.streamArn, queueUrl, broken);
     expect(failing).toMatchObject({ failed: PKS.length, messagesRemoved: 0 });
     expect(failing.failures[0]?.sequenceNumbers).toHaveLength(PKS.length);
     // The same failure naming a shard the stream no longer has (a resharded stream past retention).
@@ -234,14 +224,7 @@ describe('redrive of a Kinesis mapping’s failed batches, on DynamoDB Local, th
     const gone = { ...record, KinesisBatchInfo: { ...info, shardId: 'shardId-000000000007' } };
     await local.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify(gone) }));
     const { sink, target } = fixedHandler();
-    const report = await redrive({
-      streamArn: stream.streamArn,
-      target,
-      queueUrl: QueueUrl as string,
-      kinesis,
-      sqs: local.sqs,
-      waitTimeSeconds: 0,
-    });
+    const report = await redriveFromQueue(stream.streamArn, QueueUrl as string, target);
     expect(report.rangesExpired).toHaveLength(1);
     const expired = report.rangesExpired[0] as StreamRangeExpiredError;
     expect(expired).toBeInstanceOf(StreamRangeExpiredError);
