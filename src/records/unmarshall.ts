@@ -127,9 +127,10 @@ export class Conversion {
    * instance reaches through its field initializers only weakly: once a full GC finds no
    * instance, the map is freed and every function optimized for it (convertMap, convertValue…) is
    * discarded ("deoptimization, reason: weak objects"), to be recompiled on the next event.
-   * Conversions live for one image, so without this a full GC between two events threw away the
-   * unmarshaller's optimized code each time (measured: a full GC between 100-record invocations
-   * cut the parser's rate to a fifth). A static field, because the class holds it strongly (a
+   * A parser's Conversion lives with the parser, but unmarshall() and a re-run make one per call,
+   * and a handler may make a parser per event. When Conversions lived for one image, a full GC
+   * between two events threw away the unmarshaller's optimized code each time without this
+   * (measured: a full GC between 100-record invocations cut the parser's rate to a fifth). A static field, because the class holds it strongly (a
    * module-level constant that no function reads may live on the stack of the module's
    * evaluation only). Never read, never changed.
    */

@@ -311,6 +311,8 @@ function nestedStacks(root: string, manifest: Manifest, parent: StackTemplate): 
       file,
       template: {
         ...template,
+        // Substituted below: the parent's values are all a nested stack's parameters can have.
+        Parameters: undefined,
         Resources: withParameters(template.Resources, passed),
         Outputs: withParameters(template.Outputs, passed),
       },
@@ -335,11 +337,12 @@ function nestedTemplateFile(
   const fromMetadata = isRecord(metadata) ? metadata['aws:asset:path'] : undefined;
   if (typeof fromMetadata === 'string') return join(root, fromMetadata);
   const hash = /([0-9a-f]{64})\.json/.exec(JSON.stringify(templateUrl ?? ''))?.[1];
-  for (const [, artifact] of artifactsOf(manifest, 'cdk:asset-manifest')) {
+  const manifests = hash === undefined ? [] : artifactsOf(manifest, 'cdk:asset-manifest');
+  for (const [, artifact] of manifests) {
     const properties = isRecord(artifact) ? artifact.properties : undefined;
-    if (!isRecord(properties) || typeof properties.file !== 'string' || hash === undefined) continue;
+    if (!isRecord(properties) || typeof properties.file !== 'string') continue;
     const assets = readJson(join(root, properties.file), 'assets');
-    const entry = isRecord(assets.files) ? assets.files[hash] : undefined;
+    const entry = isRecord(assets.files) ? assets.files[hash as string] : undefined;
     const source = isRecord(entry) ? entry.source : undefined;
     if (isRecord(source) && typeof source.path === 'string') return join(root, source.path);
   }
