@@ -209,7 +209,7 @@ export class StreamRecord {
   #unmarshall(map: AttributeMap | undefined, name: MapName): Item | undefined {
     if (map === undefined) return undefined;
     try {
-      return convertImage(map, this.#context.conversion);
+      return convertImage(map, this.#context.conversion, name !== 'Keys');
     } catch (error) {
       if (!(error instanceof InvalidAttributeValueError)) throw error;
       throw malformedImage(error, this, name);

@@ -1,0 +1,162 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { exactNumber } from '../../../src/records/numbers.js';
+import { createRecordParser } from '../../../src/records/parse.js';
+import type { AttributeMap, AttributeValue } from '../../../src/records/types.js';
+import { convertImage, imageConversion, unmarshall } from '../../../src/records/unmarshall.js';
+import { lambdaRecord } from './fixtures.js';
+
+// A parser builds each image on the attribute names of the images before it (convertItem). These
+// check that an image is always exactly its own attributes, in its own order, whatever came before.
+
+/** Names that behave differently as properties: array indices, __proto__, Object.prototype's. */
+const NAMES = [
+  'pk',
+  'sk',
+  'a',
+  'b',
+  'c',
+  'd',
+  'e',
+  'f',
+  'g',
+  '0',
+  '7',
+  '__proto__',
+  'constructor',
+  'toString',
+];
+
+const value: fc.Arbitrary<AttributeValue> = fc.oneof(
+  fc.string({ maxLength: 6 }).map((S) => ({ S })),
+  fc.integer().map((n) => ({ N: String(n) })),
+  fc.constantFrom<AttributeValue>(
+    { B: 'AAEC/w==' },
+    // Over 64 bytes: deferred to the image's shared buffer.
+    { B: Buffer.alloc(90, 7).toString('base64') },
+    { NULL: true },
+    { BOOL: false },
+    { SS: ['x', 'y'] },
+    { M: { inner: { N: '1.50' } } },
+  ),
+);
+
+/** Images drawn from few names, so shapes repeat, grow, shrink and reorder from one to the next. */
+const image: fc.Arbitrary<AttributeMap> = fc
+  .uniqueArray(fc.constantFrom(...NAMES), { minLength: 0, maxLength: NAMES.length })
+  .chain((names) =>
+    fc.tuple(fc.constant(names), fc.array(value, { minLength: names.length, maxLength: names.length })),
+  )
+  .map(([names, values]) => {
+    const map: AttributeMap = {};
+    names.forEach((name, i) => {
+      Object.defineProperty(map, name, {
+        value: values[i],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    });
+    return map;
+  });
+
+function record(newImage: AttributeMap, oldImage: AttributeMap | undefined, n: number) {
+  return lambdaRecord({
+    eventName: oldImage === undefined ? 'INSERT' : 'MODIFY',
+    userIdentity: undefined,
+    dynamodb: {
+      ApproximateCreationDateTime: 1_795_330_000,
+      Keys: { pk: { S: `k${n}` } },
+      NewImage: newImage,
+      ...(oldImage === undefined ? {} : { OldImage: oldImage }),
+      SequenceNumber: String(1000 + n),
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    },
+  });
+}
+
+function expectExactly(item: object | undefined, map: AttributeMap): void {
+  // toEqual: toStrictEqual compares `constructor` by identity, which here is an attribute.
+  expect(item).toEqual(unmarshall(map));
+  expect(Object.keys(item as object)).toEqual(Object.keys(map));
+  expect(Object.getPrototypeOf(item)).toBe(Object.prototype);
+}
+
+describe("a parser's images are their own attributes, whatever the images before them", () => {
+  it('equal unmarshall of the same map, in its order, with no attribute of another image (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(image, fc.option(image, { nil: undefined })), { maxLength: 12 }),
+        (pairs) => {
+          const parse = createRecordParser();
+          pairs.forEach(([next, prev], n) => {
+            const parsed = parse(record(next, prev, n));
+            expectExactly(parsed.newImage, next);
+            if (prev !== undefined) expectExactly(parsed.oldImage, prev);
+          });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('an image with more, fewer, reordered or other names than the shape before it', () => {
+    const names = (list: string[]): AttributeMap =>
+      Object.fromEntries(list.map((k, i) => [k, { N: String(i) }])) as AttributeMap;
+    const base = ['pk', 'sk', 'a', 'b', 'c', 'd'];
+    const parse = createRecordParser();
+    const sequence = [
+      base,
+      base,
+      // The shape is kept after two images in a row; these follow it.
+      base,
+      [...base, 'e'],
+      base.slice(0, 5),
+      ['sk', 'pk', 'a', 'b', 'c', 'd'],
+      ['x', 'y', 'z', 'w', 'v'],
+      base,
+    ];
+    sequence.forEach((list, n) => {
+      const map = names(list);
+      const parsed = parse(record(map, undefined, n));
+      expectExactly(parsed.newImage, map);
+      for (const name of ['pk', 'sk', 'a', 'b', 'c', 'd', 'e', 'x']) {
+        expect(Object.hasOwn(parsed.newImage as object, name)).toBe(list.includes(name));
+      }
+    });
+  });
+
+  it('an attribute called __proto__ stays data in an image built on a shape that has it', () => {
+    const map = (): AttributeMap => {
+      const m: AttributeMap = { a: { S: '1' }, b: { S: '2' }, c: { S: '3' }, d: { S: '4' } };
+      Object.defineProperty(m, '__proto__', { value: { M: { polluted: { BOOL: true } } }, enumerable: true });
+      return m;
+    };
+    const parse = createRecordParser();
+    for (let n = 0; n < 4; n++) {
+      const item = parse(record(map(), undefined, n)).newImage as Record<string, unknown>;
+      expect(Object.getPrototypeOf(item)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(item, '__proto__')?.value).toEqual({ polluted: true });
+      expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    }
+  });
+
+  it('a reused conversion keeps names only: no value of an image it converted', () => {
+    const conversion = imageConversion(exactNumber);
+    const large = Buffer.alloc(120, 1).toString('base64');
+    for (let n = 0; n < 3; n++) {
+      const map: AttributeMap = {
+        a: { B: large },
+        b: { L: [{ B: large }] },
+        c: { S: `secret${n}` },
+        d: { N: '1' },
+        e: { M: { f: { B: large } } },
+      };
+      expect(convertImage(map, conversion, true)).toEqual(unmarshall(map));
+      expect(conversion.deferred.length).toBeGreaterThan(0);
+      expect(conversion.deferred.every((slot) => slot === undefined)).toBe(true);
+    }
+    expect(conversion.shapeKeys).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(Object.values(conversion.shape as object).every((v) => v === undefined)).toBe(true);
+  });
+});
