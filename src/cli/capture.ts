@@ -4,19 +4,15 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DescribeStreamSummaryCommand, KinesisClient } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Command, Option } from 'commander';
-import { serverlessApp } from '../local/config/local-app.js';
-import { planServiceResources } from '../local/config/service-resources.js';
+import type { TidewaterError } from '../core/index.js';
+import { referenceOf } from '../local/config/template-mapping.js';
 import { captureKinesis } from '../local/emulator/kinesis-capture.js';
-import {
-  capture,
-  loadServerlessConfig,
-  type ServerlessConfig,
-  ServerlessConfigError,
-} from '../local/index.js';
+import { capture, type LocalApp, ServerlessConfigError, type TemplatePlan } from '../local/index.js';
 import { overlayEnv } from '../local/servers/process-env.js';
 import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { EXIT } from './exit-codes.js';
 import { streamFunctionOf } from './function-env.js';
+import { cdkOutOption, loadFlaggedApp, templateOption } from './function-handler.js';
 import { positive } from './parse.js';
 
 interface CaptureFlags extends AwsTargetFlags {
@@ -24,6 +20,8 @@ interface CaptureFlags extends AwsTargetFlags {
   table?: string;
   function?: string;
   config: string;
+  template?: string;
+  cdkOut?: string;
   stage: string;
   out: string;
   from: 'trim-horizon' | 'latest';
@@ -37,16 +35,29 @@ export function captureCommand(): Command {
       'Write a live DynamoDB stream (AWS, or local via AWS_ENDPOINT_URL_DYNAMODB_STREAMS, as `tidewater start` ' +
         'prints) — or the Kinesis data stream a table streams its changes to (AWS_ENDPOINT_URL_KINESIS) — to a ' +
         'JSONL file that `tidewater replay` reads. Without --stream-arn, --table or --function: the ' +
-        "stream of serverless.yml's only stream function.",
+        "stream of the only stream function of serverless.yml (or of the SAM template, --template, or the CDK app's " +
+        'cdk.out, --cdk-out).',
     )
     .option(
       '--stream-arn <arn>',
       'the stream to read: a DynamoDB stream, or a Kinesis stream (arn:aws:kinesis:…)',
     )
-    .option('--table <name>', "read this table's latest stream (a name, or a logical id in serverless.yml)")
-    .option('-f, --function <key>', "read the stream this serverless.yml function's stream event reads")
+    .option(
+      '--table <name>',
+      "read this table's latest stream (a name, or a logical id in serverless.yml or the template)",
+    )
+    .option(
+      '-f, --function <key>',
+      "read the stream this function's stream event reads (a template: the function's logical id)",
+    )
     .option('-c, --config <file>', "the service's serverless.yml", 'serverless.yml')
-    .option('-s, --stage <stage>', 'the serverless stage (sls:stage) table names are resolved for', 'local')
+    .addOption(templateOption())
+    .addOption(cdkOutOption())
+    .option(
+      '-s, --stage <stage>',
+      'the serverless stage (sls:stage) table names are resolved for; with --cdk-out, also the CDK Stage to read',
+      'local',
+    )
     .requiredOption('-o, --out <file>', 'JSONL file to write (replaced)')
     .addOption(
       new Option('--from <position>', 'where to start in each shard')
@@ -63,15 +74,22 @@ export function captureCommand(): Command {
     // A wrong command line, so the usage exit code (command.error), not a failed capture.
     const given = [flags.streamArn, flags.table, flags.function].filter((v) => v !== undefined);
     if (given.length > 1) command.error('error: give one of --stream-arn, --table and --function');
-    if (given.length === 0 && !existsSync(flags.config))
+    const template = flags.template !== undefined || flags.cdkOut !== undefined;
+    if (given.length === 0 && !template && !existsSync(flags.config))
       command.error(`error: give --stream-arn, --table or --function (there is no ${flags.config} to read)`);
-    const source = await streamSource(flags);
+    // --stream-arn needs no app; --table <name> needs none when there is no serverless.yml.
+    const app =
+      flags.streamArn === undefined && (template || existsSync(flags.config))
+        ? await loadFlaggedApp(flags)
+        : undefined;
+    const source = await streamSource(flags, app);
     // Before any request: capture reads what the shell's (or --local-env's) endpoints point at.
     const services = 'kinesis' in source ? ['KINESIS'] : ['DYNAMODB', 'DYNAMODB_STREAMS'];
     const restoreEnv = overlayEnv(await awsTarget(command, flags, services));
     try {
       if ('kinesis' in source) await captureKinesisWith(flags, source.kinesis);
-      else await captureWith(flags, source);
+      else
+        await captureWith(flags, source, app?.error ?? ((m) => new ServerlessConfigError(flags.config, m)));
     } finally {
       restoreEnv();
     }
@@ -85,6 +103,8 @@ type CaptureSource = { table?: string; streamArn?: string } | { kinesis: { arn?:
 async function captureWith(
   flags: CaptureFlags,
   source: { table?: string; streamArn?: string },
+  /** An error about the app the table was named in (serverless.yml, or the template). */
+  fail: (message: string) => TidewaterError,
 ): Promise<void> {
   let streamArn = source.streamArn;
   if (!streamArn) {
@@ -95,8 +115,7 @@ async function captureWith(
     } finally {
       dynamodb.destroy();
     }
-    if (!streamArn)
-      throw new ServerlessConfigError(flags.config, `table ${source.table} has no stream to capture`);
+    if (!streamArn) throw fail(`table ${source.table} has no stream to capture`);
   }
   const abort = new AbortController();
   const onInterrupt = () => abort.abort();
@@ -152,48 +171,42 @@ async function captureKinesisWith(
   }
 }
 
-/** The table, stream ARN or Kinesis stream that --stream-arn / --table / --function / serverless.yml name. */
-async function streamSource(flags: CaptureFlags): Promise<CaptureSource> {
+/** The table, stream ARN or Kinesis stream that --stream-arn / --table / --function / the app name. */
+async function streamSource(flags: CaptureFlags, app: LocalApp | undefined): Promise<CaptureSource> {
   if (flags.streamArn !== undefined)
     return flags.streamArn.includes(':kinesis:')
       ? { kinesis: { arn: flags.streamArn } }
       : { streamArn: flags.streamArn };
-  const config = existsSync(flags.config)
-    ? await loadServerlessConfig({ file: flags.config, stage: flags.stage })
-    : undefined;
   if (flags.table !== undefined)
-    return { table: (config && (await tableName(config, flags.table))) ?? flags.table };
-  if (!config) throw new ServerlessConfigError(flags.config, 'no such file (needed to find the function)');
-  const fn = await streamFunctionOf(await serverlessApp(config), flags.function);
+    return { table: (app && (await tableName(app, flags.table))) ?? flags.table };
+  if (!app) throw new ServerlessConfigError(flags.config, 'no such file (needed to find the function)');
+  const fn = await streamFunctionOf(app, flags.function);
   const arn = fn.stream.arn;
   const kinesis = fn.stream.source === 'kinesis';
   if (typeof arn === 'string') return kinesis ? { kinesis: { arn } } : { streamArn: arn };
-  const getAtt = (arn as { 'Fn::GetAtt'?: unknown } | null)?.['Fn::GetAtt'];
-  const [id, attribute] =
-    typeof getAtt === 'string' ? getAtt.split('.') : Array.isArray(getAtt) ? getAtt : [];
+  const ref = referenceOf(arn);
   if (kinesis) {
-    const name = attribute === 'Arn' ? await kinesisStreamName(config, String(id)) : undefined;
+    const name = ref?.attribute === 'Arn' ? await kinesisStreamName(app, ref.id) : undefined;
     if (name) return { kinesis: { name } };
-    throw new ServerlessConfigError(
-      config.file,
+    throw app.error(
       `function '${fn.key}': cannot tell which Kinesis stream its arn ${JSON.stringify(arn)} is; pass --stream-arn`,
     );
   }
-  const table = attribute === 'StreamArn' ? await tableName(config, String(id)) : undefined;
+  const table = ref?.attribute === 'StreamArn' ? await tableName(app, ref.id) : undefined;
   if (!table)
-    throw new ServerlessConfigError(
-      config.file,
+    throw app.error(
       `function '${fn.key}': cannot tell which table its stream arn ${JSON.stringify(arn)} is; pass --table or --stream-arn`,
     );
   return { table };
 }
 
-/** serverless.yml's resources: as planned for the stage; undefined when they cannot be read locally. */
-async function plannedResources(
-  config: ServerlessConfig,
-): Promise<Awaited<ReturnType<typeof planServiceResources>> | undefined> {
+/**
+ * The app's resources as `tidewater start` plans them for the stage (a template's generated names
+ * included); undefined when serverless.yml's cannot be read locally.
+ */
+async function plannedResources(app: LocalApp): Promise<TemplatePlan | undefined> {
   try {
-    return await planServiceResources(config);
+    return await app.plan();
   } catch (error) {
     // resources: that cannot be read locally still leave `--table <name>` usable as a name.
     if (error instanceof ServerlessConfigError) return undefined;
@@ -201,14 +214,14 @@ async function plannedResources(
   }
 }
 
-/** A logical id under serverless.yml's resources: → the table's name for the stage. */
-async function tableName(config: ServerlessConfig, logicalId: string): Promise<string | undefined> {
-  const plan = await plannedResources(config);
+/** A table's logical id in the app → its name for the stage (TableName, else the name start gives it). */
+async function tableName(app: LocalApp, logicalId: string): Promise<string | undefined> {
+  const plan = await plannedResources(app);
   return plan?.tables.find((table) => table.logicalId === logicalId)?.createTable.TableName;
 }
 
-/** A logical id of an AWS::Kinesis::Stream under resources: → its name for the stage. */
-async function kinesisStreamName(config: ServerlessConfig, logicalId: string): Promise<string | undefined> {
-  const plan = await plannedResources(config);
+/** A logical id of an AWS::Kinesis::Stream in the app → its name for the stage. */
+async function kinesisStreamName(app: LocalApp, logicalId: string): Promise<string | undefined> {
+  const plan = await plannedResources(app);
   return plan?.kinesisStreams.find((stream) => stream.logicalId === logicalId)?.streamName;
 }

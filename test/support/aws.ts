@@ -184,9 +184,15 @@ export function localKinesis(): KinesisClient {
   return localKinesisClient(inject('kinesisEndpoint'));
 }
 
-/** A fresh Kinesis stream on the run's Kinesis server (ACTIVE at once); its ARN as the server writes it. */
-export async function createTestKinesisStream(kinesis: KinesisClient, shardCount = 1) {
-  const streamName = uniqueName('k');
+/**
+ * A fresh Kinesis stream on the run's Kinesis server (ACTIVE at once); its ARN as the server writes
+ * it. `streamName`: the name an app under test gives it (default a unique one).
+ */
+export async function createTestKinesisStream(
+  kinesis: KinesisClient,
+  shardCount = 1,
+  streamName = uniqueName('k'),
+) {
   await kinesis.send(new CreateStreamCommand({ StreamName: streamName, ShardCount: shardCount }));
   const summary = await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: streamName }));
   return { streamName, streamArn: summary.StreamDescriptionSummary?.StreamARN as string };

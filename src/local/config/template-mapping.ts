@@ -212,7 +212,7 @@ export type TemplateResourceMap = Readonly<
 >;
 
 /** `Fn::GetAtt [Id, Attribute]` (list or dotted form) or `Ref Id`: the logical id and attribute. */
-function referenceOf(value: unknown): { id: string; attribute?: string } | undefined {
+export function referenceOf(value: unknown): { id: string; attribute?: string } | undefined {
   if (!isRecord(value) || Object.keys(value).length !== 1) return undefined;
   if (typeof value.Ref === 'string') return { id: value.Ref };
   const getAtt = value['Fn::GetAtt'];

@@ -1,14 +1,16 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: serverless variables, not template literals
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { CreateStreamCommand, DescribeStreamSummaryCommand, PutRecordCommand } from '@aws-sdk/client-kinesis';
+import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { afterAll, afterEach, expect, inject, it, vi } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
-import { localClients, localKinesis, uniqueName } from '../../support/aws.js';
+import { createTestKinesisStream, localClients, localKinesis, uniqueName } from '../../support/aws.js';
+import { runCli, startLogName, startOnce } from '../../support/cli-test.js';
 
 const clients = localClients();
 afterAll(() => clients.dynamodb.destroy());
@@ -89,10 +91,7 @@ it("capture in a service folder reads its only stream function's table, by the n
   vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB_STREAMS', endpoint);
   const out = join(dir, 'orders.jsonl');
   expect(await main(['capture', '-c', file, '-o', out])).toBe(EXIT.ok);
-  const records = (await readFile(out, 'utf8'))
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line));
+  const records = await jsonLines(out);
   expect(records.map((r) => [r.eventName, r.dynamodb.Keys.pk.S])).toEqual([['INSERT', 'o-1']]);
 
   // --table takes serverless.yml's logical id as well as a table name.
@@ -100,6 +99,47 @@ it("capture in a service folder reads its only stream function's table, by the n
   expect(await main(['capture', '-c', file, '--table', 'Orders', '-o', byId])).toBe(EXIT.ok);
   expect(await readFile(byId, 'utf8')).toBe(await readFile(out, 'utf8'));
 });
+
+/** A Kinesis stream named as `tidewater start` would have made it, with a record for each of a, b, c (pk). */
+async function changeStream(streamName: string): Promise<string> {
+  const kinesis = localKinesis();
+  try {
+    const { streamArn } = await createTestKinesisStream(kinesis, 1, streamName);
+    for (const pk of ['a', 'b', 'c'])
+      await kinesis.send(
+        new PutRecordCommand({
+          StreamName: streamName,
+          PartitionKey: pk,
+          Data: Buffer.from(JSON.stringify({ pk })),
+        }),
+      );
+    return streamArn;
+  } finally {
+    kinesis.destroy();
+  }
+}
+
+/** The shell of a user who captures from the run's Kinesis server. */
+function kinesisShell(): void {
+  vi.stubEnv('AWS_ENDPOINT_URL_KINESIS', inject('kinesisEndpoint'));
+  vi.stubEnv('AWS_REGION', LOCAL_REGION);
+  vi.stubEnv('AWS_ACCESS_KEY_ID', LOCAL_CREDENTIALS.accessKeyId);
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', LOCAL_CREDENTIALS.secretAccessKey);
+}
+
+/** The `pk` of each Lambda Kinesis record of a capture file, in file order. */
+async function kinesisKeys(file: string): Promise<string[]> {
+  return (await jsonLines(file)).map(
+    (r) => JSON.parse(Buffer.from(r.kinesis.data, 'base64').toString('utf8')).pk as string,
+  );
+}
+
+async function jsonLines(file: string) {
+  return (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+}
 
 it("capture of a stream: type: kinesis function reads the Kinesis stream serverless.yml names, or --stream-arn's", async () => {
   const { name, dir, file } = await serviceFolder(
@@ -115,48 +155,102 @@ it("capture of a stream: type: kinesis function reads the Kinesis stream serverl
     ],
   );
   // The stream as `tidewater start` would have made it, with records a table's destination put there.
-  const kinesis = localKinesis();
-  const streamName = `${name}-local-changes`;
-  await kinesis.send(new CreateStreamCommand({ StreamName: streamName, ShardCount: 1 }));
-  for (const pk of ['a', 'b', 'c'])
-    await kinesis.send(
-      new PutRecordCommand({
-        StreamName: streamName,
-        PartitionKey: pk,
-        Data: Buffer.from(JSON.stringify({ pk })),
-      }),
-    );
-  const { StreamDescriptionSummary } = await kinesis.send(
-    new DescribeStreamSummaryCommand({ StreamName: streamName }),
-  );
-  kinesis.destroy();
-  const streamArn = StreamDescriptionSummary?.StreamARN as string;
-  const out: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out.push(String(chunk));
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  vi.stubEnv('AWS_ENDPOINT_URL_KINESIS', inject('kinesisEndpoint'));
-  vi.stubEnv('AWS_REGION', LOCAL_REGION);
-  vi.stubEnv('AWS_ACCESS_KEY_ID', LOCAL_CREDENTIALS.accessKeyId);
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', LOCAL_CREDENTIALS.secretAccessKey);
+  const streamArn = await changeStream(`${name}-local-changes`);
+  kinesisShell();
 
   const byFunction = join(dir, 'by-function.jsonl');
-  expect(await main(['capture', '-c', file, '-o', byFunction])).toBe(EXIT.ok);
-  const records = (await readFile(byFunction, 'utf8'))
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line));
-  expect(records.map((r) => JSON.parse(Buffer.from(r.kinesis.data, 'base64').toString('utf8')).pk)).toEqual([
-    'a',
-    'b',
-    'c',
-  ]);
-  expect(records.every((r) => r.eventSourceARN === streamArn)).toBe(true);
-  expect(out.join('')).toContain(`3 records from ${streamArn} written to ${byFunction}`);
+  const run = await runCli(['capture', '-c', file, '-o', byFunction]);
+  expect(run.code, run.err).toBe(EXIT.ok);
+  expect(await kinesisKeys(byFunction)).toEqual(['a', 'b', 'c']);
+  expect((await jsonLines(byFunction)).every((r) => r.eventSourceARN === streamArn)).toBe(true);
+  expect(run.out).toContain(`3 records from ${streamArn} written to ${byFunction}`);
 
   const byArn = join(dir, 'by-arn.jsonl');
   expect(await main(['capture', '--stream-arn', streamArn, '-o', byArn])).toBe(EXIT.ok);
   expect(await readFile(byArn, 'utf8')).toBe(await readFile(byFunction, 'utf8'));
+});
+
+// The orders app as a SAM template and as a CDK app's cdk.out (what start.templates.test.ts runs).
+const apps = join(import.meta.dirname, '..', '..', 'fixtures', 'apps');
+const SAM = join(apps, 'sam', 'template.yaml');
+
+it.each([
+  ['--template', SAM, 'AuditFunction', 'OrdersTable'],
+  ['--cdk-out', join(apps, 'cdk.out'), 'AuditFunction5F2E8A0B', 'OrdersTable315BB997'],
+])(
+  "capture %s reads a function's table stream, or a table's by its logical id, under the name tidewater start gives the table",
+  async (flag, app, fn, tableId) => {
+    const stage = uniqueName('cap').toLowerCase();
+    // The template's table has no TableName: start makes one up, and capture must find that one.
+    const log = await startOnce([flag, app, '-f', fn], stage);
+    const table = startLogName(log, 'table', new RegExp(tableId));
+    await clients.dynamodb.send(new PutItemCommand({ TableName: table, Item: { pk: { S: 'o-1' } } }));
+    const endpoint = inject('dynamoEndpoint');
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', endpoint);
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB_STREAMS', endpoint);
+    const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-template-'));
+
+    const byFunction = join(dir, 'by-function.jsonl');
+    const run = await runCli(['capture', flag, app, '--stage', stage, '-f', fn, '-o', byFunction]);
+    expect(run.code, run.err).toBe(EXIT.ok);
+    expect((await jsonLines(byFunction)).map((r) => [r.eventName, r.dynamodb.Keys.pk.S])).toEqual([
+      ['INSERT', 'o-1'],
+    ]);
+    expect(run.out).toMatch(new RegExp(`^1 records from arn:aws:dynamodb:.*:table/${table}/stream/`));
+
+    const byId = join(dir, 'by-id.jsonl');
+    const byTable = await runCli(['capture', flag, app, '--stage', stage, '--table', tableId, '-o', byId]);
+    expect(byTable.code, byTable.err).toBe(EXIT.ok);
+    expect(await readFile(byId, 'utf8')).toBe(await readFile(byFunction, 'utf8'));
+  },
+);
+
+it("capture --template of a SAM Kinesis event reads the Kinesis stream, by the name start gives the template's stream", async () => {
+  const stage = uniqueName('kcap').toLowerCase();
+  // No Name in the template: `<template's folder>-<stage>-<LogicalId>`, as start.kinesis.test.ts's log shows.
+  const streamArn = await changeStream(`sam-kinesis-${stage}-ChangeStream`);
+  kinesisShell();
+  const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-template-'));
+  const out = join(dir, 'kinesis.jsonl');
+  // Its only stream function, as with serverless.yml.
+  const run = await runCli([
+    'capture',
+    '--template',
+    join(apps, 'sam-kinesis', 'template.yaml'),
+    '--stage',
+    stage,
+    '-o',
+    out,
+  ]);
+  expect(run.code, run.err).toBe(EXIT.ok);
+  expect(await kinesisKeys(out)).toEqual(['a', 'b', 'c']);
+  expect(run.out).toContain(`3 records from ${streamArn} written to ${out}`);
+});
+
+it.each([
+  [
+    '-c with --template',
+    ['-c', 'serverless.yml', '--template', SAM],
+    EXIT.usage,
+    "option '--template <file>' cannot be used with option '-c, --config <file>'",
+  ],
+  [
+    '--template with --cdk-out',
+    ['--template', SAM, '--cdk-out', join(apps, 'cdk.out')],
+    EXIT.usage,
+    "option '--template <file>' cannot be used with option '--cdk-out <dir>'",
+  ],
+  [
+    'a --function the template lacks',
+    ['--template', SAM, '-f', 'NoSuchFunction'],
+    EXIT.error,
+    `TemplateReadError: ${SAM}: template: no stream mapping runs a function 'NoSuchFunction' (have ArchiveFunction, AuditFunction)`,
+  ],
+])('capture with %s is refused before any stream is read', async (_, args, code, message) => {
+  const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-refused-'));
+  const out = join(dir, 'never.jsonl');
+  const run = await runCli(['capture', ...args, '-o', out]);
+  expect(run.code).toBe(code);
+  expect(run.err).toContain(message);
+  expect(existsSync(out)).toBe(false);
 });
