@@ -175,13 +175,11 @@ export class Conversion {
   place(container: object, slot: string | number): void {
     const deferred = this.deferred;
     const at = this.deferredLength;
-    if (at === deferred.length) deferred.push(this.text, this.end, container, slot);
-    else {
-      deferred[at] = this.text;
-      deferred[at + 1] = this.end;
-      deferred[at + 2] = container;
-      deferred[at + 3] = slot;
-    }
+    // Past the end, each store appends.
+    deferred[at] = this.text;
+    deferred[at + 1] = this.end;
+    deferred[at + 2] = container;
+    deferred[at + 3] = slot;
     this.deferredLength = at + 4;
   }
 
@@ -399,8 +397,7 @@ function startsWithShape(map: AttributeMap, keys: readonly string[]): boolean {
 
 function keepShape(cx: Conversion, item: Item): void {
   cx.shapeMisses = 0;
-  const keys: string[] = [];
-  for (const key in item) keys.push(key);
+  const keys = Object.keys(item);
   if (keys.length < SHAPE_MIN_KEYS || keys.length > SHAPE_MAX_KEYS) return;
   const shape: Item = {};
   for (const key of keys) setProperty(shape, key, undefined);
