@@ -165,6 +165,8 @@ export class Conversion {
   shapeKeys: readonly string[] = [];
   /** Images in a row that did not start with shapeKeys. */
   shapeMisses = 0;
+  /** Misses in a row after which the shape follows the images (see keepShape). */
+  shapePatience = 2;
 
   constructor(num: NumberConverter, share: boolean) {
     this.num = num;
@@ -357,6 +359,7 @@ function convertMap(map: AttributeMap, cx: Conversion): Item {
 /** The least and most attributes an image must have for its shape to be kept (see convertItem). */
 const SHAPE_MIN_KEYS = 5;
 const SHAPE_MAX_KEYS = 64;
+const SHAPE_MAX_PATIENCE = 64;
 
 /**
  * An image's top level (level 1), built from the shape of the images before it when it starts
@@ -366,20 +369,23 @@ const SHAPE_MAX_KEYS = 64;
  * an object that has the names (`{ ...shape }`) is allocated at its final size in one step, and
  * the attributes are then stored into properties that exist: measured ~250 bytes and ~30% less
  * time for such an item. Items of one table mostly repeat their shape (their names arrive in the
- * same order); when they do not, a miss costs one pass over the names, and the shape follows the
- * images only after two misses in a row, so alternating shapes do not rebuild it each time.
+ * same order); when they do not, a miss costs a pass over the names up to the first that differs,
+ * and the shape follows the images only after misses in a row (keepShape), so alternating shapes
+ * do not rebuild it each time.
  */
 function convertItem(map: AttributeMap, cx: Conversion): Item {
   checkMap(map);
   // Level 1: never too deep.
   cx.level++;
   const shape = cx.shape;
-  if (shape !== undefined && startsWithShape(map, cx.shapeKeys)) {
+  // Two misses in a row: the images are not following the shape; stop checking until the next.
+  if (shape !== undefined && cx.shapeMisses < 2 && startsWithShape(map, cx.shapeKeys)) {
     cx.shapeMisses = 0;
+    cx.shapePatience = 2;
     return fillMap(map, cx, { ...shape });
   }
   const out = fillMap(map, cx, {});
-  if (++cx.shapeMisses >= 2) keepShape(cx, out);
+  if (++cx.shapeMisses >= cx.shapePatience) keepShape(cx, out);
   return out;
 }
 
@@ -395,7 +401,14 @@ function startsWithShape(map: AttributeMap, keys: readonly string[]): boolean {
   return i === n;
 }
 
+/**
+ * The shape of `item` kept for the images after it. Each change without an image built on the
+ * shape in between means the images vary more than they repeat: the next waits twice as many
+ * misses, up to 64, so a stream whose every image differs pays for a shape once in 64 images, not
+ * once in two. An image built on the shape brings it back to two.
+ */
 function keepShape(cx: Conversion, item: Item): void {
+  cx.shapePatience = Math.min(cx.shapePatience * 2, SHAPE_MAX_PATIENCE);
   cx.shapeMisses = 0;
   const keys = Object.keys(item);
   if (keys.length < SHAPE_MIN_KEYS || keys.length > SHAPE_MAX_KEYS) return;

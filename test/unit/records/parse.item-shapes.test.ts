@@ -159,4 +159,30 @@ describe("a parser's images are their own attributes, whatever the images before
     expect(conversion.shapeKeys).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(Object.values(conversion.shape as object).every((v) => v === undefined)).toBe(true);
   });
+
+  it('images whose names never repeat: a shape is kept ever more rarely, and followed again once they do', () => {
+    const conversion = imageConversion(exactNumber);
+    const mapOf = (names: string[]): AttributeMap =>
+      Object.fromEntries(names.map((k) => [k, { S: k }])) as AttributeMap;
+    const kept: number[] = [];
+    let last = conversion.shape;
+    for (let n = 0; n < 400; n++) {
+      const map = mapOf([`n${n}`, 'a', 'b', 'c', 'd']);
+      expect(convertImage(map, conversion, true)).toEqual(unmarshall(map));
+      if (conversion.shape !== last) kept.push(n);
+      last = conversion.shape;
+    }
+    // Kept after 2 misses, then 4, 8, 16, 32, and every 64 from there on.
+    expect(kept.slice(0, 6)).toEqual([1, 5, 13, 29, 61, 125]);
+    expect(kept.slice(6)).toEqual([189, 253, 317, 381]);
+    const repeated = mapOf(['x', 'a', 'b', 'c', 'd']);
+    for (let n = 0; n < 64; n++) convertImage(repeated, conversion, true);
+    expect(conversion.shapeKeys).toEqual(['x', 'a', 'b', 'c', 'd']);
+    // Built on it: back to following a change after two misses.
+    convertImage(repeated, conversion, true);
+    const changed = mapOf(['y', 'a', 'b', 'c', 'd']);
+    convertImage(changed, conversion, true);
+    convertImage(changed, conversion, true);
+    expect(conversion.shapeKeys).toEqual(['y', 'a', 'b', 'c', 'd']);
+  });
 });
