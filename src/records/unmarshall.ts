@@ -101,6 +101,9 @@ const OWN_BUFFER_MAX_BYTES = 64;
 /** Unpadded base64 lengths from here on decode to more than OWN_BUFFER_MAX_BYTES bytes. */
 const SHARED_MIN_CHARS = Math.ceil(((OWN_BUFFER_MAX_BYTES + 1) * 4) / 3);
 
+/** No names yet: shared, so a one-off Conversion (unmarshall(), a re-run) allocates no array for them. */
+const NO_NAMES: readonly string[] = Object.freeze([]);
+
 /** convertValue's answer for a binary it deferred (see Conversion): the caller records where it goes. */
 const DEFERRED: unique symbol = Symbol('deferred binary');
 
@@ -162,7 +165,7 @@ export class Conversion {
    * all undefined (see convertItem); undefined until one shape repeats. Names only, no values.
    */
   shape: Item | undefined = undefined;
-  shapeKeys: readonly string[] = [];
+  shapeKeys: readonly string[] = NO_NAMES;
   /** Images in a row that did not start with shapeKeys. */
   shapeMisses = 0;
   /** Misses in a row after which the shape follows the images (see keepShape). */
