@@ -88,11 +88,10 @@ export class StreamRecord {
   readonly #newImageMap: AttributeMap | undefined;
   readonly #oldImageMap: AttributeMap | undefined;
   readonly #context: RecordContext;
-  /** The source already is in the Lambda shape with its ARN: raw is the source object itself. */
-  readonly #sourceIsRaw: boolean;
   #keys: Item | typeof UNSET = UNSET;
   #newImage: Item | undefined | typeof UNSET = UNSET;
   #oldImage: Item | undefined | typeof UNSET = UNSET;
+  /** Set from the start when the source already is in the Lambda shape with its ARN: the source itself. */
   #raw: LambdaStreamRecord | undefined;
 
   /** @internal Use parseStreamRecord / parseStreamEvent: they validate what this trusts. */
@@ -117,11 +116,12 @@ export class StreamRecord {
     this.#oldImageMap = d.OldImage;
     this.#context = context;
     const identity = (source as { userIdentity?: { Type?: unknown }; UserIdentity?: unknown }).userIdentity;
-    this.#sourceIsRaw =
+    const isRaw =
       source.eventSourceARN !== undefined &&
       typeof created !== 'object' &&
       (source as { UserIdentity?: unknown }).UserIdentity === undefined &&
       (identity == null || identity.Type === undefined);
+    this.#raw = isRaw ? (source as unknown as LambdaStreamRecord) : undefined;
   }
 
   /** Parsed from eventSourceARN: `arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>`. */
@@ -138,30 +138,30 @@ export class StreamRecord {
   }
 
   get keys(): Item {
-    if (this.#keys === UNSET) this.#keys = this.#unmarshall(this.#keysMap, 'Keys') as Item;
+    if (this.#keys === UNSET) this.#keys = convertMapOf(this, this.#keysMap, 'Keys', this.#context) as Item;
     return this.#keys;
   }
 
   get newImage(): Item | undefined {
-    if (this.#newImage === UNSET) this.#newImage = this.#unmarshall(this.#newImageMap, 'NewImage');
+    if (this.#newImage === UNSET)
+      this.#newImage = convertMapOf(this, this.#newImageMap, 'NewImage', this.#context);
     return this.#newImage;
   }
 
   get oldImage(): Item | undefined {
-    if (this.#oldImage === UNSET) this.#oldImage = this.#unmarshall(this.#oldImageMap, 'OldImage');
+    if (this.#oldImage === UNSET)
+      this.#oldImage = convertMapOf(this, this.#oldImageMap, 'OldImage', this.#context);
     return this.#oldImage;
   }
 
   /** The record in the Lambda shape. For a Lambda record it is the very object that arrived. */
   get raw(): LambdaStreamRecord {
     if (this.#raw === undefined) {
-      this.#raw = this.#sourceIsRaw
-        ? (this.#source as unknown as LambdaStreamRecord)
-        : lambdaShape(
-            this.#source as unknown as Record<string, unknown>,
-            this.#context.streamArn,
-            this.awsRegion,
-          );
+      this.#raw = lambdaShape(
+        this.#source as unknown as Record<string, unknown>,
+        this.#context.streamArn,
+        this.awsRegion,
+      );
     }
     return this.#raw;
   }
@@ -205,15 +205,24 @@ export class StreamRecord {
   get [Symbol.toStringTag](): string {
     return 'StreamRecord';
   }
+}
 
-  #unmarshall(map: AttributeMap | undefined, name: MapName): Item | undefined {
-    if (map === undefined) return undefined;
-    try {
-      return convertImage(map, this.#context.conversion, name !== 'Keys');
-    } catch (error) {
-      if (!(error instanceof InvalidAttributeValueError)) throw error;
-      throw malformedImage(error, this, name);
-    }
+/**
+ * A record's keys or image, converted; a bad value is the record's MalformedRecordError. Not a
+ * private method: a class with one gives each instance a brand slot (8 bytes per record).
+ */
+function convertMapOf(
+  record: StreamRecord,
+  map: AttributeMap | undefined,
+  name: MapName,
+  context: RecordContext,
+): Item | undefined {
+  if (map === undefined) return undefined;
+  try {
+    return convertImage(map, context.conversion, name !== 'Keys');
+  } catch (error) {
+    if (!(error instanceof InvalidAttributeValueError)) throw error;
+    throw malformedImage(error, record, name);
   }
 }
 
