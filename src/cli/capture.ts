@@ -5,6 +5,7 @@ import { DescribeStreamSummaryCommand, KinesisClient } from '@aws-sdk/client-kin
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { Command, Option } from 'commander';
 import type { TidewaterError } from '../core/index.js';
+import { resolveIntrinsics } from '../local/config/intrinsics.js';
 import { referenceOf } from '../local/config/template-mapping.js';
 import { captureKinesis } from '../local/emulator/kinesis-capture.js';
 import { capture, type LocalApp, ServerlessConfigError, type TemplatePlan } from '../local/index.js';
@@ -181,23 +182,61 @@ async function streamSource(flags: CaptureFlags, app: LocalApp | undefined): Pro
     return { table: (app && (await tableName(app, flags.table))) ?? flags.table };
   if (!app) throw new ServerlessConfigError(flags.config, 'no such file (needed to find the function)');
   const fn = await streamFunctionOf(app, flags.function);
-  const arn = fn.stream.arn;
   const kinesis = fn.stream.source === 'kinesis';
-  if (typeof arn === 'string') return kinesis ? { kinesis: { arn } } : { streamArn: arn };
+  const source = await functionStreamSource(app, fn.stream.arn, kinesis);
+  if (source) return source;
+  throw app.error(
+    kinesis
+      ? `function '${fn.key}': cannot tell which Kinesis stream its arn ${JSON.stringify(fn.stream.arn)} is; pass --stream-arn`
+      : `function '${fn.key}': cannot tell which table its stream arn ${JSON.stringify(fn.stream.arn)} is; pass --table or --stream-arn`,
+  );
+}
+
+/**
+ * What a function's stream event reads, in the forms `tidewater start` runs: a GetAtt of the app's
+ * table (StreamArn) or Kinesis stream (Arn), a Ref / Sub of a parameter whose value is an ARN, or
+ * an ARN written out. An ARN that names a table or stream the app declares means that one, by name
+ * (its account, region and label are another deployment's, never the local server's); any other ARN
+ * is read as written.
+ */
+async function functionStreamSource(
+  app: LocalApp,
+  arn: unknown,
+  kinesis: boolean,
+): Promise<CaptureSource | undefined> {
   const ref = referenceOf(arn);
-  if (kinesis) {
-    const name = ref?.attribute === 'Arn' ? await kinesisStreamName(app, ref.id) : undefined;
-    if (name) return { kinesis: { name } };
-    throw app.error(
-      `function '${fn.key}': cannot tell which Kinesis stream its arn ${JSON.stringify(arn)} is; pass --stream-arn`,
-    );
+  if (ref?.attribute !== undefined) {
+    if (kinesis) {
+      const name = ref.attribute === 'Arn' ? await kinesisStreamName(app, ref.id) : undefined;
+      return name === undefined ? undefined : { kinesis: { name } };
+    }
+    const table = ref.attribute === 'StreamArn' ? await tableName(app, ref.id) : undefined;
+    return table === undefined ? undefined : { table };
   }
-  const table = ref?.attribute === 'StreamArn' ? await tableName(app, ref.id) : undefined;
-  if (!table)
-    throw app.error(
-      `function '${fn.key}': cannot tell which table its stream arn ${JSON.stringify(arn)} is; pass --table or --stream-arn`,
-    );
-  return { table };
+  let text = arn;
+  if (arn !== null && typeof arn === 'object') {
+    const references = await app.plannedReferences();
+    try {
+      text = resolveIntrinsics(arn, { ...references, where: 'stream arn' });
+    } catch {
+      // What start could not resolve either: the caller says to pass --stream-arn.
+      return undefined;
+    }
+  }
+  if (typeof text !== 'string' || !text.startsWith('arn:')) return undefined;
+  const plan = await plannedResources(app);
+  if (kinesis) {
+    const name = text.includes(':stream/')
+      ? text.slice(text.indexOf(':stream/') + ':stream/'.length)
+      : undefined;
+    return plan?.kinesisStreams.some((stream) => stream.streamName === name)
+      ? { kinesis: { name } }
+      : { kinesis: { arn: text } };
+  }
+  const named = /:table\/([^/]+)\/stream\//.exec(text)?.[1];
+  return plan?.tables.some((table) => table.createTable.TableName === named)
+    ? { table: named }
+    : { streamArn: text };
 }
 
 /**

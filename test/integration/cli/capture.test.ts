@@ -9,7 +9,13 @@ import { afterAll, afterEach, expect, inject, it, vi } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
-import { createTestKinesisStream, localClients, localKinesis, uniqueName } from '../../support/aws.js';
+import {
+  createTestKinesisStream,
+  createTestTable,
+  localClients,
+  localKinesis,
+  uniqueName,
+} from '../../support/aws.js';
 import { runCli, startLogName, startOnce } from '../../support/cli-test.js';
 
 const clients = localClients();
@@ -205,27 +211,98 @@ it.each([
   },
 );
 
-it("capture --template of a SAM Kinesis event reads the Kinesis stream, by the name start gives the template's stream", async () => {
-  const stage = uniqueName('kcap').toLowerCase();
-  // No Name in the template: `<template's folder>-<stage>-<LogicalId>`, as start.kinesis.test.ts's log shows.
-  const streamArn = await changeStream(`sam-kinesis-${stage}-ChangeStream`);
-  kinesisShell();
-  const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-template-'));
-  const out = join(dir, 'kinesis.jsonl');
+it.each([
+  ['a Ref to a parameter whose value is the ARN', () => '{ Ref: StreamArnParam }', 'ByRef'],
+  ['an ARN written out', (arn: string) => `'${arn}'`, 'Literal'],
+])(
+  'capture --template of a function whose Stream is %s reads the table the ARN names, as start runs it',
+  async (_, stream, fn) => {
+    const { tableName } = await createTestTable(clients.dynamodb);
+    // Another deployment's account, region and stream label: only the table's name is this one's.
+    const arn = `arn:aws:dynamodb:eu-west-1:999999999999:table/${tableName}/stream/2020-01-01T00:00:00.000`;
+    const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-arn-'));
+    const template = join(dir, 'template.yaml');
+    await writeFile(join(dir, 'fn.mjs'), 'export async function handler() {}\n');
+    await writeFile(
+      template,
+      [
+        'Transform: AWS::Serverless-2016-10-31',
+        'Parameters:',
+        '  StreamArnParam:',
+        '    Type: String',
+        `    Default: '${arn}'`,
+        'Resources:',
+        '  Orders:',
+        '    Type: AWS::DynamoDB::Table',
+        '    Properties:',
+        `      TableName: ${tableName}`,
+        '      BillingMode: PAY_PER_REQUEST',
+        '      AttributeDefinitions: [{ AttributeName: pk, AttributeType: S }]',
+        '      KeySchema: [{ AttributeName: pk, KeyType: HASH }]',
+        '      StreamSpecification: { StreamViewType: NEW_AND_OLD_IMAGES }',
+        `  ${fn}:`,
+        '    Type: AWS::Serverless::Function',
+        '    Properties:',
+        '      CodeUri: .',
+        '      Handler: fn.handler',
+        '      Runtime: nodejs22.x',
+        '      Events:',
+        '        Changes:',
+        '          Type: DynamoDB',
+        '          Properties:',
+        `            Stream: ${stream(arn)}`,
+        '            StartingPosition: TRIM_HORIZON',
+        '',
+      ].join('\n'),
+    );
+    await clients.dynamodb.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: 'o-2' } } }));
+    const endpoint = inject('dynamoEndpoint');
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', endpoint);
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB_STREAMS', endpoint);
+    const out = join(dir, 'out.jsonl');
+    const run = await runCli(['capture', '--template', template, '-f', fn, '-o', out]);
+    expect(run.code, run.err).toBe(EXIT.ok);
+    expect((await jsonLines(out)).map((r) => [r.eventName, r.dynamodb.Keys.pk.S])).toEqual([
+      ['INSERT', 'o-2'],
+    ]);
+    // The local table's own stream, not the ARN as written.
+    expect(run.out).toMatch(
+      new RegExp(`^1 records from arn:aws:dynamodb:[^:]*:[^:]*:table/${tableName}/stream/`),
+    );
+    expect(run.out).not.toContain(arn);
+  },
+);
+
+it.each([
   // Its only stream function, as with serverless.yml.
-  const run = await runCli([
-    'capture',
+  [
     '--template',
     join(apps, 'sam-kinesis', 'template.yaml'),
-    '--stage',
-    stage,
-    '-o',
-    out,
-  ]);
-  expect(run.code, run.err).toBe(EXIT.ok);
-  expect(await kinesisKeys(out)).toEqual(['a', 'b', 'c']);
-  expect(run.out).toContain(`3 records from ${streamArn} written to ${out}`);
-});
+    [],
+    (stage: string) => `sam-kinesis-${stage}-ChangeStream`,
+  ],
+  [
+    '--cdk-out',
+    join(apps, 'cdk-kinesis.out'),
+    ['-f', 'ArchiveFunction9C1D5E3F'],
+    (stage: string) => `OrdersKinesisStack-${stage}-ChangeStream4B5C6D7E`,
+  ],
+])(
+  "capture %s of a Kinesis mapping reads the Kinesis stream, by the name start gives the app's stream",
+  async (flag, app, fn, streamName) => {
+    const stage = uniqueName('kcap').toLowerCase();
+    // No Name in the app: `<app>-<stage>-<LogicalId>` (the template's folder, the CDK stack), as
+    // start.kinesis.test.ts's log shows.
+    const streamArn = await changeStream(streamName(stage));
+    kinesisShell();
+    const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-template-'));
+    const out = join(dir, 'kinesis.jsonl');
+    const run = await runCli(['capture', flag, app, ...fn, '--stage', stage, '-o', out]);
+    expect(run.code, run.err).toBe(EXIT.ok);
+    expect(await kinesisKeys(out)).toEqual(['a', 'b', 'c']);
+    expect(run.out).toContain(`3 records from ${streamArn} written to ${out}`);
+  },
+);
 
 it.each([
   [
