@@ -81,7 +81,8 @@ export function captureCommand(): Command {
     // --stream-arn needs no app; --table <name> needs none when there is no serverless.yml.
     const app =
       flags.streamArn === undefined && (template || existsSync(flags.config))
-        ? await loadFlaggedApp(flags)
+        ? // capture runs no function: one whose code or environment cannot run here still names its stream.
+          await loadFlaggedApp(flags, { checkFunctions: false })
         : undefined;
     const source = await streamSource(flags, app);
     // Before any request: capture reads what the shell's (or --local-env's) endpoints point at.

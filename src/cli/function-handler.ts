@@ -67,20 +67,29 @@ export function cdkOutOption(): Option {
   ).conflicts(['config', 'template']);
 }
 
-/** The app the flags name: --template, --cdk-out, else -c's serverless.yml. */
-export function loadFlaggedApp(flags: {
-  config: string;
-  template?: string;
-  cdkOut?: string;
-  stage: string;
-}): Promise<LocalApp> {
-  return loadLocalApp(
-    flags.template !== undefined
-      ? { template: flags.template, stage: flags.stage }
+/**
+ * The app the flags name: --template, --cdk-out, else -c's serverless.yml. `checkFunctions: false`
+ * for a command that runs no function (see LocalAppOptions).
+ */
+export function loadFlaggedApp(
+  flags: {
+    config: string;
+    template?: string;
+    cdkOut?: string;
+    stage: string;
+  },
+  options: { checkFunctions?: boolean } = {},
+): Promise<LocalApp> {
+  const { stage } = flags;
+  return loadLocalApp({
+    ...(flags.template !== undefined
+      ? { template: flags.template }
       : flags.cdkOut !== undefined
-        ? { cdkOut: flags.cdkOut, stage: flags.stage }
-        : { config: flags.config, stage: flags.stage },
-  );
+        ? { cdkOut: flags.cdkOut }
+        : { config: flags.config }),
+    stage,
+    ...options,
+  });
 }
 
 /**

@@ -59,6 +59,12 @@ export interface LocalAppOptions {
   cdkOut?: string;
   /** The stage: serverless.yml's `--stage`; for a template, the stack name's suffix. Default local. */
   stage?: string;
+  /**
+   * Whether a template's functions must be runnable here: each with its local code, each
+   * environment variable resolved against the local resources (default true). false reads the
+   * app for its resources and stream events only, as `tidewater capture` does: it runs no function.
+   */
+  checkFunctions?: boolean;
 }
 
 const readOptions = defineOptions<LocalAppOptions>()('loadLocalApp', {
@@ -66,6 +72,7 @@ const readOptions = defineOptions<LocalAppOptions>()('loadLocalApp', {
   template: { kind: 'nonEmptyString' },
   cdkOut: { kind: 'nonEmptyString' },
   stage: { kind: 'nonEmptyString', default: 'local' },
+  checkFunctions: { kind: 'boolean', default: true },
 });
 
 /**
@@ -81,9 +88,11 @@ export async function loadLocalApp(input: LocalAppOptions = {}): Promise<LocalAp
       `loadLocalApp: give one of config, template and cdkOut, not ${given.join(' and ')}`,
       { option: given[1] },
     );
-  if (options.template !== undefined) return templateApp(readSamTemplate(options.template), options.stage);
+  const check = options.checkFunctions;
+  if (options.template !== undefined)
+    return templateApp(readSamTemplate(options.template), options.stage, check);
   if (options.cdkOut !== undefined)
-    return templateApp(readCdkOut(options.cdkOut, options.stage), options.stage);
+    return templateApp(readCdkOut(options.cdkOut, options.stage), options.stage, check);
   return serverlessApp(
     await loadServerlessConfig({ file: options.config ?? 'serverless.yml', stage: options.stage }),
   );
@@ -105,8 +114,8 @@ export async function serverlessApp(config: ServerlessConfig): Promise<LocalApp>
   };
 }
 
-/** A SAM template or cdk.out read into a TemplateApp, planned and checked, as a LocalApp. */
-export function templateApp(app: TemplateApp, stage: string): LocalApp {
+/** A SAM template or cdk.out read into a TemplateApp, planned and (its functions, unless told not to) checked, as a LocalApp. */
+export function templateApp(app: TemplateApp, stage: string, check = true): LocalApp {
   const parameters: Record<string, LocalResourceRef> = Object.fromEntries(
     Object.entries(app.parameters).map(([name, value]) => [
       name,
@@ -135,7 +144,7 @@ export function templateApp(app: TemplateApp, stage: string): LocalApp {
     const planned = plannedReferences(plan, options);
     return { ...planned, refs: { ...parameters, ...planned.refs } };
   };
-  checkFunctions(app, references(), plan);
+  if (check) checkFunctions(app, references(), plan);
   const error = (message: string) => new TemplateReadError(app.file, 'template', '', message);
   return {
     file: app.file,

@@ -222,7 +222,8 @@ it.each([
     const arn = `arn:aws:dynamodb:eu-west-1:999999999999:table/${tableName}/stream/2020-01-01T00:00:00.000`;
     const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-arn-'));
     const template = join(dir, 'template.yaml');
-    await writeFile(join(dir, 'fn.mjs'), 'export async function handler() {}\n');
+    // The function has no code here and an environment the local servers cannot resolve: capture
+    // runs no function, so neither stops it.
     await writeFile(
       template,
       [
@@ -246,6 +247,9 @@ it.each([
         '      CodeUri: .',
         '      Handler: fn.handler',
         '      Runtime: nodejs22.x',
+        '      Environment:',
+        '        Variables:',
+        `          SELF: { 'Fn::GetAtt': [${fn}, Arn] }`,
         '      Events:',
         '        Changes:',
         '          Type: DynamoDB',

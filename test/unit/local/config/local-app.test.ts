@@ -174,4 +174,19 @@ describe('loadLocalApp', () => {
     expect({ resource: error.resource, property: error.property }).toEqual({ resource, property });
     expect(error.message).toContain(`${resource}.${property}`);
   });
+
+  it('checkFunctions: false reads the resources and stream events of an app whose functions cannot run here', async () => {
+    // No local code, and an environment variable the local servers cannot resolve.
+    const unrunnable = () =>
+      sam((t) =>
+        t
+          .replace('Handler: archive.handler', 'Handler: gone.handler')
+          .replace('!Ref ArchiveBucket', '!GetAtt ArchiveFunction.Arn'),
+      );
+    expect((await readError(unrunnable())).property).toBe('Handler');
+    const app = await loadLocalApp({ ...unrunnable(), checkFunctions: false });
+    const [fn] = await app.streamFunctions(['ArchiveFunction']);
+    expect(fn?.stream.arn).toEqual({ 'Fn::GetAtt': ['OrdersTable', 'StreamArn'] });
+    expect((await app.plan()).tables.map((table) => table.logicalId)).toContain('OrdersTable');
+  });
 });
