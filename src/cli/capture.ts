@@ -81,8 +81,7 @@ export function captureCommand(): Command {
     // --stream-arn needs no app; --table <name> needs none when there is no serverless.yml.
     const app =
       flags.streamArn === undefined && (template || existsSync(flags.config))
-        ? // capture runs no function: one whose code or environment cannot run here still names its stream.
-          await loadFlaggedApp(flags, { checkFunctions: false })
+        ? await captureApp(flags, template)
         : undefined;
     const source = await streamSource(flags, app);
     // Before any request: capture reads what the shell's (or --local-env's) endpoints point at.
@@ -97,6 +96,18 @@ export function captureCommand(): Command {
     }
   });
   return command;
+}
+
+/** The app that names the stream; undefined when only a table's name is needed and serverless.yml cannot be read locally. */
+async function captureApp(flags: CaptureFlags, template: boolean): Promise<LocalApp | undefined> {
+  try {
+    // capture runs no function: one whose code or environment cannot run here still names its stream.
+    return await loadFlaggedApp(flags, { checkFunctions: false });
+  } catch (error) {
+    // A serverless.yml that cannot be read locally still leaves `--table <name>` usable as a name.
+    if (!template && flags.table !== undefined && error instanceof ServerlessConfigError) return undefined;
+    throw error;
+  }
 }
 
 /** What to read: a DynamoDB stream (its ARN, or its table's name), or a Kinesis stream (ARN or name). */

@@ -176,6 +176,26 @@ it("capture of a stream: type: kinesis function reads the Kinesis stream serverl
   expect(await readFile(byArn, 'utf8')).toBe(await readFile(byFunction, 'utf8'));
 });
 
+it('capture --table <name> in a folder whose serverless.yml cannot be read locally takes the name as given', async () => {
+  const { tableName } = await createTestTable(clients.dynamodb);
+  await clients.dynamodb.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: 'o-3' } } }));
+  const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-unreadable-'));
+  const file = join(dir, 'serverless.yml');
+  // A service name only the deployment can resolve.
+  await writeFile(file, ['service: ${ssm:/orders/service-name}', 'provider:', '  name: aws', ''].join('\n'));
+  const endpoint = inject('dynamoEndpoint');
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', endpoint);
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB_STREAMS', endpoint);
+  const out = join(dir, 'out.jsonl');
+  const run = await runCli(['capture', '-c', file, '--table', tableName, '-o', out]);
+  expect(run.code, run.err).toBe(EXIT.ok);
+  expect((await jsonLines(out)).map((r) => [r.eventName, r.dynamodb.Keys.pk.S])).toEqual([['INSERT', 'o-3']]);
+  // -f needs the file itself: its error names it.
+  const byFunction = await runCli(['capture', '-c', file, '-f', 'audit', '-o', join(dir, 'never.jsonl')]);
+  expect(byFunction.code).toBe(EXIT.error);
+  expect(byFunction.err).toContain(file);
+});
+
 // The orders app as a SAM template and as a CDK app's cdk.out (what start.templates.test.ts runs).
 const apps = join(import.meta.dirname, '..', '..', 'fixtures', 'apps');
 const SAM = join(apps, 'sam', 'template.yaml');
