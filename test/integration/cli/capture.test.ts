@@ -125,6 +125,13 @@ async function changeStream(streamName: string): Promise<string> {
   }
 }
 
+/** The shell of a user who captures from the run's DynamoDB Local (the endpoints `tidewater start` prints). */
+function dynamoShell(): void {
+  const endpoint = inject('dynamoEndpoint');
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', endpoint);
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB_STREAMS', endpoint);
+}
+
 /** The shell of a user who captures from the run's Kinesis server. */
 function kinesisShell(): void {
   vi.stubEnv('AWS_ENDPOINT_URL_KINESIS', inject('kinesisEndpoint'));
@@ -183,9 +190,7 @@ it('capture --table <name> in a folder whose serverless.yml cannot be read local
   const file = join(dir, 'serverless.yml');
   // A service name only the deployment can resolve.
   await writeFile(file, ['service: ${ssm:/orders/service-name}', 'provider:', '  name: aws', ''].join('\n'));
-  const endpoint = inject('dynamoEndpoint');
-  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', endpoint);
-  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB_STREAMS', endpoint);
+  dynamoShell();
   const out = join(dir, 'out.jsonl');
   const run = await runCli(['capture', '-c', file, '--table', tableName, '-o', out]);
   expect(run.code, run.err).toBe(EXIT.ok);
@@ -211,9 +216,7 @@ it.each([
     const log = await startOnce([flag, app, '-f', fn], stage);
     const table = startLogName(log, 'table', new RegExp(tableId));
     await clients.dynamodb.send(new PutItemCommand({ TableName: table, Item: { pk: { S: 'o-1' } } }));
-    const endpoint = inject('dynamoEndpoint');
-    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', endpoint);
-    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB_STREAMS', endpoint);
+    dynamoShell();
     const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-template-'));
 
     const byFunction = join(dir, 'by-function.jsonl');
@@ -280,9 +283,7 @@ it.each([
       ].join('\n'),
     );
     await clients.dynamodb.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: 'o-2' } } }));
-    const endpoint = inject('dynamoEndpoint');
-    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', endpoint);
-    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB_STREAMS', endpoint);
+    dynamoShell();
     const out = join(dir, 'out.jsonl');
     const run = await runCli(['capture', '--template', template, '-f', fn, '-o', out]);
     expect(run.code, run.err).toBe(EXIT.ok);
