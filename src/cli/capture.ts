@@ -10,6 +10,7 @@ import { referenceOf } from '../local/config/template-mapping.js';
 import { captureKinesis } from '../local/emulator/kinesis-capture.js';
 import { capture, type LocalApp, ServerlessConfigError, type TemplatePlan } from '../local/index.js';
 import { overlayEnv } from '../local/servers/process-env.js';
+import { kinesisArnStream, streamArnTable } from '../records/stream-arn-names.js';
 import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { EXIT } from './exit-codes.js';
 import { streamFunctionOf } from './function-env.js';
@@ -238,15 +239,13 @@ async function functionStreamSource(
   if (typeof text !== 'string' || !text.startsWith('arn:')) return undefined;
   const plan = await plannedResources(app);
   if (kinesis) {
-    const name = text.includes(':stream/')
-      ? text.slice(text.indexOf(':stream/') + ':stream/'.length)
-      : undefined;
-    return plan?.kinesisStreams.some((stream) => stream.streamName === name)
+    const name = kinesisArnStream(text);
+    return name !== undefined && plan?.kinesisStreams.some((stream) => stream.streamName === name)
       ? { kinesis: { name } }
       : { kinesis: { arn: text } };
   }
-  const named = /:table\/([^/]+)\/stream\//.exec(text)?.[1];
-  return plan?.tables.some((table) => table.createTable.TableName === named)
+  const named = streamArnTable(text);
+  return named !== undefined && plan?.tables.some((table) => table.createTable.TableName === named)
     ? { table: named }
     : { streamArn: text };
 }

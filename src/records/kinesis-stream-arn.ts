@@ -1,3 +1,5 @@
+import { kinesisArnStream } from './stream-arn-names.js';
+
 /** A Kinesis stream's ARN as an option: `arn:aws:kinesis:<region>:<account>:stream/<name>`. */
 export const KINESIS_STREAM_ARN_OPTION = {
   kind: 'custom',
@@ -12,7 +14,7 @@ export const KINESIS_STREAM_ARN_OPTION = {
  * StreamARN parameter (2022), and Kinesis takes either.
  */
 export function kinesisStreamName(arn: string): string {
-  return arn.slice(arn.indexOf(':stream/') + ':stream/'.length);
+  return kinesisArnStream(arn) ?? arn;
 }
 
 /** The region of a Kinesis stream ARN. */

@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { defineOptions } from '../../core/index.js';
+import { kinesisArnStream, streamArnTable } from '../../records/stream-arn-names.js';
 import type { KinesisApi } from '../emulator/kinesis-reader.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../servers/dynamodb-local.js';
 import { InfraDefinitionError, ServerlessConfigError } from './errors.js';
@@ -217,14 +218,13 @@ export function streamArnOf(
   if (typeof text !== 'string') return undefined;
   if (fn.stream.source === 'kinesis') {
     // An ARN written out names the local stream of that name, whatever its account and region.
-    const name = text.slice(text.indexOf(':stream/') + ':stream/'.length);
-    return resources.kinesisStreams.find(
-      (s) => s.arn === text || (text.includes(':stream/') && s.name === name),
-    )?.arn;
+    const name = kinesisArnStream(text);
+    return resources.kinesisStreams.find((s) => s.arn === text || (name !== undefined && s.name === name))
+      ?.arn;
   }
   const local = resources.tables.find((table) => table.streamArn === text);
   if (local) return local.streamArn;
   // An ARN written out (`arn:aws:dynamodb:…:table/orders/stream/…`): the local table of that name.
-  const named = /:table\/([^/]+)\/stream\//.exec(text)?.[1];
+  const named = streamArnTable(text);
   return resources.tables.find((table) => table.name === named)?.streamArn;
 }

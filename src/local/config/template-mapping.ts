@@ -1,4 +1,5 @@
 import type { FilterPattern } from '../../filters/index.js';
+import { kinesisArnStream, streamArnTable } from '../../records/stream-arn-names.js';
 import { TemplateReadError } from './errors.js';
 import { isRecord } from './intrinsics.js';
 import type { StreamEventSettings, StreamFunctionSettings } from './stream-function.js';
@@ -285,9 +286,9 @@ function kinesisStreamProblem(
     return undefined;
   }
   if (typeof arn === 'string') {
-    const name = arn.slice(arn.indexOf(':stream/') + ':stream/'.length);
+    const name = kinesisArnStream(arn);
     const local = Object.values(resources).some(
-      (r) => r.Type === KINESIS_STREAM && arn.includes(':stream/') && r.Properties?.Name === name,
+      (r) => r.Type === KINESIS_STREAM && name !== undefined && r.Properties?.Name === name,
     );
     return local ? undefined : `${arn} is not a Kinesis stream the template declares (by its Name)`;
   }
@@ -310,7 +311,7 @@ function tableStreamProblem(arn: unknown, named: Named, resources: TemplateResou
       : `names ${named.id}, a table without a StreamSpecification: it has no stream`;
   }
   if (typeof arn === 'string') {
-    const name = /:table\/([^/]+)\/stream\//.exec(arn)?.[1];
+    const name = streamArnTable(arn);
     const local = Object.values(resources).some((r) => hasStream(r) && r.Properties?.TableName === name);
     return local ? undefined : `${arn} is not the stream of a table the template declares with a stream`;
   }
