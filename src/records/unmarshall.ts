@@ -133,9 +133,9 @@ export class Conversion {
    * A parser's Conversion lives with the parser, but unmarshall() and a re-run make one per call,
    * and a handler may make a parser per event. When Conversions lived for one image, a full GC
    * between two events threw away the unmarshaller's optimized code each time without this
-   * (measured: a full GC between 100-record invocations cut the parser's rate to a fifth). A static field, because the class holds it strongly (a
-   * module-level constant that no function reads may live on the stack of the module's
-   * evaluation only). Never read, never changed.
+   * (measured: a full GC between 100-record invocations cut the parser's rate to a fifth). A
+   * static field, because the class holds it strongly (a module-level constant that no function
+   * reads may live on the stack of the module's evaluation only). Never read, never changed.
    */
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: held only to keep the instance map alive
   static readonly #shapeAnchor = new Conversion((text) => text, true);
@@ -371,8 +371,8 @@ const SHAPE_MAX_PATIENCE = 64;
  * further one goes to a property array that grows a few slots at a time, copied at every step, so
  * an item of 18 attributes allocated ~550 bytes, over half of it arrays already dropped. A copy of
  * an object that has the names (`{ ...shape }`) is allocated at its final size in one step, and
- * the attributes are then stored into properties that exist: measured ~250 bytes and ~30% less
- * time for such an item. Items of one table mostly repeat their shape (their names arrive in the
+ * the attributes are then stored into properties that exist: ~250 bytes for such an item
+ * (bench/why/throughput.md has the times). Items of one table mostly repeat their shape (their names arrive in the
  * same order); when they do not, a miss costs a pass over the names up to the first that differs,
  * and the shape follows the images only after misses in a row (keepShape), so alternating shapes
  * do not rebuild it each time.
