@@ -72,9 +72,14 @@ export function keysOf(item: unknown, keyAttributes: readonly string[]): Attribu
   if (!isObject(item)) return undefined;
   const keys: AttributeMap = {};
   for (const name of keyAttributes) {
-    const value = item[name];
-    if (value === undefined) return undefined;
-    keys[name] = value as AttributeMap[string];
+    if (!Object.hasOwn(item, name)) return undefined;
+    // Defined, not assigned: a key attribute named `__proto__` is an attribute, not a prototype.
+    Object.defineProperty(keys, name, {
+      value: item[name],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return keys;
 }

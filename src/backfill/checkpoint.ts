@@ -31,29 +31,80 @@ export interface BackfillCheckpoint {
 
 const VERSION = 1;
 
-function isCheckpoint(value: unknown): value is BackfillCheckpoint {
-  const c = value as BackfillCheckpoint | null;
-  return (
-    c !== null &&
-    typeof c === 'object' &&
-    c.version === VERSION &&
-    typeof c.source === 'string' &&
-    typeof c.files === 'object' &&
-    c.files !== null &&
-    typeof c.segments === 'object' &&
-    c.segments !== null
-  );
+/** A name from the file, quoted and cut short for a message: the file may hold anything. */
+function quoted(name: string): string {
+  return JSON.stringify(name.length > 200 ? `${name.slice(0, 200)}…` : name);
 }
 
-/** The checkpoint a run continues from: the file's, when there is one for this source; a fresh one otherwise. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+// An ExclusiveStartKey: attribute names to one attribute value each (`{"S": …}`), at most two.
+function isKey(v: unknown): v is AttributeMap {
+  if (!isPlainObject(v)) return false;
+  const names = Object.keys(v);
+  return names.length > 0 && names.length <= 2 && names.every((n) => isPlainObject(v[n]));
+}
+
+/** The entries of `value` (a JSON object) checked by `entry`, in a map that has no prototype. */
+function entries<T>(
+  value: unknown,
+  what: string,
+  file: string,
+  entry: (name: string, v: Record<string, unknown>) => T | undefined,
+): Record<string, T> {
+  if (!isPlainObject(value)) throw new InvalidCheckpointError(file, `${what} is not an object`);
+  // Names come from the file: `__proto__` must be an entry like any other, never a prototype.
+  const out: Record<string, T> = Object.create(null);
+  for (const name of Object.keys(value)) {
+    const v = value[name];
+    const checked = isPlainObject(v) ? entry(name, v) : undefined;
+    if (checked === undefined)
+      throw new InvalidCheckpointError(file, `${what} entry ${quoted(name)} is not one a backfill writes`);
+    out[name] = checked;
+  }
+  return out;
+}
+
+/** The checkpoint in `value` (parsed JSON), every entry checked before anything is delivered. */
+function checkedCheckpoint(value: unknown, file: string): BackfillCheckpoint {
+  if (!isPlainObject(value) || value.version !== VERSION || typeof value.source !== 'string')
+    throw new InvalidCheckpointError(file, `not a backfill checkpoint (version ${VERSION})`);
+  return {
+    version: VERSION,
+    source: value.source,
+    files: entries(value.files, 'files', file, (_, e) =>
+      isCount(e.line) && typeof e.done === 'boolean' ? { line: e.line, done: e.done } : undefined,
+    ),
+    segments: entries(value.segments, 'segments', file, (name, e) =>
+      /^(0|[1-9]\d{0,6})$/.test(name) &&
+      (e.after === null || isKey(e.after)) &&
+      isCount(e.items) &&
+      typeof e.done === 'boolean'
+        ? { after: e.after as AttributeMap | null, items: e.items, done: e.done }
+        : undefined,
+    ),
+  };
+}
+
+function fresh(source: string): BackfillCheckpoint {
+  return { version: VERSION, source, files: Object.create(null), segments: Object.create(null) };
+}
+
+/**
+ * The checkpoint a run continues from: the file's, when there is one for this source; a fresh one
+ * otherwise. Its maps have no prototype (their names come from a file and a manifest).
+ */
 export async function openCheckpoint(file: string | undefined, source: string): Promise<BackfillCheckpoint> {
-  const fresh: BackfillCheckpoint = { version: VERSION, source, files: {}, segments: {} };
-  if (file === undefined) return fresh;
+  if (file === undefined) return fresh(source);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fresh;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fresh(source);
     throw error;
   }
   let value: unknown;
@@ -62,11 +113,43 @@ export async function openCheckpoint(file: string | undefined, source: string): 
   } catch {
     throw new InvalidCheckpointError(file, 'not JSON');
   }
-  if (!isCheckpoint(value))
-    throw new InvalidCheckpointError(file, `not a backfill checkpoint (version ${VERSION})`);
-  if (value.source !== source)
-    throw new CheckpointMismatchError(file, `it is the checkpoint of ${value.source}, not of ${source}`);
-  return value;
+  const checkpoint = checkedCheckpoint(value, file);
+  if (checkpoint.source !== source)
+    throw new CheckpointMismatchError(file, `it is the checkpoint of ${checkpoint.source}, not of ${source}`);
+  return checkpoint;
+}
+
+/** An export's checkpoint names only the manifest's data files, and no Scan segment. */
+export function checkExportCheckpoint(
+  file: string | undefined,
+  checkpoint: BackfillCheckpoint,
+  files: readonly { readonly dataFileS3Key: string }[],
+): void {
+  const listed = new Set(files.map((f) => f.dataFileS3Key));
+  const stray = Object.keys(checkpoint.files).find((key) => !listed.has(key));
+  if (stray !== undefined)
+    throw new InvalidCheckpointError(
+      file ?? 'checkpoint',
+      `names ${quoted(stray)}, a file the export's manifest does not list`,
+    );
+  if (Object.keys(checkpoint.segments).length !== 0)
+    throw new InvalidCheckpointError(file ?? 'checkpoint', "an export's checkpoint has Scan segments");
+}
+
+/** A Scan's checkpoint names only its segments, and no data file. */
+export function checkScanCheckpoint(
+  file: string | undefined,
+  checkpoint: BackfillCheckpoint,
+  segments: number,
+): void {
+  const stray = Object.keys(checkpoint.segments).find((name) => Number(name) >= segments);
+  if (stray !== undefined)
+    throw new InvalidCheckpointError(
+      file ?? 'checkpoint',
+      `names segment ${quoted(stray)}, but the Scan has ${segments}`,
+    );
+  if (Object.keys(checkpoint.files).length !== 0)
+    throw new InvalidCheckpointError(file ?? 'checkpoint', "a Scan's checkpoint has data files");
 }
 
 /**

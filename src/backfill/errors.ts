@@ -101,3 +101,64 @@ export class InvalidCheckpointError extends BackfillError {
 export class KeySchemaUnknownError extends BackfillError {
   override name = 'KeySchemaUnknownError';
 }
+
+/**
+ * A data file that is not the one its manifest line describes: its MD5 (`md5Checksum`), its
+ * S3 ETag (`etag`) or its number of items (`itemCount`) differs. The file is not marked done.
+ */
+export class ExportFileMismatchError extends BackfillError {
+  override name = 'ExportFileMismatchError';
+  constructor(
+    readonly key: string,
+    readonly field: 'md5Checksum' | 'etag' | 'itemCount',
+    detail: string,
+    readonly manifestKey?: string,
+  ) {
+    super(
+      `${key}: ${detail}, not what ${manifestKey ?? 'its manifest'} says (${field}); the export is damaged or was altered`,
+    );
+  }
+}
+
+/** A data file line longer than any item DynamoDB stores can make it: `line` is the line, from 1. */
+export class ExportLineTooLongError extends BackfillError {
+  override name = 'ExportLineTooLongError';
+  constructor(
+    readonly key: string,
+    readonly line: number,
+    readonly maxChars: number,
+  ) {
+    super(
+      `${key} line ${line}: longer than ${maxChars} characters, more than a 400 KB item's DynamoDB JSON can be`,
+    );
+  }
+}
+
+/** A data file that inflates more than any export's gzip does (a decompression bomb): reading stopped. */
+export class ExportFileInflationError extends BackfillError {
+  override name = 'ExportFileInflationError';
+  constructor(
+    readonly key: string,
+    readonly line: number,
+    readonly maxRatio: number,
+  ) {
+    super(
+      `${key} line ${line}: inflates more than ${maxRatio} times its compressed size; ` +
+        'no DynamoDB export does (raise maxInflateRatio if this export is genuine)',
+    );
+  }
+}
+
+/** A checkpoint says more lines of a data file are done than the file has: it is not this file's checkpoint. */
+export class CheckpointPastEndError extends BackfillError {
+  override name = 'CheckpointPastEndError';
+  constructor(
+    readonly key: string,
+    readonly line: number,
+    readonly lines: number,
+  ) {
+    super(
+      `${key}: the checkpoint says line ${line} is done, but the file has ${lines} lines; delete the checkpoint to start over`,
+    );
+  }
+}

@@ -15,11 +15,22 @@ import {
   parseLine,
 } from './backfill-record.js';
 import { deliverCounted } from './deliver-batch.js';
-import { BackfillError, KeySchemaUnknownError } from './errors.js';
+import {
+  BackfillError,
+  CheckpointPastEndError,
+  ExportFileMismatchError,
+  KeySchemaUnknownError,
+} from './errors.js';
 import { exportLines } from './export-lines.js';
 import { describeTableKeys } from './key-schema.js';
+import { MAX_BATCH_CHARS } from './limits.js';
 import { type ExportType, readExportSummary, summaryKeyOfDataFile } from './manifest.js';
-import { DELIVERY_OPTIONS, type DeliveryOptions } from './options.js';
+import {
+  DELIVERY_OPTIONS,
+  type DeliveryOptions,
+  EXPORT_READ_OPTIONS,
+  type ExportReadOptions,
+} from './options.js';
 
 /** One data file of an export, as manifest-files.json and manifest-summary.json name it. */
 export interface ExportFile {
@@ -34,6 +45,12 @@ export interface ExportFile {
    * their Keys. Default: read from DynamoDB (DescribeTable on the table manifest-summary.json names).
    */
   readonly keyAttributes?: readonly string[];
+  /** manifest-files.json's `md5Checksum` (base64 of the object's MD5): checked as the file streams. */
+  readonly md5Checksum?: string;
+  /** manifest-files.json's `itemCount`: the file's lines holding an item, checked as it streams. */
+  readonly itemCount?: number;
+  /** manifest-files.json's `etag`: compared with the object's before anything is read. */
+  readonly etag?: string;
 }
 
 /** How far a file's backfill has come, after each batch (what a checkpoint records). */
@@ -55,7 +72,7 @@ export interface ExportFileReport extends ExportFileProgress {
   readonly error?: string;
 }
 
-export interface BackfillExportFileOptions extends DeliveryOptions {
+export interface BackfillExportFileOptions extends DeliveryOptions, ExportReadOptions {
   /** Default: a new S3Client (its endpoint from AWS_ENDPOINT_URL_S3 like every SDK client). */
   client?: S3Client;
   /** For DescribeTable when `keyAttributes` is not given. Default: a new DynamoDBClient. */
@@ -74,6 +91,7 @@ export interface BackfillExportFileOptions extends DeliveryOptions {
 
 const readOptions = /* @__PURE__ */ defineOptions<BackfillExportFileOptions>()('backfillExportFile', {
   ...DELIVERY_OPTIONS,
+  ...EXPORT_READ_OPTIONS,
   client: { kind: 'client' },
   dynamodb: { kind: 'client' },
   fromLine: { kind: 'integer', min: 0, default: 0 },
@@ -94,6 +112,9 @@ const readFile = /* @__PURE__ */ defineOptions<ExportFile>()('backfillExportFile
     check: (v) =>
       Array.isArray(v) && v.length > 0 && v.length <= 2 && v.every((a) => typeof a === 'string' && a !== ''),
   },
+  md5Checksum: { kind: 'nonEmptyString' },
+  itemCount: { kind: 'integer', min: 0 },
+  etag: { kind: 'nonEmptyString' },
 });
 
 async function tableOf(
@@ -167,8 +188,16 @@ export async function backfillExportFile<T extends object = Item>(
   };
 
   let last = o.fromLine;
+  let seen = 0;
+  let batchChars = 0;
   try {
-    for await (const { line, text } of exportLines(client, f.bucket, f.key)) {
+    for await (const { line, text } of exportLines(client, f.bucket, f.key, {
+      md5Checksum: f.md5Checksum,
+      etag: f.etag,
+      itemCount: f.itemCount,
+      maxInflateRatio: o.maxInflateRatio,
+    })) {
+      seen = line;
       if (line <= o.fromLine) continue;
       last = line;
       if (text === '') continue;
@@ -184,13 +213,22 @@ export async function backfillExportFile<T extends object = Item>(
       );
       lines.push(line);
       progress.itemsRead++;
-      if (batch.length >= o.batchSize && !(await flush(line))) break;
+      batchChars += text.length;
+      // A batch is sent at batchSize records or Lambda's 6 MB, whichever comes first.
+      if (batch.length >= o.batchSize || batchChars >= MAX_BATCH_CHARS) {
+        batchChars = 0;
+        if (!(await flush(line))) break;
+      }
     }
   } catch (error) {
-    // The lines before a bad one are good: they are delivered (and checkpointed) first.
-    if (error instanceof BackfillError && batch.length !== 0) await flush(lines[lines.length - 1]!);
+    // The lines before a bad one are good: they are delivered (and checkpointed) first. Not so when
+    // the file is not the manifest's: which of its lines are damaged is unknown.
+    if (error instanceof BackfillError && !(error instanceof ExportFileMismatchError) && batch.length !== 0)
+      await flush(lines[lines.length - 1]!);
     throw error;
   }
+  // Every line was read (nothing stopped short) yet fewer than the checkpoint says are done.
+  if (stopped === undefined && seen < o.fromLine) throw new CheckpointPastEndError(f.key, o.fromLine, seen);
   if (stopped === undefined) await flush(last);
   return {
     ...progress,

@@ -1,12 +1,32 @@
-import { pipeline, type Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
+import { pipeline, type Readable, Transform } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
-import { CorruptExportFileError, MissingExportFileError } from './errors.js';
+import {
+  type BackfillError,
+  CorruptExportFileError,
+  ExportFileInflationError,
+  ExportFileMismatchError,
+  MissingExportFileError,
+} from './errors.js';
+import { INFLATE_RATIO_FLOOR_BYTES, MAX_LINE_CHARS } from './limits.js';
+import { type ExportLine, LineSplitter } from './line-splitter.js';
 
-/** One line of a data file, numbered from 1 as an editor shows it. */
-export interface ExportLine {
-  readonly line: number;
-  readonly text: string;
+export type { ExportLine } from './line-splitter.js';
+
+/** What manifest-files.json says of a data file, checked as it is read; and the bound on its gzip. */
+export interface ExportLinesCheck {
+  /** The manifest that named the file, for the errors. */
+  readonly manifestKey?: string | undefined;
+  /** Base64 of the MD5 of the object's bytes (as S3's Content-MD5). */
+  readonly md5Checksum?: string | undefined;
+  /** The object's S3 ETag, unquoted. */
+  readonly etag?: string | undefined;
+  /** Lines holding an item (not empty). */
+  readonly itemCount?: number | undefined;
+  /** Decompressed bytes per compressed byte, at most (past INFLATE_RATIO_FLOOR_BYTES). */
+  readonly maxInflateRatio: number;
 }
 
 /** S3's NoSuchKey, as the SDK class or by name (a GetObject body read later). */
@@ -19,66 +39,95 @@ async function openObject(
   bucket: string,
   key: string,
   manifestKey?: string,
-): Promise<Readable> {
+): Promise<{ body: Readable; etag: string | undefined }> {
   try {
     const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return out.Body as Readable;
+    return { body: out.Body as Readable, etag: out.ETag?.replace(/^"|"$/g, '') };
   } catch (error) {
     if (isMissing(error)) throw new MissingExportFileError(key, manifestKey);
     throw error;
   }
 }
 
+function corrupt(error: unknown, key: string, line: number): BackfillError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'Z_BUF_ERROR' && code !== 'Z_DATA_ERROR' && code !== 'ERR_STREAM_PREMATURE_CLOSE')
+    return undefined;
+  return new CorruptExportFileError(
+    key,
+    line,
+    code === 'Z_DATA_ERROR'
+      ? 'not a gzip stream (or a corrupted one)'
+      : 'the gzip stream ends early (truncated file)',
+    { cause: error },
+  );
+}
+
 /**
- * The lines of a gzip data file, read from S3 as a stream: one chunk in memory at a time, however
- * large the file. A gzip stream cut short or not gzip at all ends in CorruptExportFileError naming
- * the first line not read whole; the lines before it have been yielded.
+ * The lines of a gzip data file, read from S3 as a stream: one chunk and at most one line of
+ * MAX_LINE_CHARS in memory, however large the file, and work proportional to its compressed size.
+ * The object's ETag is compared before anything is read; its MD5 and item count are checked as it
+ * streams (too many items at the first extra one, the rest when it ends), each an
+ * ExportFileMismatchError. A gzip stream cut short or not gzip at all ends in CorruptExportFileError
+ * naming the first line not read whole; the lines before any of these errors have been yielded.
  */
 export async function* exportLines(
   client: S3Client,
   bucket: string,
   key: string,
-  manifestKey?: string,
+  check: ExportLinesCheck,
 ): AsyncGenerator<ExportLine> {
-  const body = await openObject(client, bucket, key, manifestKey);
+  const { body, etag } = await openObject(client, bucket, key, check.manifestKey);
+  if (check.etag !== undefined && etag !== undefined && etag !== check.etag) {
+    body.destroy();
+    throw new ExportFileMismatchError(key, 'etag', `its ETag is ${etag}`, check.manifestKey);
+  }
+  const md5 = createHash('md5');
+  let compressed = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      md5.update(chunk);
+      compressed += chunk.length;
+      done(null, chunk);
+    },
+  });
   // pipeline() destroys the gunzip stream with the body's error too, so one for-await sees both.
-  const text = pipeline(body, createGunzip(), () => undefined);
-  text.setEncoding('utf8');
-  let line = 0;
-  let rest = '';
+  const inflated = pipeline(body, tap, createGunzip(), () => undefined);
+  const decoder = new StringDecoder('utf8');
+  const splitter = new LineSplitter(key, MAX_LINE_CHARS);
+  let decompressed = 0;
+  let items = 0;
+  const counted = (line: ExportLine): ExportLine => {
+    if (line.text !== '' && ++items > (check.itemCount ?? Number.POSITIVE_INFINITY))
+      throw new ExportFileMismatchError(
+        key,
+        'itemCount',
+        `it holds more than ${check.itemCount} items (line ${line.line})`,
+        check.manifestKey,
+      );
+    return line;
+  };
   try {
-    for await (const chunk of text as AsyncIterable<string>) {
-      let start = 0;
-      let end = chunk.indexOf('\n');
-      if (end !== -1 && rest !== '') {
-        yield { line: ++line, text: rest + chunk.slice(0, end) };
-        rest = '';
-        start = end + 1;
-        end = chunk.indexOf('\n', start);
-      }
-      while (end !== -1) {
-        yield { line: ++line, text: chunk.slice(start, end) };
-        start = end + 1;
-        end = chunk.indexOf('\n', start);
-      }
-      rest = rest === '' ? chunk.slice(start) : rest + chunk.slice(start);
+    for await (const chunk of inflated as AsyncIterable<Buffer>) {
+      decompressed += chunk.length;
+      if (decompressed > INFLATE_RATIO_FLOOR_BYTES && decompressed > check.maxInflateRatio * compressed)
+        throw new ExportFileInflationError(key, splitter.line + 1, check.maxInflateRatio);
+      for (const line of splitter.push(decoder.write(chunk))) yield counted(line);
     }
   } catch (error) {
-    if (isMissing(error)) throw new MissingExportFileError(key, manifestKey);
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code === 'Z_BUF_ERROR' || code === 'Z_DATA_ERROR' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
-      throw new CorruptExportFileError(
-        key,
-        line + 1,
-        code === 'Z_DATA_ERROR'
-          ? 'not a gzip stream (or a corrupted one)'
-          : 'the gzip stream ends early (truncated file)',
-        { cause: error },
-      );
-    }
-    throw error;
+    if (isMissing(error)) throw new MissingExportFileError(key, check.manifestKey);
+    throw corrupt(error, key, splitter.line + 1) ?? error;
   } finally {
+    inflated.destroy();
     body.destroy();
   }
-  if (rest !== '') yield { line: ++line, text: rest };
+  splitter.push(decoder.end());
+  const last = splitter.end();
+  if (last !== undefined) counted(last);
+  const digest = md5.digest('base64');
+  if (check.md5Checksum !== undefined && digest !== check.md5Checksum)
+    throw new ExportFileMismatchError(key, 'md5Checksum', `its MD5 is ${digest}`, check.manifestKey);
+  if (check.itemCount !== undefined && items !== check.itemCount)
+    throw new ExportFileMismatchError(key, 'itemCount', `it holds ${items} items`, check.manifestKey);
+  if (last !== undefined) yield last;
 }

@@ -6,7 +6,11 @@ export type { BackfillCheckpoint, FileCheckpoint, SegmentCheckpoint } from './ch
 export {
   BackfillError,
   CheckpointMismatchError,
+  CheckpointPastEndError,
   CorruptExportFileError,
+  ExportFileInflationError,
+  ExportFileMismatchError,
+  ExportLineTooLongError,
   InvalidCheckpointError,
   InvalidExportLineError,
   InvalidExportManifestError,
@@ -23,6 +27,6 @@ export type {
 export { backfillExportFile } from './export-file.js';
 export type { ExportDataFile, ExportManifest, ExportSummary, ExportType } from './manifest.js';
 export { readExportManifest } from './manifest.js';
-export type { DeliveryOptions } from './options.js';
+export type { DeliveryOptions, ExportReadOptions } from './options.js';
 export type { BackfillProgress, BackfillReport, BackfillSource, RunBackfillOptions } from './run-backfill.js';
 export { runBackfill } from './run-backfill.js';

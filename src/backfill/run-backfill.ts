@@ -8,13 +8,23 @@ import { regionFromArn } from '../records/convert.js';
 import type { Item, LambdaStreamRecord } from '../records/types.js';
 import { backfillPipeline } from './backfill-pipeline.js';
 import { backfillSequenceNumber, itemRecord, keysOf } from './backfill-record.js';
-import { checkpointWriter, openCheckpoint } from './checkpoint.js';
+import {
+  checkExportCheckpoint,
+  checkpointWriter,
+  checkScanCheckpoint,
+  openCheckpoint,
+} from './checkpoint.js';
 import { deliverCounted } from './deliver-batch.js';
 import { BackfillError } from './errors.js';
 import { backfillExportFile } from './export-file.js';
 import { describeTableKeys, tableNameOf } from './key-schema.js';
 import { type ExportManifest, readExportManifest } from './manifest.js';
-import { DELIVERY_OPTIONS, type DeliveryOptions } from './options.js';
+import {
+  DELIVERY_OPTIONS,
+  type DeliveryOptions,
+  EXPORT_READ_OPTIONS,
+  type ExportReadOptions,
+} from './options.js';
 import { scanSegment } from './scan-source.js';
 
 /** Where a backfill reads the table's items: an export to S3, or the table itself by a parallel Scan. */
@@ -57,7 +67,7 @@ export interface BackfillReport {
   readonly errors: readonly { readonly part: string; readonly error: string }[];
 }
 
-export interface RunBackfillOptions extends DeliveryOptions {
+export interface RunBackfillOptions extends DeliveryOptions, ExportReadOptions {
   readonly source: BackfillSource;
   /** The table's key attributes (partition, then sort key). Default: DescribeTable. */
   keyAttributes?: readonly string[];
@@ -72,6 +82,7 @@ export interface RunBackfillOptions extends DeliveryOptions {
 
 const readOptions = /* @__PURE__ */ defineOptions<RunBackfillOptions>()('runBackfill', {
   ...DELIVERY_OPTIONS,
+  ...EXPORT_READ_OPTIONS,
   source: {
     kind: 'custom',
     expected: '{ export: { bucket, prefix } } or { scan: { table, segments? } }',
@@ -196,6 +207,7 @@ async function runExport(
   const { summary, files } = manifest;
   const sourceName = `export ${summary.exportArn}`;
   const checkpoint = await openCheckpoint(o.checkpoint, sourceName);
+  checkExportCheckpoint(o.checkpoint, checkpoint, files);
   const saver = checkpointWriter(o.checkpoint, checkpoint);
   const keyAttributes =
     o.keyAttributes ??
@@ -225,12 +237,16 @@ async function runExport(
               exportType: summary.exportType,
               exportTime: summary.exportTime,
               ...(keyAttributes ? { keyAttributes } : {}),
+              md5Checksum: file.md5Checksum,
+              itemCount: file.itemCount,
+              ...(file.etag === undefined ? {} : { etag: file.etag }),
             },
             {
               client: s3,
               ...(o.dynamodb ? { dynamodb: o.dynamodb } : {}),
               batchSize: o.batchSize,
               attempts: o.attempts,
+              maxInflateRatio: o.maxInflateRatio,
               fromLine: at.line,
               fileIndex: index,
               view: summary.view,
@@ -278,6 +294,7 @@ async function runScan(
   const keyAttributes = o.keyAttributes ?? described.keyAttributes;
   const sourceName = `scan ${table} segments ${scan.segments}`;
   const checkpoint = await openCheckpoint(o.checkpoint, sourceName);
+  checkScanCheckpoint(o.checkpoint, checkpoint, scan.segments);
   const saver = checkpointWriter(o.checkpoint, checkpoint);
   // Each item is read at or after this run's start: the time its records say they are from.
   const run = backfillPipeline(pipeline, { source: 'backfill', from: 'scan', snapshotTime: started });

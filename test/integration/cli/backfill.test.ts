@@ -99,6 +99,27 @@ describe('tidewater backfill', () => {
     expect(written.every((l) => l.origin.from === 'export')).toBe(true);
   });
 
+  it('a manifest listing no files while claiming items exits non-zero, nothing run', async () => {
+    const { putExport } = await import('../backfill/export-fixtures.js');
+    const { prefix } = await putExport(s3, bucket, [], { itemCount: 20 });
+    const svc = await service();
+    const { err } = captureOutput();
+    const code = await main([
+      'backfill',
+      '--from-export',
+      `s3://${bucket}/${prefix}`,
+      '-c',
+      svc.config,
+      '--no-progress',
+    ]);
+    vi.restoreAllMocks();
+    expect(code).toBe(EXIT.error);
+    expect(err.join('')).toMatch(
+      /InvalidExportManifestError: .*manifest-files\.json: lists no data files, but .* 20 items/,
+    );
+    await expect(readFile(svc.out, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
   it('--scan reads the table in segments; --dry-run runs nothing', async () => {
     const svc = await service();
     const { out } = captureOutput();
