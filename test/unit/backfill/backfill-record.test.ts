@@ -143,3 +143,59 @@ describe('backfill sequence numbers', () => {
     );
   });
 });
+
+describe('hostile lines', () => {
+  const PROTOTYPE = Object.getOwnPropertyNames(Object.prototype).sort();
+  const hostile = fc.oneof(
+    fc.string(),
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+    fc
+      .record(
+        {
+          Item: fc.oneof(fc.jsonValue(), fc.constant({ __proto__: { S: 'x' } })),
+          Keys: fc.jsonValue(),
+          NewImage: fc.jsonValue(),
+          OldImage: fc.jsonValue(),
+          Metadata: fc.oneof(fc.jsonValue(), fc.constant({ WriteTimestampMicros: { N: '1e400' } })),
+        },
+        { requiredKeys: [] },
+      )
+      .map((v) => JSON.stringify(v)),
+    fc.constantFrom('{"__proto__":{"polluted":1}}', '{"Item":{"__proto__":{"S":"a"}}}', '[]', 'null', '1'),
+  );
+
+  it('give an InvalidExportLineError or a record, never a raw error, never touching Object.prototype', () => {
+    fc.assert(
+      fc.property(
+        hostile,
+        fc.constantFrom(['pk'], ['__proto__'], ['pk', 'constructor']),
+        (text, keyAttributes) => {
+          let value: Record<string, unknown>;
+          try {
+            value = parseLine(text, 'data/a.json.gz', 3);
+          } catch (error) {
+            expect(error).toBeInstanceOf(InvalidExportLineError);
+            return;
+          }
+          const full = fullExportRecord(value, keyAttributes, 1, place, context);
+          const incremental = incrementalRecord(value, 'NEW_AND_OLD_IMAGES', 1, place, context);
+          for (const r of [full, incremental]) {
+            expect(r.eventID).toBe(place.eventID);
+            if (r.dynamodb.Keys !== undefined)
+              expect(Object.getPrototypeOf(r.dynamodb.Keys)).toBe(Object.prototype);
+          }
+          expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(PROTOTYPE);
+          expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        },
+      ),
+      { numRuns: 500, interruptAfterTimeLimit: 20_000 },
+    );
+  });
+
+  it("a key attribute named `__proto__` is the item's attribute, in Keys as an own property", () => {
+    const value = parseLine('{"Item":{"__proto__":{"S":"a"},"n":{"N":"1"}}}', 'data/a.json.gz', 1);
+    const r = fullExportRecord(value, ['__proto__'], 1, place, context);
+    expect(Object.getOwnPropertyDescriptor(r.dynamodb.Keys, '__proto__')?.value).toEqual({ S: 'a' });
+    expect(Object.getPrototypeOf(r.dynamodb.Keys)).toBe(Object.prototype);
+  });
+});
