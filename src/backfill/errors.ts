@@ -103,14 +103,14 @@ export class KeySchemaUnknownError extends BackfillError {
 }
 
 /**
- * A data file that is not the one its manifest line describes: its MD5 (`md5Checksum`), its
- * S3 ETag (`etag`) or its number of items (`itemCount`) differs. The file is not marked done.
+ * A data file that is not the one its manifest line describes: its MD5 (`md5Checksum`) or its
+ * number of items (`itemCount`) differs. The file is not marked done.
  */
 export class ExportFileMismatchError extends BackfillError {
   override name = 'ExportFileMismatchError';
   constructor(
     readonly key: string,
-    readonly field: 'md5Checksum' | 'etag' | 'itemCount',
+    readonly field: 'md5Checksum' | 'itemCount',
     detail: string,
     readonly manifestKey?: string,
   ) {

@@ -49,8 +49,6 @@ export interface ExportFile {
   readonly md5Checksum?: string;
   /** manifest-files.json's `itemCount`: the file's lines holding an item, checked as it streams. */
   readonly itemCount?: number;
-  /** manifest-files.json's `etag`: compared with the object's before anything is read. */
-  readonly etag?: string;
 }
 
 /** How far a file's backfill has come, after each batch (what a checkpoint records). */
@@ -114,7 +112,6 @@ const readFile = /* @__PURE__ */ defineOptions<ExportFile>()('backfillExportFile
   },
   md5Checksum: { kind: 'nonEmptyString' },
   itemCount: { kind: 'integer', min: 0 },
-  etag: { kind: 'nonEmptyString' },
 });
 
 async function tableOf(
@@ -193,7 +190,6 @@ export async function backfillExportFile<T extends object = Item>(
   try {
     for await (const { line, text } of exportLines(client, f.bucket, f.key, {
       md5Checksum: f.md5Checksum,
-      etag: f.etag,
       itemCount: f.itemCount,
       maxInflateRatio: o.maxInflateRatio,
     })) {

@@ -21,8 +21,6 @@ export interface ExportLinesCheck {
   readonly manifestKey?: string | undefined;
   /** Base64 of the MD5 of the object's bytes (as S3's Content-MD5). */
   readonly md5Checksum?: string | undefined;
-  /** The object's S3 ETag, unquoted. */
-  readonly etag?: string | undefined;
   /** Lines holding an item (not empty). */
   readonly itemCount?: number | undefined;
   /** Decompressed bytes per compressed byte, at most (past INFLATE_RATIO_FLOOR_BYTES). */
@@ -39,10 +37,10 @@ async function openObject(
   bucket: string,
   key: string,
   manifestKey?: string,
-): Promise<{ body: Readable; etag: string | undefined }> {
+): Promise<Readable> {
   try {
     const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return { body: out.Body as Readable, etag: out.ETag?.replace(/^"|"$/g, '') };
+    return out.Body as Readable;
   } catch (error) {
     if (isMissing(error)) throw new MissingExportFileError(key, manifestKey);
     throw error;
@@ -66,8 +64,7 @@ function corrupt(error: unknown, key: string, line: number): BackfillError | und
 /**
  * The lines of a gzip data file, read from S3 as a stream: one chunk and at most one line of
  * MAX_LINE_CHARS in memory, however large the file, and work proportional to its compressed size.
- * The object's ETag is compared before anything is read; its MD5 and item count are checked as it
- * streams (too many items at the first extra one, the rest when it ends), each an
+ * Its MD5 and item count are checked as it streams (too many items at the first extra one, the rest when it ends), each an
  * ExportFileMismatchError. A gzip stream cut short or not gzip at all ends in CorruptExportFileError
  * naming the first line not read whole; the lines before any of these errors have been yielded.
  */
@@ -77,11 +74,8 @@ export async function* exportLines(
   key: string,
   check: ExportLinesCheck,
 ): AsyncGenerator<ExportLine> {
-  const { body, etag } = await openObject(client, bucket, key, check.manifestKey);
-  if (check.etag !== undefined && etag !== undefined && etag !== check.etag) {
-    body.destroy();
-    throw new ExportFileMismatchError(key, 'etag', `its ETag is ${etag}`, check.manifestKey);
-  }
+  // Not the ETag: a copy of the export (a multipart copy) has another, its bytes the same MD5.
+  const body = await openObject(client, bucket, key, check.manifestKey);
   const md5 = createHash('md5');
   let compressed = 0;
   const tap = new Transform({

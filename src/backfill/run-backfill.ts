@@ -239,7 +239,6 @@ async function runExport(
               ...(keyAttributes ? { keyAttributes } : {}),
               md5Checksum: file.md5Checksum,
               itemCount: file.itemCount,
-              ...(file.etag === undefined ? {} : { etag: file.etag }),
             },
             {
               client: s3,
