@@ -28,6 +28,10 @@ export interface BackfillFileEvent {
   exportType: 'FULL_EXPORT' | 'INCREMENTAL_EXPORT';
   /** Epoch milliseconds. */
   exportTime: number;
+  /** manifest-files.json's `md5Checksum`: the file is checked against it as it streams. */
+  md5Checksum: string;
+  /** manifest-files.json's `itemCount`: the file's items are counted against it as it streams. */
+  itemCount: number;
 }
 
 const readEvent = /* @__PURE__ */ defineOptions<BackfillFileEvent>()('backfillExportFile event', {
@@ -36,6 +40,8 @@ const readEvent = /* @__PURE__ */ defineOptions<BackfillFileEvent>()('backfillEx
   fileIndex: { kind: 'integer', min: 0, max: 999_999, required: true },
   exportType: { kind: 'enum', values: ['FULL_EXPORT', 'INCREMENTAL_EXPORT'], required: true },
   exportTime: { kind: 'integer', min: 0, required: true, why: 'epoch milliseconds (a number)' },
+  md5Checksum: { kind: 'nonEmptyString', required: true },
+  itemCount: { kind: 'integer', min: 0, required: true },
 });
 
 export interface BackfillFileConfig {
@@ -86,6 +92,8 @@ export function createBackfillFileHandler(
         exportType: e.exportType,
         exportTime: e.exportTime,
         keyAttributes: config.keyAttributes,
+        md5Checksum: e.md5Checksum,
+        itemCount: e.itemCount,
       },
       { ...options, fileIndex: e.fileIndex },
     );

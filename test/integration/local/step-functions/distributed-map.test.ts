@@ -115,11 +115,36 @@ describe('the backfill state machine, run locally', () => {
     expect(inputs.map((i: { fileIndex: number }) => i.fileIndex).sort()).toEqual([0, 1, 2, 3]);
     for (const i of inputs)
       expect(i).toMatchObject({ bucket, exportType: 'FULL_EXPORT', exportTime: exported.exportTime });
+    // The manifest line's checksum and count reach the child, which checks the file against them.
+    for (const i of inputs) expect(i.md5Checksum).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(inputs.reduce((sum: number, i: { itemCount: number }) => sum + i.itemCount, 0)).toBe(ITEMS);
     const reports = succeeded.map((e: { Output: string; Status: string }) => {
       expect(e.Status).toBe('SUCCEEDED');
       return JSON.parse(e.Output);
     });
     expect(reports.reduce((sum: number, r: { delivered: number }) => sum + r.delivered, 0)).toBe(ITEMS);
+  });
+
+  it('a data file whose bytes are not the manifest line\'s fails its child, naming the file', async () => {
+    const { exported, child, input } = await exportAndChild();
+    const [first, swapped] = exported.dataFiles as [string, string];
+    const bytes = await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: first }))).Body!.transformToByteArray();
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: swapped, Body: bytes }));
+
+    const run = await runDistributedMap({
+      definition,
+      substitutions: substitutions(),
+      input,
+      s3,
+      functions: { [FUNCTION_ARN]: child },
+      maxConcurrency: 1,
+    });
+    expect(run.status).toBe('FAILED');
+    const manifest = await readJson(bucket, run.output.ResultWriterDetails!.Key);
+    const failed = await readJson(bucket, manifest.ResultFiles.FAILED[0].Key);
+    expect(failed).toHaveLength(1);
+    expect(JSON.parse(failed[0].Input).key).toBe(swapped);
+    expect(JSON.parse(failed[0].Cause).errorMessage).toContain(swapped);
   });
 
   it('a data file that cannot be read fails its child: the run fails at 0% tolerated, not at 25%', async () => {

@@ -45,6 +45,8 @@ describe('the backfill state machine definition', () => {
       bucket: 'exports-bucket',
       'key.$': '$$.Map.Item.Value.dataFileS3Key',
       'fileIndex.$': '$$.Map.Item.Index',
+      'md5Checksum.$': '$$.Map.Item.Value.md5Checksum',
+      'itemCount.$': '$$.Map.Item.Value.itemCount',
       'exportType.$': '$.exportType',
       'exportTime.$': '$.exportTime',
     });
