@@ -125,10 +125,12 @@ describe('the backfill state machine, run locally', () => {
     expect(reports.reduce((sum: number, r: { delivered: number }) => sum + r.delivered, 0)).toBe(ITEMS);
   });
 
-  it('a data file whose bytes are not the manifest line\'s fails its child, naming the file', async () => {
+  it("a data file whose bytes are not the manifest line's fails its child, naming the file", async () => {
     const { exported, child, input } = await exportAndChild();
     const [first, swapped] = exported.dataFiles as [string, string];
-    const bytes = await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: first }))).Body!.transformToByteArray();
+    const bytes = await (
+      await s3.send(new GetObjectCommand({ Bucket: bucket, Key: first }))
+    ).Body!.transformToByteArray();
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: swapped, Body: bytes }));
 
     const run = await runDistributedMap({
