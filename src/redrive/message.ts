@@ -175,7 +175,8 @@ function checkStream(actual: unknown, source: string, expected: string): void {
 
 /** A record's sequence number as Lambda delivers it: the Kinesis one, or the DynamoDB stream's. */
 function sequenceOf(record: Record<string, unknown>): unknown {
-  if (isObject(record.kinesis)) return record.kinesis.sequenceNumber;
+  // As the target and recordIdentity read it: a `kinesis` key makes it a Kinesis record.
+  if ('kinesis' in record) return isObject(record.kinesis) ? record.kinesis.sequenceNumber : undefined;
   return isObject(record.dynamodb) ? record.dynamodb.SequenceNumber : undefined;
 }
 

@@ -1,10 +1,18 @@
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { createLambdaContext } from '../../../src/lambda/context.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
 import { createStreamHandler, type PipelineLogger } from '../../../src/pipeline/index.js';
-import { handlerTarget, type RedriveMessageError, redrive } from '../../../src/redrive/index.js';
+import {
+  handlerTarget,
+  lambdaTarget,
+  type RedriveMessageError,
+  redrive,
+} from '../../../src/redrive/index.js';
 import {
   serializeDeadLetterEntry,
   serializeDeadLetterPointer,
@@ -14,6 +22,7 @@ import { S3DeadLetterSink } from '../../../src/sinks/s3-dead-letter-sink.js';
 import { SqsDeadLetterSink } from '../../../src/sinks/sqs-dead-letter-sink.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../../../src/sinks/types.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
+import { startLambdaServer } from './lambda-server.js';
 import { entryOf, localSqsForFile, type StateSink, sinkHandler, streamRecords } from './support.js';
 
 const { streams, s3 } = localClients();
@@ -55,36 +64,67 @@ function deadLetteringHandler(deadLetter: DeadLetterSink, maxRuns = 5) {
 }
 
 describe('redrive believes nothing it reads', () => {
-  it('a queue that is also the dead-letter destination: the record comes back, the original is kept, the run ends', async () => {
-    const { table, records } = await streamRecords(['loop']);
-    const { queueUrl, name } = await queue(`self-${table.tableName}`);
-    const originalId = await send(queueUrl, serializeDeadLetterEntry(entryOf(records[0]!, table.streamArn)));
-    const { handler, runs } = deadLetteringHandler(new SqsDeadLetterSink({ queueUrl, client: sqs().sqs }));
-
-    const report = await redrive({
-      ...common(),
-      streamArn: table.streamArn,
-      queueUrl,
-      target: handlerTarget(handler),
-    });
-    expect(runs.count).toBe(1);
-    expect(report).toMatchObject({
-      stopped: 'dead-lettered-again',
-      messagesRead: 2,
-      messagesRemoved: 0,
-      succeeded: 0,
-      failed: 1,
-    });
-    expect(report.kept).toEqual([
-      expect.objectContaining({ source: `sqs:${originalId}`, reason: 'dead-lettered-again' }),
-    ]);
-    // The original stays, visible again; the copy the run made is gone.
-    expect(
-      sqs()
-        .server.messages(name)
-        .map((m) => m.messageId),
-    ).toEqual([originalId]);
-  });
+  it.each(['handler', 'deployed function'] as const)(
+    'a queue that is also the dead-letter destination (%s): the record comes back, the original is kept, the run ends',
+    async (kind) => {
+      const { table, records } = await streamRecords(['loop']);
+      const { queueUrl, name } = await queue(`self-${kind.length}-${table.tableName}`);
+      const originalId = await send(
+        queueUrl,
+        serializeDeadLetterEntry(entryOf(records[0]!, table.streamArn)),
+      );
+      const { handler, runs } = deadLetteringHandler(new SqsDeadLetterSink({ queueUrl, client: sqs().sqs }));
+      // The deployed function is seen only through Invoke: redrive learns nothing from it but its response.
+      const lambda =
+        kind === 'handler'
+          ? undefined
+          : await startLambdaServer({
+              orders: (event) =>
+                handler(
+                  event as DynamoDBStreamEvent,
+                  createLambdaContext({
+                    functionName: 'orders',
+                    functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:orders',
+                    timeoutMs: 60_000,
+                    memoryLimitInMB: 128,
+                  }),
+                ),
+            });
+      try {
+        const target =
+          lambda === undefined
+            ? handlerTarget(handler)
+            : lambdaTarget({
+                functionName: 'orders',
+                client: new LambdaClient({
+                  region: LOCAL_REGION,
+                  credentials: LOCAL_CREDENTIALS,
+                  endpoint: lambda.endpoint,
+                }),
+              });
+        const report = await redrive({ ...common(), streamArn: table.streamArn, queueUrl, target });
+        expect(runs.count).toBe(1);
+        expect(report).toMatchObject({
+          stopped: 'dead-lettered-again',
+          messagesRead: 2,
+          messagesRemoved: 0,
+          succeeded: 0,
+          failed: 1,
+        });
+        expect(report.kept).toEqual([
+          expect.objectContaining({ source: `sqs:${originalId}`, reason: 'dead-lettered-again' }),
+        ]);
+        // The original stays, visible again; the copy the run made is gone.
+        expect(
+          sqs()
+            .server.messages(name)
+            .map((m) => m.messageId),
+        ).toEqual([originalId]);
+      } finally {
+        await lambda?.stop();
+      }
+    },
+  );
 
   it('a bucket that is also the dead-letter destination: the entry is written again to its key and kept', async () => {
     const { table, records } = await streamRecords(['loop-s3']);
