@@ -11,6 +11,9 @@ export const EXIT = {
   recordsDiscarded: 4,
   /** An aggregation left some totals unwritten, or a compaction / erase stopped part-way; run it again. */
   incomplete: 5,
-  /** An archive compaction or erase found nothing where it was told to look (a missing -p, a typo). */
+  /**
+   * An archive compaction or erase found nothing where it was told to look (a missing -p, a typo);
+   * a redrive read no message (an empty queue, nothing under the prefix).
+   */
   nothingFound: 6,
 } as const;

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import {
+  formatProgress,
   formatReport,
   handlerTarget,
   lambdaTarget,
@@ -9,6 +10,7 @@ import {
 } from '../redrive/index.js';
 import { EXIT } from './exit-codes.js';
 import { type FunctionFlags, functionOptions, withFunctionHandler } from './function-handler.js';
+import { positive } from './parse.js';
 
 interface RedriveFlags extends FunctionFlags {
   streamArn: string;
@@ -17,6 +19,10 @@ interface RedriveFlags extends FunctionFlags {
   prefix?: string;
   invoke?: string;
   dryRun?: boolean;
+  pointerBucket?: string;
+  pointerPrefix?: string;
+  maxMessages?: number;
+  maxSeconds?: number;
 }
 
 export function redriveCommand(): Command {
@@ -37,6 +43,16 @@ export function redriveCommand(): Command {
       '--invoke <function>',
       'invoke the deployed function (name or ARN) through the Lambda API instead',
     )
+    .option(
+      '--pointer-bucket <name>',
+      "SqsDeadLetterSink's overflow bucket: the only bucket a dead-letter pointer may lead to (without it, pointers are refused)",
+    )
+    .option(
+      '--pointer-prefix <prefix>',
+      'key prefix a pointer must lead under in --pointer-bucket (e.g. dead-letter/)',
+    )
+    .option('--max-messages <n>', 'read at most this many messages and objects (default 1000)', positive)
+    .option('--max-seconds <n>', 'read no further message after this many seconds (default 240)', positive)
     .option('--dry-run', 'print what would be redriven; invoke and remove nothing')
     .option('-v, --verbose', 'print the environment set for the handler')
     .action(async (flags: RedriveFlags) => {
@@ -60,12 +76,25 @@ function run(flags: RedriveFlags, target: RedriveTarget): Promise<RedriveReport>
     ...(flags.queueUrl === undefined ? {} : { queueUrl: flags.queueUrl }),
     ...(flags.bucket === undefined ? {} : { bucket: flags.bucket }),
     ...(flags.prefix === undefined ? {} : { prefix: flags.prefix }),
+    ...(flags.pointerBucket === undefined ? {} : { pointerBucket: flags.pointerBucket }),
+    ...(flags.pointerPrefix === undefined ? {} : { pointerPrefix: flags.pointerPrefix }),
+    ...(flags.maxMessages === undefined ? {} : { maxMessages: flags.maxMessages }),
+    ...(flags.maxSeconds === undefined ? {} : { maxSeconds: flags.maxSeconds }),
     dryRun: flags.dryRun === true,
+    onProgress: (progress) => process.stderr.write(`${formatProgress(progress)}\n`),
   });
 }
 
 function finish(report: RedriveReport): void {
   for (const line of formatReport(report)) process.stdout.write(`${line}\n`);
-  const complete = report.failures.length + report.rangesExpired.length + report.errors.length === 0;
+  // An empty queue or a mistyped prefix reports success otherwise: say so, with its own code.
+  if (report.messagesRead === 0) {
+    process.stderr.write('nothing to redrive: no message in the queue, no object under the prefix\n');
+    process.exitCode = EXIT.nothingFound;
+    return;
+  }
+  const complete =
+    report.failures.length + report.rangesExpired.length + report.errors.length + report.kept.length === 0 &&
+    report.stopped === undefined;
   process.exitCode = complete ? EXIT.ok : EXIT.incomplete;
 }

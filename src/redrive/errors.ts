@@ -1,7 +1,19 @@
 import { TidewaterError } from '../core/errors.js';
 import type { StreamBatchInfo } from '../records/index.js';
 
-export type RedriveMessageProblem = 'malformed' | 'unknown-version' | 'other-stream' | 'unknown-shape';
+export type RedriveMessageProblem =
+  | 'malformed'
+  | 'unknown-version'
+  | 'other-stream'
+  | 'unknown-shape'
+  /** A dead-letter pointer to an object outside the pointer bucket and prefix redrive was given. */
+  | 'pointer-outside'
+  /** Reading what the message names failed (a missing bucket or object, a stream call refused). */
+  | 'unreadable'
+  /** An object larger than redrive reads. */
+  | 'too-large'
+  /** The records succeeded but the message or object could not be removed. */
+  | 'remove-failed';
 
 /**
  * One message (SQS message id) or object (S3 key) that redrive cannot use. It is left where it

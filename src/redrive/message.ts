@@ -32,7 +32,7 @@ export type RedriveMessage =
       records?: RedriveRecord[];
     }
   /** tidewater's dead-letter entry: it carries the record itself. */
-  | { kind: 'dead-letter'; records: unknown[]; sequenceNumber: string | undefined }
+  | { kind: 'dead-letter'; records: RedriveRecord[]; sequenceNumber: string | undefined }
   /** An SqsDeadLetterSink entry too large for SQS: the entry is in S3. */
   | { kind: 'dead-letter-pointer'; bucket: string; key: string };
 
@@ -41,6 +41,18 @@ const DEAD_LETTER_VERSION = 1;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Characters of a message's own text (a version, an ARN) an error repeats: a hostile field stays out of the report. */
+const SHOWN_CHARS = 120;
+
+/** A value from the message as an error names it: short text as it is, anything else by its type. */
+function shown(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined)
+    return String(value);
+  if (typeof value !== 'string') return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+  const json = JSON.stringify(value);
+  return json.length <= SHOWN_CHARS ? json : `${json.slice(0, SHOWN_CHARS)}… (${value.length} characters)`;
 }
 
 /**
@@ -95,7 +107,7 @@ function onFailure(
     throw new RedriveMessageError(
       'unknown-version',
       source,
-      `on-failure record version ${JSON.stringify(value.version)}, only ${ON_FAILURE_VERSION} is known`,
+      `on-failure record version ${shown(value.version)}, only ${ON_FAILURE_VERSION} is known`,
     );
   const info = batchInfoIn(value, stream);
   if (!info)
@@ -114,11 +126,14 @@ function onFailure(
     record: value as OnFailureMessageRecord,
   } as const;
   if (typeof value.payload !== 'string') return message;
-  return { ...message, records: payloadRecords(value.payload, source, info) };
+  return {
+    ...message,
+    records: checkedRecords(payloadRecords(value.payload, source, info), source, streamArn),
+  };
 }
 
 /** The S3 destination's `payload`: the event as JSON text. */
-function payloadRecords(payload: string, source: string, info: StreamBatchInfo): RedriveRecord[] {
+function payloadRecords(payload: string, source: string, info: StreamBatchInfo): unknown[] {
   let event: unknown;
   try {
     event = JSON.parse(payload);
@@ -131,7 +146,7 @@ function payloadRecords(payload: string, source: string, info: StreamBatchInfo):
       source,
       `payload does not hold the batch's ${info.batchSize} records`,
     );
-  return event.Records as RedriveRecord[];
+  return event.Records;
 }
 
 function deadLetter(value: Record<string, unknown>, source: string, streamArn: string): RedriveMessage {
@@ -139,10 +154,9 @@ function deadLetter(value: Record<string, unknown>, source: string, streamArn: s
     throw new RedriveMessageError(
       'unknown-version',
       source,
-      `dead-letter version ${JSON.stringify(value.version)}, only ${DEAD_LETTER_VERSION} is known`,
+      `dead-letter version ${shown(value.version)}, only ${DEAD_LETTER_VERSION} is known`,
     );
-  if (value.eventSourceARN !== undefined && value.eventSourceARN !== streamArn)
-    checkStream(String(value.eventSourceARN), source, streamArn);
+  if (value.eventSourceARN !== undefined) checkStream(value.eventSourceARN, source, streamArn);
   if (value.type === DEAD_LETTER_POINTER_TYPE) {
     if (typeof value.bucket !== 'string' || typeof value.key !== 'string')
       throw new RedriveMessageError('malformed', source, 'dead-letter pointer without bucket and key');
@@ -151,10 +165,50 @@ function deadLetter(value: Record<string, unknown>, source: string, streamArn: s
   if (!isObject(value.record))
     throw new RedriveMessageError('malformed', source, 'dead-letter entry without a record');
   const sequenceNumber = typeof value.sequenceNumber === 'string' ? value.sequenceNumber : undefined;
-  return { kind: 'dead-letter', records: [value.record], sequenceNumber };
+  return { kind: 'dead-letter', records: checkedRecords([value.record], source, streamArn), sequenceNumber };
 }
 
-function checkStream(actual: string, source: string, expected: string): void {
+function checkStream(actual: unknown, source: string, expected: string): void {
   if (actual !== expected)
-    throw new RedriveMessageError('other-stream', source, `names stream ${actual}, not ${expected}`);
+    throw new RedriveMessageError('other-stream', source, `names stream ${shown(actual)}, not ${expected}`);
+}
+
+/** A record's sequence number as Lambda delivers it: the Kinesis one, or the DynamoDB stream's. */
+function sequenceOf(record: Record<string, unknown>): unknown {
+  // As the target and recordIdentity read it: a `kinesis` key makes it a Kinesis record.
+  if ('kinesis' in record) return isObject(record.kinesis) ? record.kinesis.sequenceNumber : undefined;
+  return isObject(record.dynamodb) ? record.dynamodb.SequenceNumber : undefined;
+}
+
+/**
+ * The records a message carries, each checked on its own against the stream being redriven: the
+ * envelope's optional `eventSourceARN` says nothing of what is inside, and a record of another
+ * table or account must never reach the function. A record needs its stream and a sequence number
+ * (what the function's partial batch response, and redrive's own bookkeeping, name it by).
+ */
+function checkedRecords(records: readonly unknown[], source: string, streamArn: string): RedriveRecord[] {
+  const kinesis = SEQUENCE.kinesis;
+  for (const [index, record] of records.entries()) {
+    if (!isObject(record))
+      throw new RedriveMessageError('malformed', source, `record ${index} is not an object`);
+    if (record.eventSourceARN !== streamArn)
+      throw new RedriveMessageError(
+        'other-stream',
+        source,
+        `record ${index} is of stream ${shown(record.eventSourceARN)}, not ${streamArn}`,
+      );
+    const sequence = sequenceOf(record);
+    if (typeof sequence !== 'string' || !kinesis.test(sequence))
+      throw new RedriveMessageError('malformed', source, `record ${index} has no sequence number`);
+  }
+  return records as RedriveRecord[];
+}
+
+/**
+ * What names one record across messages: its stream and its sequence number as a number (DynamoDB
+ * Local pads them with zeros, a copy may not). Two messages holding one record hold the same failure.
+ */
+export function recordIdentity(record: RedriveRecord): string {
+  const sequence = 'kinesis' in record ? record.kinesis.sequenceNumber : record.dynamodb.SequenceNumber;
+  return `${record.eventSourceARN}\n${BigInt(sequence ?? '0')}`;
 }

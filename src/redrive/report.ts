@@ -20,6 +20,36 @@ export interface RedriveFailure {
   error: string | undefined;
 }
 
+/** Why a message read in the run was left where it is. */
+export type KeptReason =
+  /** Some of its records failed (`failures` names them), or the function could not be invoked. */
+  | 'failed'
+  /** Its records "succeeded" only by being dead-lettered into the queue or bucket being redriven. */
+  | 'dead-lettered-again'
+  /** It could not be used: refused (another stream, a pointer outside its bucket), malformed, unreadable. */
+  | 'refused'
+  /** The stream no longer holds its range (`rangesExpired` says how to recover). */
+  | 'expired';
+
+export interface RedriveKept {
+  source: string;
+  reason: KeptReason;
+  detail: string;
+}
+
+/** Why a run ended before it had read every message. */
+export type StopReason = 'max-messages' | 'max-seconds' | 'dead-lettered-again';
+
+/** Counts so far, after each message. */
+export interface RedriveProgress {
+  messagesRead: number;
+  recordsRedriven: number;
+  succeeded: number;
+  failed: number;
+  kept: number;
+  elapsedSeconds: number;
+}
+
 export interface RedriveReport {
   dryRun: boolean;
   /** Messages and objects read (all sources). */
@@ -36,6 +66,10 @@ export interface RedriveReport {
   rangesExpired: StreamRangeExpiredError[];
   /** Messages that could not be read (other stream, malformed, unknown version) or whose function call failed. */
   errors: (RedriveMessageError | RedriveInvokeError)[];
+  /** Every message read and left in place, with why (dry runs keep everything and list nothing here). */
+  kept: RedriveKept[];
+  /** Set when the run ended early: a bound was reached, or a record came back dead-lettered. */
+  stopped: StopReason | undefined;
 }
 
 export function emptyReport(dryRun: boolean): RedriveReport {
@@ -50,7 +84,24 @@ export function emptyReport(dryRun: boolean): RedriveReport {
     failures: [],
     rangesExpired: [],
     errors: [],
+    kept: [],
+    stopped: undefined,
   };
+}
+
+const STOPPED: Record<StopReason, string> = {
+  'max-messages': 'the run read as many messages as it may (max messages); run again for the rest',
+  'max-seconds': 'the run took as long as it may (max seconds); run again for the rest',
+  'dead-lettered-again':
+    "a redriven record came back into what is being redriven (the function's dead-letter sink writes there): fix the cause, then run again",
+};
+
+/** One line of counts, as the CLI prints it after each message. */
+export function formatProgress(progress: RedriveProgress): string {
+  return (
+    `redrive: ${progress.messagesRead} messages read, ${progress.recordsRedriven} records, ${progress.succeeded} succeeded, ` +
+    `${progress.failed} failed, ${progress.kept} kept, ${Math.round(progress.elapsedSeconds)} s`
+  );
 }
 
 /** The report as the CLI prints it: one line of counts, then one line per problem. */
@@ -66,10 +117,12 @@ export function formatReport(report: RedriveReport): string[] {
     );
   for (const e of report.rangesExpired) lines.push(`expired: ${e.message}`);
   for (const e of report.errors) lines.push(`error: ${e.name}: ${e.message}`);
+  for (const k of report.kept) lines.push(`kept ${k.source} (${k.reason}): ${k.detail}`);
+  if (report.stopped !== undefined) lines.push(`stopped early: ${STOPPED[report.stopped]}`);
   lines.push(
     `${report.dryRun ? 'dry run: ' : ''}${report.messagesRead} messages read, ${report.recordsRedriven} records redriven, ` +
       `${report.succeeded} succeeded, ${report.failed} failed, ${report.messagesRemoved} messages removed, ` +
-      `${report.rangesExpired.length} ranges expired, ${report.errors.length} errors`,
+      `${report.rangesExpired.length} ranges expired, ${report.errors.length} errors, ${report.kept.length} kept`,
   );
   return lines;
 }

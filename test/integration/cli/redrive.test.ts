@@ -68,6 +68,14 @@ it('tidewater redrive --dry-run prints the range; --invoke redrives through the 
   expect(real.out.join('')).toContain(
     '1 messages read, 2 records redriven, 2 succeeded, 0 failed, 1 messages removed',
   );
+  // Progress goes to stderr, one line per message, so stdout stays the report.
+  expect(real.err.join('')).toContain('redrive: 1 messages read, 2 records, 2 succeeded, 0 failed, 0 kept');
+  vi.restoreAllMocks();
+
+  // The queue is empty now: nothing done is said, with its own exit code.
+  const empty = captureOutput();
+  expect(await main(args)).toBe(EXIT.nothingFound);
+  expect(empty.err.join('')).toContain('nothing to redrive');
   expect(local.server.messages(queueName)).toHaveLength(0);
   expect(sink).toEqual(await tableState(table.tableName));
 });

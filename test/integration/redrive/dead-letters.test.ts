@@ -1,70 +1,35 @@
-import { DescribeStreamCommand } from '@aws-sdk/client-dynamodb-streams';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LambdaStreamRecord } from '../../../src/records/index.js';
+import { describe, expect, it } from 'vitest';
 import { handlerTarget, redrive } from '../../../src/redrive/index.js';
-import { readStreamRange } from '../../../src/redrive/read-range.js';
 import { S3DeadLetterSink } from '../../../src/sinks/s3-dead-letter-sink.js';
 import { SqsDeadLetterSink } from '../../../src/sinks/sqs-dead-letter-sink.js';
 import type { DeadLetterEntry } from '../../../src/sinks/types.js';
-import { createTestBucket, createTestTable, localClients, startLocalSqs } from '../../support/aws.js';
-import { DOCUMENTED } from '../../support/on-failure-record.js';
-import { putItems, type StateSink, sinkHandler, tableState } from './support.js';
+import { createTestBucket, localClients } from '../../support/aws.js';
+import {
+  entryOf,
+  localSqsForFile,
+  type StateSink,
+  sinkHandler,
+  streamRecords,
+  tableState,
+} from './support.js';
 
-const { dynamodb, streams, s3 } = localClients();
-let local: Awaited<ReturnType<typeof startLocalSqs>>;
-
-beforeAll(async () => {
-  local = await startLocalSqs();
-});
-afterAll(async () => {
-  await local.stop();
-});
-
-/** The table's stream records, read through readStreamRange over the whole shard. */
-async function streamRecords(pks: string[]) {
-  const table = await createTestTable(dynamodb);
-  await putItems(table.tableName, pks);
-  const shard = (await streams.send(new DescribeStreamCommand({ StreamArn: table.streamArn })))
-    .StreamDescription?.Shards?.[0];
-  const start = shard?.SequenceNumberRange?.StartingSequenceNumber as string;
-  const records = await readStreamRange(streams, {
-    ...DOCUMENTED.DDBStreamBatchInfo,
-    streamArn: table.streamArn,
-    shardId: shard?.ShardId as string,
-    startSequenceNumber: start,
-    endSequenceNumber: '9'.repeat(38),
-  });
-  return { table, records };
-}
-
-function entryOf(record: LambdaStreamRecord, streamArn: string): DeadLetterEntry {
-  return {
-    reason: 'retries-exhausted',
-    record,
-    eventID: record.eventID,
-    sequenceNumber: record.dynamodb.SequenceNumber,
-    eventSourceARN: streamArn,
-    error: { name: 'Error', message: 'index down' },
-    attempts: 3,
-    sinkName: 'index',
-    at: new Date().toISOString(),
-  };
-}
+const { streams, s3 } = localClients();
+const sqs = localSqsForFile();
 
 describe("redrive of tidewater's own dead letters", () => {
   it('SqsDeadLetterSink messages, an oversize one through its S3 pointer, and S3DeadLetterSink objects', async () => {
     const { table, records } = await streamRecords(['d1', 'd2', 'd3']);
     expect(records).toHaveLength(3);
     const entries = records.map((r) => entryOf(r, table.streamArn));
-    const { QueueUrl } = await local.sqs.send(new CreateQueueCommand({ QueueName: `dl-${table.tableName}` }));
+    const { QueueUrl } = await sqs().sqs.send(new CreateQueueCommand({ QueueName: `dl-${table.tableName}` }));
     const bucket = await createTestBucket(s3);
     const overflow = new S3DeadLetterSink({ bucket, client: s3, prefix: 'overflow' });
-    const small = new SqsDeadLetterSink({ queueUrl: QueueUrl as string, client: local.sqs, overflow });
+    const small = new SqsDeadLetterSink({ queueUrl: QueueUrl as string, client: sqs().sqs, overflow });
     const tiny = new SqsDeadLetterSink({
       queueUrl: QueueUrl as string,
-      client: local.sqs,
+      client: sqs().sqs,
       overflow,
       maxMessageBytes: 100,
     });
@@ -76,9 +41,15 @@ describe("redrive of tidewater's own dead letters", () => {
     );
 
     const sink: StateSink = new Map();
-    const options = { streams, sqs: local.sqs, s3, waitTimeSeconds: 0, streamArn: table.streamArn };
+    const options = { streams, sqs: sqs().sqs, s3, waitTimeSeconds: 0, streamArn: table.streamArn };
     const target = handlerTarget(sinkHandler(sink));
-    const fromQueue = await redrive({ ...options, queueUrl: QueueUrl as string, target });
+    const fromQueue = await redrive({
+      ...options,
+      queueUrl: QueueUrl as string,
+      pointerBucket: bucket,
+      pointerPrefix: 'overflow/',
+      target,
+    });
     expect(fromQueue).toMatchObject({ messagesRead: 2, succeeded: 2, messagesRemoved: 2 });
     const fromBucket = await redrive({ ...options, bucket, prefix: 'dead-letter/', target });
     expect(fromBucket).toMatchObject({ messagesRead: 1, succeeded: 1, messagesRemoved: 1 });

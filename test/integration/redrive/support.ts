@@ -1,9 +1,19 @@
 import { PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { afterAll, beforeAll } from 'vitest';
 import type { FailureDestination } from '../../../src/local/emulator/destinations.js';
 import { EventSourceMappingEmulator } from '../../../src/local/emulator/emulator.js';
 import { StreamPoller } from '../../../src/local/emulator/poller.js';
-import { localClients } from '../../support/aws.js';
+import type { LambdaStreamRecord } from '../../../src/records/index.js';
+import { readStreamRange } from '../../../src/redrive/read-range.js';
+import type { DeadLetterEntry } from '../../../src/sinks/types.js';
+import { createTestTable, localClients, startLocalSqs } from '../../support/aws.js';
+import { DOCUMENTED } from '../../support/on-failure-record.js';
 
 const { dynamodb, streams } = localClients();
 
@@ -66,4 +76,66 @@ export function fanOut(...destinations: FailureDestination[]): FailureDestinatio
       for (const d of destinations) await d.send(record, records);
     },
   };
+}
+
+/**
+ * A new table's stream records, in Lambda's shape, read with readStreamRange from the shard's
+ * first record. Not from the shard's StartingSequenceNumber: DynamoDB Local numbers records
+ * across all its tables, so when another table is written between this one's creation and its
+ * first write (any concurrent test), that number is no record of this shard and reading at it
+ * fails (TrimmedDataAccessException). The other table's write here makes that happen every time.
+ */
+export async function streamRecords(pks: string[]) {
+  const table = await createTestTable(dynamodb);
+  const other = await createTestTable(dynamodb);
+  await putItems(other.tableName, ['between']);
+  await putItems(table.tableName, pks);
+  const shard = (await streams.send(new DescribeStreamCommand({ StreamArn: table.streamArn })))
+    .StreamDescription?.Shards?.[0];
+  const shardId = shard?.ShardId as string;
+  const { ShardIterator } = await streams.send(
+    new GetShardIteratorCommand({
+      StreamArn: table.streamArn,
+      ShardId: shardId,
+      ShardIteratorType: 'TRIM_HORIZON',
+    }),
+  );
+  const first = (await streams.send(new GetRecordsCommand({ ShardIterator }))).Records?.[0];
+  const records = await readStreamRange(streams, {
+    ...DOCUMENTED.DDBStreamBatchInfo,
+    streamArn: table.streamArn,
+    shardId,
+    startSequenceNumber: first?.dynamodb?.SequenceNumber as string,
+    endSequenceNumber: '9'.repeat(38),
+  });
+  return { table, records, shard };
+}
+
+/** A dead-letter entry for `record`, as the pipeline's dead-letter stage makes one. */
+export function entryOf(record: LambdaStreamRecord, streamArn: string): DeadLetterEntry {
+  return {
+    reason: 'retries-exhausted',
+    record,
+    eventID: record.eventID,
+    sequenceNumber: record.dynamodb.SequenceNumber,
+    eventSourceARN: streamArn,
+    error: { name: 'Error', message: 'index down' },
+    attempts: 3,
+    sinkName: 'index',
+    at: new Date().toISOString(),
+  };
+}
+
+export type LocalSqs = Awaited<ReturnType<typeof startLocalSqs>>;
+
+/** A local SQS server for one test file: started before its tests, stopped after; read it inside a test. */
+export function localSqsForFile(): () => LocalSqs {
+  let local: LocalSqs | undefined;
+  beforeAll(async () => {
+    local = await startLocalSqs();
+  });
+  afterAll(async () => {
+    await local?.stop();
+  });
+  return () => local as LocalSqs;
 }

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { RedriveMessageError } from '../../../src/redrive/index.js';
 import { decodeRedriveMessage } from '../../../src/redrive/message.js';
 import {
+  DEAD_LETTER_POINTER_TYPE,
+  DEAD_LETTER_TYPE,
   serializeDeadLetterEntry,
   serializeDeadLetterPointer,
 } from '../../../src/sinks/dead-letter-message.js';
@@ -37,6 +39,7 @@ const entry: DeadLetterEntry = {
   record: {
     eventID: 'e1',
     eventName: 'INSERT',
+    eventSourceARN: STREAM,
     dynamodb: { Keys: { pk: { S: 'a' } }, SequenceNumber: '42' },
   },
   eventID: 'e1',
@@ -175,6 +178,112 @@ describe('decodeRedriveMessage', () => {
         };
         expect(decodeRedriveMessage(JSON.stringify(record), 'sqs:m', STREAM)).toEqual(fromStream(record));
       }),
+    );
+  });
+
+  it("checks each record's own stream, not only the envelope's: another table's or account's record is refused", () => {
+    const otherTable = STREAM.replace('table/orders', 'table/payments');
+    const otherAccount = STREAM.replace('123456789012', '210987654321');
+    for (const arn of [otherTable, otherAccount, undefined]) {
+      const record = { ...(entry.record as object), eventSourceARN: arn };
+      // The envelope names the right stream, or none at all: the record inside still decides.
+      expect(problemOf(serializeDeadLetterEntry({ ...entry, record: record as never }))).toBe('other-stream');
+      const { eventSourceARN: _, ...bare } = entry;
+      expect(
+        problemOf(
+          serializeDeadLetterEntry({ ...bare, record: record as never } as unknown as DeadLetterEntry),
+        ),
+      ).toBe('other-stream');
+      const batch = [entry.record, record, entry.record];
+      expect(problemOf(JSON.stringify({ ...DOCUMENTED, payload: JSON.stringify({ Records: batch }) }))).toBe(
+        'other-stream',
+      );
+    }
+    const noSequence = { ...(entry.record as object), dynamodb: { Keys: { pk: { S: 'a' } } } };
+    expect(problemOf(serializeDeadLetterEntry({ ...entry, record: noSequence as never }))).toBe('malformed');
+  });
+
+  it('hostile messages (wrong types, huge fields, __proto__ keys) are each accepted or a short typed error', () => {
+    const huge = 'x'.repeat(20_000);
+    const anyValue = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.constant(huge),
+      fc.constant(STREAM),
+      fc.constantFrom('1.0', 1, DEAD_LETTER_TYPE, DEAD_LETTER_POINTER_TYPE, '42', '-1', '1e3'),
+    );
+    const key = fc.constantFrom(
+      '__proto__',
+      'constructor',
+      'type',
+      'version',
+      'record',
+      'eventSourceARN',
+      'DDBStreamBatchInfo',
+      'KinesisBatchInfo',
+      'payload',
+      'bucket',
+      'key',
+      'Type',
+      'Message',
+      'dynamodb',
+      'SequenceNumber',
+      'Records',
+      'startSequenceNumber',
+      'endSequenceNumber',
+      'streamArn',
+      'shardId',
+      'batchSize',
+    );
+    // Objects written out as text, so a `__proto__` key is a key of the JSON, as a sender could write it.
+    const object: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        anyValue.map((v) => JSON.stringify(v)),
+        fc
+          .array(
+            fc.tuple(
+              key,
+              fc.oneof(
+                tie('node'),
+                anyValue.map((v) => JSON.stringify(v)),
+              ),
+            ),
+            { maxLength: 8 },
+          )
+          .map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
+      ),
+    })).node;
+    const wrapped = object.chain((text) =>
+      fc.constantFrom(
+        text,
+        JSON.stringify({ Type: 'Notification', Message: text }),
+        `{"type":"${DEAD_LETTER_TYPE}","version":1,"record":${text}}`,
+        `{"type":"${DEAD_LETTER_TYPE}","version":1,"eventSourceARN":${JSON.stringify(STREAM)},"record":${text}}`,
+        `{"type":"${DEAD_LETTER_POINTER_TYPE}","version":1,"bucket":${text},"key":"k"}`,
+        JSON.stringify({ ...DOCUMENTED, payload: text }),
+        JSON.stringify({ ...DOCUMENTED, payload: `{"Records":[${text},${text},${text}]}` }),
+      ),
+    );
+    fc.assert(
+      fc.property(wrapped, (text) => {
+        let decoded: unknown;
+        try {
+          decoded = decodeRedriveMessage(text, 'sqs:m-1', STREAM);
+        } catch (error) {
+          expect(error).toBeInstanceOf(RedriveMessageError);
+          // A huge field is named by its size, never repeated whole.
+          expect((error as Error).message.length).toBeLessThan(1000);
+          return;
+        }
+        expect(['on-failure', 'dead-letter', 'dead-letter-pointer']).toContain(
+          (decoded as { kind: string }).kind,
+        );
+        // Nothing accepted came through the prototype: an accepted record names the stream itself.
+        if ((decoded as { kind: string }).kind === 'dead-letter')
+          for (const record of (decoded as { records: { eventSourceARN?: unknown }[] }).records)
+            expect(Object.hasOwn(record, 'eventSourceARN') && record.eventSourceARN === STREAM).toBe(true);
+      }),
+      { numRuns: 300 },
     );
   });
 });
