@@ -7,6 +7,7 @@ import {
 } from './errors.js';
 import { isMissing } from './export-lines.js';
 
+/** A DynamoDB export's type: full, or incremental. */
 export type ExportType = 'FULL_EXPORT' | 'INCREMENTAL_EXPORT';
 
 /** manifest-summary.json, the fields a backfill reads. */
@@ -31,6 +32,7 @@ export interface ExportDataFile {
   readonly etag: string | undefined;
 }
 
+/** A DynamoDB export's manifests, as a backfill reads them. */
 export interface ExportManifest {
   readonly bucket: string;
   readonly summary: ExportSummary;

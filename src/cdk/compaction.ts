@@ -14,6 +14,7 @@ import { type FunctionSource, resolveFunction, setEnvironment } from './function
 import { Grants } from './grants.js';
 import { scheduleFunction } from './schedule.js';
 
+/** TtlArchive's `compaction` option: the function, schedule and hours it compacts. */
 export interface ArchiveCompactionProps {
   /** The compaction handler: tidewater's `compact-archive` handler bundled, or your own on `compactRecentHours`. */
   readonly function: FunctionSource;

@@ -36,6 +36,7 @@ export type ArchiveStreamSettings = Omit<
   'table' | 'function' | 'filters' | 'onFailure'
 >;
 
+/** Options of TtlArchive: the table, function, bucket layout, lifecycle and compaction. */
 export interface TtlArchiveProps {
   /** The table whose expired items are archived; it needs a NEW_AND_OLD_IMAGES (or OLD_IMAGE) stream. */
   readonly table: dynamodb.ITable;
@@ -127,6 +128,7 @@ export interface TtlArchiveAlarms extends StreamProcessorAlarms {
   readonly deadLetterDepth: cloudwatch.Alarm;
 }
 
+/** The TTL archive: bucket, archive function on the stream, dead-letter and on-failure queues, compaction, alarms. */
 export class TtlArchive extends Construct {
   readonly bucket: s3.Bucket;
   /** Poison records, with their content (the handler's SqsDeadLetterSink). */

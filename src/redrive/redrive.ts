@@ -23,6 +23,7 @@ import { readStreamRange, type StreamsApi } from './read-range.js';
 import { emptyReport, type RedriveItem, type RedriveReport } from './report.js';
 import type { RedriveTarget } from './target.js';
 
+/** Options of redrive: the stream, the on-failure sources, the target and a dry run. */
 export interface RedriveOptions {
   /**
    * The stream whose failed batches are redriven — a table's DynamoDB stream, or the Kinesis data

@@ -20,6 +20,7 @@ export interface RedriveFailure {
   error: string | undefined;
 }
 
+/** What redrive did: messages read, batches rerun, records delivered and failed. */
 export interface RedriveReport {
   dryRun: boolean;
   /** Messages and objects read (all sources). */
