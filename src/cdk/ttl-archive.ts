@@ -41,8 +41,9 @@ export interface TtlArchiveProps {
   /** The table whose expired items are archived; it needs a NEW_AND_OLD_IMAGES (or OLD_IMAGE) stream. */
   readonly table: dynamodb.ITable;
   /**
-   * The archive handler: tidewater's `archive-ttl` handler bundled (it reads the settings this
-   * construct sets: ARCHIVE_BUCKET, ARCHIVE_PREFIX, …), or your own `createStreamHandler`.
+   * The archive handler: your `createStreamHandler` archiving to an `S3ArchiveSink`, bundled (the
+   * package ships no deployable handler); it reads the settings this construct sets as environment
+   * variables: ARCHIVE_BUCKET, ARCHIVE_PREFIX, … (docs/cdk.md).
    */
   readonly function: FunctionSource;
   /** The attribute the table's TTL reads (epoch seconds). Default `expiresAt`. */

@@ -17,7 +17,7 @@ import { scheduleFunction } from './schedule.js';
 export interface VoteAggregatorProps {
   /** The table the poll's counters live in. */
   readonly table: dynamodb.ITable;
-  /** The aggregator: tidewater's `aggregate-votes` handler bundled, or your own on `aggregateVotes`. */
+  /** The aggregator: your own on `aggregateVotes` (`tidewater/votes`), bundled. */
   readonly function: FunctionSource;
   /**
    * The poll it totals (keys `POLL#<poll>#…`): letters, digits, `.`, `_`, `-` only, since `*` or
