@@ -1,3 +1,7 @@
+/**
+ * The `tidewater/archive` entry point.
+ * @module tidewater/archive
+ */
 // `tidewater/archive`: reading an archive back, restoring items, and maintaining the stored
 // archive (compaction, erasing a tenant), for scripts, jobs and the scheduled compaction rather
 // than stream handlers (loads the S3 and DynamoDB clients).

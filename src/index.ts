@@ -1,3 +1,7 @@
+/**
+ * The `tidewater` entry point.
+ * @module tidewater
+ */
 // The package root: what a Lambda handler imports. It loads no AWS SDK client and no pino: each
 // of those sits behind its own entry point (`tidewater/s3`, `tidewater/sqs`, `tidewater/archive`,
 // `tidewater/votes`, `tidewater/logging`), so a bundle pays only for what its handler imports.

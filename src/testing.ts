@@ -1,3 +1,7 @@
+/**
+ * The `tidewater/testing` entry point.
+ * @module tidewater/testing
+ */
 // `tidewater/testing`: what a user's test suite imports. Kept off the package root so vitest and
 // the builders never reach a deployed Lambda bundle.
 

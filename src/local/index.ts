@@ -1,3 +1,7 @@
+/**
+ * The `tidewater/local` entry point.
+ * @module tidewater/local
+ */
 // tidewater/local: everything that runs a stream function off AWS, in three rooms that depend one
 // way (config → emulator → servers): local AWS servers, Lambda's event source mapping, and the
 // serverless.yml / infra/ readers. Each room's index is its narrow surface.

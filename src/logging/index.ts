@@ -1,3 +1,7 @@
+/**
+ * The `tidewater/logging` entry point.
+ * @module tidewater/logging
+ */
 // `tidewater/logging`: the pino logger (loads pino). The logging pieces that need no pino —
 // createJsonLogger, fromPowertoolsLogger, toLogSafe, their option types — are on the package root.
 export { createLogger } from './create-logger.js';
