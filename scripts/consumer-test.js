@@ -68,6 +68,19 @@ function firstHour(work) {
   process.stdout.write('\nthe first hour (init, then the README replay test pasted unchanged) passed\n');
 }
 
+/**
+ * A consumer's install is quiet and reproducible (issue 38): every dependency with an install
+ * script is allowed or denied by the service's `allowScripts`, as README's Install section shows,
+ * so npm 11 warns about none and npm 12 skips none by surprise.
+ */
+function scriptsReviewed(cwd) {
+  const listed = spawnSync('npm', ['install-scripts', 'ls', '--json'], { cwd, encoding: 'utf8' });
+  if (listed.status !== 0) throw new Error(`npm install-scripts ls failed in ${cwd}:\n${listed.stderr}`);
+  const pending = JSON.parse(listed.stdout).allowScripts ?? [];
+  if (pending.length > 0)
+    throw new Error(`install scripts not covered by allowScripts: ${JSON.stringify(pending)}`);
+}
+
 /** The first TypeScript block under a README heading, as a reader copies it. */
 function readmeBlock(heading) {
   const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
@@ -113,6 +126,7 @@ try {
   renameSync(path.join(work, path.basename(filename)), path.join(work, 'tidewater.tgz'));
 
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], service);
+  scriptsReviewed(service);
   run('npm', ['test'], service);
   firstHour(work);
   process.stdout.write(

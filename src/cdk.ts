@@ -1,3 +1,7 @@
+/**
+ * The `tidewater/cdk` entry point.
+ * @module tidewater/cdk
+ */
 // `tidewater/cdk`: AWS CDK constructs for what tidewater deploys — a stream processor, the TTL
 // archive with its compaction, the vote aggregator — least-privilege by construction, with their
 // alarms (docs/cdk.md). Needs the optional peer dependencies aws-cdk-lib and constructs; nothing

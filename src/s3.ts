@@ -1,3 +1,7 @@
+/**
+ * The `tidewater/s3` entry point.
+ * @module tidewater/s3
+ */
 // `tidewater/s3`: the sinks that write to S3. Loads @aws-sdk/client-s3, nothing else from the SDK.
 
 export type { ArchiveStorageClass } from './archive/format.js';

@@ -12,6 +12,7 @@ export function keyPrefix(prefix: string | undefined): string {
   return prefix === undefined ? '' : prefix.replace(/^\/+|\/+$/g, '');
 }
 
+/** Server-side encryption of written objects: SSE-S3 (`'AES256'`) or a KMS key. */
 export type ServerSideEncryption = 'AES256' | { kmsKeyId: string; bucketKeyEnabled?: boolean };
 
 /** The `sse` option; a `{ kmsKeyId }` object's members are read by sseParams. */

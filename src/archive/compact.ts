@@ -107,6 +107,7 @@ export interface HourCompaction {
   manifest: string | undefined;
 }
 
+/** What compactArchive did, hour by hour (or would do, on a dry run). */
 export interface CompactionReport {
   dryRun: boolean;
   hours: HourCompaction[];

@@ -30,6 +30,7 @@ export interface CompactionOutput extends RewrittenObject {
   shard: string;
 }
 
+/** What compaction will write for one hour: its outputs and the rows read. */
 export interface CompactionPlan {
   outputs: CompactionOutput[];
   rowsRead: number;

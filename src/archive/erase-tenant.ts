@@ -74,6 +74,7 @@ const readOptions = defineOptions<EraseTenantOptions>()('eraseTenant', {
   verifyChecksum: { kind: 'boolean', default: true },
 });
 
+/** What eraseTenant deleted (or would delete, on a dry run). */
 export interface EraseReport {
   tenant: string;
   /** The tenant's key segment (`tenant=<segment>`). */

@@ -26,6 +26,7 @@ export const ARCHIVE_STORAGE_CLASSES = [
   'DEEP_ARCHIVE',
 ] as const;
 
+/** A storage class an archive object may be written in. */
 export type ArchiveStorageClass = (typeof ARCHIVE_STORAGE_CLASSES)[number];
 
 /** A record the layout could not place or serialize: an archive sink reports it as its SinkFailure. */

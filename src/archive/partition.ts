@@ -87,6 +87,7 @@ export function tenantOfSegment(segment: string): string | undefined {
   }
 }
 
+/** Options of tenantFromPartitionKey: the key attribute and what ends the tenant id in it. */
 export interface TenantFromPartitionKeyOptions {
   /** The partition key attribute. Default `pk`. */
   attribute?: string;

@@ -23,6 +23,7 @@ export interface CorruptArchiveObject {
   error: ArchiveFormatError;
 }
 
+/** Options of readArchive and readArchiveRows: the range to read and checksum verification. */
 export interface ReadArchiveOptions extends ArchiveRangeOptions {
   /** Compare each object's body to the SHA-256 in its metadata. Default true. */
   verifyChecksum?: boolean;

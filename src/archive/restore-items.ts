@@ -23,6 +23,7 @@ export type RestoreTtl =
   /** Set it to this epoch-seconds time. */
   | { attribute: string; value: number };
 
+/** Options of restoreItems: the table, the records or rows, overwrite and TTL rules, concurrency. */
 export interface RestoreItemsOptions {
   tableName: string;
   /** Records (e.g. from readArchive): REMOVE records restore their old image, others their new image. */
@@ -48,6 +49,7 @@ export interface RestoreItemsOptions {
   signal?: AbortSignal;
 }
 
+/** What restoreItems did: items written, skipped and failed. */
 export interface RestoreResult {
   /** Items written, counted once each write succeeded. */
   written: number;

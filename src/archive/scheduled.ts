@@ -5,6 +5,7 @@ import type { ArchiveStorageClass } from './format.js';
 import { scheduledWindow } from './hours.js';
 import { HOUR_MS } from './store.js';
 
+/** Options of compactRecentHours: the bucket, table and the hours to look back over. */
 export interface RecentHoursOptions {
   client: S3Client;
   bucket: string;

@@ -61,6 +61,7 @@ export interface ExportFileProgress {
   readonly deadLettered: number;
 }
 
+/** What backfillExportFile did with one data file. */
 export interface ExportFileReport extends ExportFileProgress {
   /** Items not done because a batch kept failing (the run stopped at the first of them). */
   readonly failed: number;
@@ -70,6 +71,7 @@ export interface ExportFileReport extends ExportFileProgress {
   readonly error?: string;
 }
 
+/** Options of backfillExportFile: one data file of an export through a pipeline. */
 export interface BackfillExportFileOptions extends DeliveryOptions, ExportReadOptions {
   /** Default: a new S3Client (its endpoint from AWS_ENDPOINT_URL_S3 like every SDK client). */
   client?: S3Client;

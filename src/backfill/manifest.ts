@@ -8,6 +8,7 @@ import {
 import { isMissing } from './export-lines.js';
 import { MAX_DATA_FILES, MAX_MANIFEST_FILES_BYTES, MAX_S3_KEY_BYTES, MAX_SUMMARY_BYTES } from './limits.js';
 
+/** A DynamoDB export's type: full, or incremental. */
 export type ExportType = 'FULL_EXPORT' | 'INCREMENTAL_EXPORT';
 
 /** manifest-summary.json, the fields a backfill reads. */
@@ -33,6 +34,7 @@ export interface ExportDataFile {
   readonly etag: string | undefined;
 }
 
+/** A DynamoDB export's manifests, as a backfill reads them. */
 export interface ExportManifest {
   readonly bucket: string;
   readonly summary: ExportSummary;

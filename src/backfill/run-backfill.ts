@@ -49,6 +49,7 @@ export interface BackfillProgress {
   readonly partsTotal: number;
 }
 
+/** What runBackfill did: items read, delivered and failed, and where it stopped. */
 export interface BackfillReport {
   readonly source: string;
   readonly itemsRead: number;
@@ -67,6 +68,7 @@ export interface BackfillReport {
   readonly errors: readonly { readonly part: string; readonly error: string }[];
 }
 
+/** Options of runBackfill: the source (export or parallel Scan), the pipeline and the checkpoint. */
 export interface RunBackfillOptions extends DeliveryOptions, ExportReadOptions {
   readonly source: BackfillSource;
   /** The table's key attributes (partition, then sort key). Default: DescribeTable. */

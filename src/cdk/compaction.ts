@@ -14,8 +14,9 @@ import { type FunctionSource, resolveFunction, setEnvironment } from './function
 import { Grants } from './grants.js';
 import { scheduleFunction } from './schedule.js';
 
+/** TtlArchive's `compaction` option: the function, schedule and hours it compacts. */
 export interface ArchiveCompactionProps {
-  /** The compaction handler: tidewater's `compact-archive` handler bundled, or your own on `compactRecentHours`. */
+  /** The compaction handler: your own on `compactRecentHours` (`tidewater/archive`), bundled. */
   readonly function: FunctionSource;
   /** How often compaction runs (whole minutes). Default 1 hour. */
   readonly rate?: Duration;

@@ -16,6 +16,7 @@ import { Grants } from './grants.js';
 import { OnFailureDestination, type OnFailureTarget } from './on-failure.js';
 import { secureQueue } from './queue.js';
 
+/** Options of StreamProcessor: the table, function, filters and mapping settings. */
 export interface StreamProcessorProps {
   /** The table whose stream feeds the function; it must have a stream (`stream:` on the Table). */
   readonly table: dynamodb.ITable;
@@ -110,6 +111,7 @@ function criteriaOf(filters: StreamProcessorProps['filters'], maxFilters: number
   return toFilterCriteria(patterns, maxFilters === undefined ? undefined : { maxFilters });
 }
 
+/** A function on a table's stream: the event source mapping, on-failure destination, metrics and alarms. */
 export class StreamProcessor extends Construct {
   /** The function the stream feeds. */
   readonly function: lambda.IFunction;

@@ -36,12 +36,14 @@ export type ArchiveStreamSettings = Omit<
   'table' | 'function' | 'filters' | 'onFailure'
 >;
 
+/** Options of TtlArchive: the table, function, bucket layout, lifecycle and compaction. */
 export interface TtlArchiveProps {
   /** The table whose expired items are archived; it needs a NEW_AND_OLD_IMAGES (or OLD_IMAGE) stream. */
   readonly table: dynamodb.ITable;
   /**
-   * The archive handler: tidewater's `archive-ttl` handler bundled (it reads the settings this
-   * construct sets: ARCHIVE_BUCKET, ARCHIVE_PREFIX, …), or your own `createStreamHandler`.
+   * The archive handler: your `createStreamHandler` archiving to an `S3ArchiveSink`, bundled (the
+   * package ships no deployable handler); it reads the settings this construct sets as environment
+   * variables: ARCHIVE_BUCKET, ARCHIVE_PREFIX, … (docs/cdk.md).
    */
   readonly function: FunctionSource;
   /** The attribute the table's TTL reads (epoch seconds). Default `expiresAt`. */
@@ -127,6 +129,7 @@ export interface TtlArchiveAlarms extends StreamProcessorAlarms {
   readonly deadLetterDepth: cloudwatch.Alarm;
 }
 
+/** The TTL archive: bucket, archive function on the stream, dead-letter and on-failure queues, compaction, alarms. */
 export class TtlArchive extends Construct {
   readonly bucket: s3.Bucket;
   /** Poison records, with their content (the handler's SqsDeadLetterSink). */

@@ -13,10 +13,11 @@ import { type FunctionSource, resolveFunction, setEnvironment } from './function
 import { Grants } from './grants.js';
 import { scheduleFunction } from './schedule.js';
 
+/** Options of VoteAggregator: the table, function, poll layout and schedule. */
 export interface VoteAggregatorProps {
   /** The table the poll's counters live in. */
   readonly table: dynamodb.ITable;
-  /** The aggregator: tidewater's `aggregate-votes` handler bundled, or your own on `aggregateVotes`. */
+  /** The aggregator: your own on `aggregateVotes` (`tidewater/votes`), bundled. */
   readonly function: FunctionSource;
   /**
    * The poll it totals (keys `POLL#<poll>#…`): letters, digits, `.`, `_`, `-` only, since `*` or
@@ -45,6 +46,7 @@ const readProps = /* @__PURE__ */ defineOptions<VoteAggregatorProps>()('VoteAggr
   rate: { kind: 'object', methods: ['toSeconds'], expected: 'a Duration', default: Duration.minutes(1) },
 });
 
+/** The vote aggregator on a schedule, its role limited to one poll's items. */
 export class VoteAggregator extends Construct {
   readonly function: lambda.IFunction;
   readonly rule: events.Rule;

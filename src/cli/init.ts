@@ -150,6 +150,7 @@ export async function initService(options: InitOptions = {}): Promise<InitReport
     'npm install',
     'npm test          # DynamoDB Local needs Java 17 or newer on PATH',
     'npx tidewater start   # your serverless.yml locally: resources, stream functions, endpoints',
+    'npx osls package --stage dev   # the deployable package in .serverless/, offline; then osls deploy --package .serverless',
   ];
   return { files, ...(manual ? { manual } : {}), nextSteps };
 }

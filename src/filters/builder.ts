@@ -131,6 +131,7 @@ export function itemAttributes<T extends object>(): ItemAttributes<T> {
   } as ItemAttributes<T>;
 }
 
+/** Compare text without regard to case (`equalsIgnoreCase`). */
 export interface IgnoreCaseOption {
   ignoreCase?: boolean;
 }
@@ -152,6 +153,7 @@ export interface StringTypeFilter {
   anyOf(...conditions: readonly FilterCondition[]): FilterPattern;
 }
 
+/** Filter conditions on an N attribute: equality on DynamoDB's number text, and numeric ranges. */
 export interface NumberTypeFilter extends Omit<StringTypeFilter, 'equals' | 'anythingBut'> {
   /** Exactly one of `values`, compared as DynamoDB's number text ("42", not "42.0"). */
   equals(...values: readonly (string | number)[]): FilterPattern;
@@ -160,12 +162,14 @@ export interface NumberTypeFilter extends Omit<StringTypeFilter, 'equals' | 'any
   numeric(..._operand: readonly unknown[]): never;
 }
 
+/** Filter conditions on a BOOL attribute (`newImageAttribute('flag').bool()`). */
 export interface BoolTypeFilter {
   equals(value: boolean): FilterPattern;
   exists(): FilterPattern;
   notExists(): FilterPattern;
 }
 
+/** Filter conditions on whether an attribute is present, whatever its type. */
 export interface PresenceTypeFilter {
   exists(): FilterPattern;
   notExists(): FilterPattern;
@@ -188,6 +192,7 @@ export interface MapTypeFilter<V = unknown> {
   notExists(): never;
 }
 
+/** Filter conditions on an L attribute: its elements, matched element-wise. */
 export interface ListTypeFilter<V = unknown> {
   /** Any element of the list (event arrays match element-wise): `<path>.L`. */
   element(): AttributeFilter<ElementOf<V>>;

@@ -6,10 +6,12 @@ import type { EventMatcher, FilterCriteria, FilterPattern } from './types.js';
 
 /** Lambda's limits for an event source mapping's FilterCriteria. */
 export const MAX_PATTERN_LENGTH = 4096;
+/** Filters allowed on one event source mapping by Lambda's default quota. */
 export const DEFAULT_MAX_FILTERS = 5;
 /** The filters-per-mapping quota can be raised to this, not beyond. */
 export const MAX_FILTERS_QUOTA = 10;
 
+/** Options of toFilterCriteria and compileFilterCriteria: the filters-per-mapping limit. */
 export interface FilterCriteriaOptions {
   /** Filters allowed on the mapping: 5 by default (Lambda's default quota), at most 10. */
   maxFilters?: number;

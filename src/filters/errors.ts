@@ -46,6 +46,7 @@ export function expectArray(
   if (!Array.isArray(value)) throw new InvalidPatternError(reason, path, detail);
 }
 
+/** Why FilterCriteriaError refused a set of patterns. */
 export type FilterCriteriaReason = 'no-filters' | 'too-many-filters' | 'pattern-too-long';
 
 /**

@@ -29,10 +29,12 @@ export function userDeletes(): FilterPattern {
   };
 }
 
+/** A filter pattern matching INSERT records. */
 export function inserts(): FilterPattern {
   return { eventName: ['INSERT'] };
 }
 
+/** A filter pattern matching MODIFY records. */
 export function modifies(): FilterPattern {
   return { eventName: ['MODIFY'] };
 }

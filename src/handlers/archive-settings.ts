@@ -6,6 +6,7 @@ import { SinkRetryStrategy } from '../sinks/retry-strategy.js';
 /** ARCHIVE_ROUTES: TTL deletes only, or user deletes too (under `userDeletePrefix`). */
 export const ARCHIVE_ROUTES = ['ttl-deletes', 'all-deletes'] as const;
 
+/** What the archive handler archives: TTL deletes, or user deletes too. */
 export type ArchiveRoutes = (typeof ARCHIVE_ROUTES)[number];
 
 /** Where `all-deletes` archives user deletes: `<prefix>user-deletes/` (`prefix` ends in `/`). */

@@ -4,6 +4,7 @@ import type { HandlerContext } from '../pipeline/config.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { IDEMPOTENCY_OPTIONS, type IdempotencyOptions, idempotentRun } from './idempotent-run.js';
 
+/** Options of idempotentHandler: the idempotency settings and the scope name. */
 export interface IdempotentHandlerOptions extends IdempotencyOptions {
   /** The scope of its idempotency records: keep it stable across deploys. */
   name: string;

@@ -3,6 +3,7 @@ import type { ClassifiedRecord } from '../records/types.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from '../sinks/types.js';
 import { IDEMPOTENCY_OPTIONS, type IdempotencyOptions, idempotentRun } from './idempotent-run.js';
 
+/** Options of idempotentSink: the idempotency settings, the name and the side effect. */
 export interface IdempotentSinkOptions<R extends ClassifiedRecord> extends IdempotencyOptions {
   /** The sink's name: logs, metrics, and the scope of its idempotency records. */
   name: string;

@@ -10,6 +10,7 @@ export interface LogDestination {
   write(line: string): unknown;
 }
 
+/** Options of createLogger and createJsonLogger: level, name, image logging, redaction, destination. */
 export interface LoggerOptions {
   /** Default: `LOG_LEVEL` from the environment, else `'info'`. */
   level?: Level | 'silent';

@@ -8,6 +8,7 @@ export interface SafeValueSettings {
   readonly maxDepth: number;
 }
 
+/** What a redacted value is logged as, in place of an item value. */
 export const REDACTED = '[Redacted]';
 const MAX_BINARY_BYTES = 1024;
 

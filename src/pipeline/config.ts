@@ -16,6 +16,7 @@ export interface PipelineLogger extends SinkLogger {
   child(bindings: Record<string, unknown>): PipelineLogger;
 }
 
+/** A test of one classified record, as a route's `when`. */
 export type RecordPredicate = (record: ClassifiedRecord) => boolean;
 
 /**
@@ -58,6 +59,7 @@ export interface TtlHealth {
   readonly [TTL_HEALTH]: unknown;
 }
 
+/** One route of a pipeline: which records (`when`), and the sinks or handler they go to. */
 export interface RouteConfig {
   /** Used in logs; default `route-<n>`. */
   name?: string;
@@ -125,6 +127,7 @@ export function route(config: RouteConfig): RouteConfig {
   return config;
 }
 
+/** What a route's handler receives besides the record: the sink context, an abort signal and the pipeline's logger. */
 export interface HandlerContext extends SinkContext {
   readonly signal: AbortSignal;
   readonly logger: PipelineLogger;
@@ -144,8 +147,10 @@ export type KindHandlers<T extends object = Item> = {
   [K in RecordKind]?: (record: RecordOfKind<K, T>, context: HandlerContext) => unknown;
 };
 
+/** How records are delivered: in shard order, or concurrently across keys with per-key order. */
 export type OrderingConfig = 'ordered' | { mode: 'ordered' } | { mode: 'per-key'; concurrency: number };
 
+/** The pipeline's `retry` option: delivery attempts and backoff within one invocation. */
 export interface RetryConfig {
   /** Delivery attempts per record in this invocation, the first included. Default 3. */
   attempts?: number;
@@ -159,6 +164,7 @@ export interface RetryConfig {
 
 export type { MetricsConfig, MetricsTarget, MetricsWriter } from './metrics.js';
 
+/** What happens to a record no route takes: counted, dead-lettered, or failed. */
 export type UnroutedPolicy = 'count' | 'dead-letter' | 'fail';
 
 /** T: the item type the kind handlers receive (inferred from `handlers.item`, or given: unchecked). */

@@ -29,6 +29,7 @@ export interface Pipeline {
 // Symbol.for: a pipeline made by another copy of tidewater (a bundled handler) is still recognized.
 const PIPELINE = Symbol.for('tidewater.pipeline');
 
+/** Compiles a pipeline configuration into a Pipeline that processes stream batches. */
 export function createPipeline<T extends object = Item>(config: PipelineConfig<T>): Pipeline {
   return pipelineOf(compileConfig(config));
 }

@@ -14,6 +14,7 @@ import { KINESIS_SOURCE } from './source-option.js';
 // bundle carries neither, and a Kinesis batch sent to it still fails at once
 // (EventSourceMismatchError: telling the sources apart needs no decoder).
 
+/** Options of kinesisSource(): which sources a Kinesis function accepts, and duplicate handling. */
 export interface KinesisSourceOptions {
   /**
    * Also take DynamoDB stream batches, each batch's first record saying which source it is from

@@ -13,6 +13,7 @@ export interface InvocationContext {
   getRemainingTimeInMillis?(): number;
 }
 
+/** One entry of a partial batch response: the sequence number Lambda retries from. */
 export interface BatchItemFailure {
   itemIdentifier: string;
 }

@@ -173,6 +173,7 @@ function emfLine(
   return `${template.normalize ? JSON.stringify(JSON.parse(line)) : line}\n`;
 }
 
+/** Where the pipeline writes its EMF lines (default: stdout). */
 export interface MetricsWriter {
   write(line: string): unknown;
 }
@@ -186,6 +187,7 @@ export interface MetricsTarget {
   publishStoredMetrics(): unknown;
 }
 
+/** The pipeline's `metrics` option: EMF namespace, dimensions, and where the lines go. */
 export interface MetricsConfig {
   /** CloudWatch namespace. Default `Tidewater`. */
   namespace?: string;

@@ -12,6 +12,7 @@ import { type BatchResponse, createPipeline, type Pipeline } from './engine.js';
 /** What a stream handler takes: a DynamoDB stream batch, or a Kinesis one (the `source` option). */
 type StreamEvent = DynamoDBStreamEvent | KinesisStreamEvent;
 
+/** The pipeline as middy middleware: parses the event, runs the routes, returns the partial batch response. */
 export function streamProcessor<T extends object = Item>(
   config: PipelineConfig<T> | Pipeline,
 ): MiddlewareObj<StreamEvent, BatchResponse, Error, Context> {

@@ -10,10 +10,12 @@ export interface TracerLike {
   isTracingEnabled?(): boolean;
 }
 
+/** The part of an X-Ray segment sinkTracer() uses: opening a subsegment. */
 export interface TraceSegmentLike {
   addNewSubsegment(name: string): TraceSubsegmentLike;
 }
 
+/** The part of an X-Ray subsegment sinkTracer() uses: annotations, errors, close. */
 export interface TraceSubsegmentLike {
   addAnnotation(key: string, value: string | number | boolean): void;
   addError(error: Error): void;

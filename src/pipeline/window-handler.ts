@@ -45,6 +45,7 @@ export interface WindowInfo {
   readonly lastSequenceNumber: string | undefined;
 }
 
+/** Configuration of createWindowHandler: the state, the reducer and what a window's end does. */
 export interface WindowHandlerConfig<State> {
   /** The state a window starts from (a new window, or the rest of one Lambda ended early). */
   initial: () => State;

@@ -13,6 +13,7 @@ export type TtlProblem =
   | 'too-far-in-future'
   | 'more-than-5-years-past';
 
+/** checkTtl's verdict: when the item expires, or why DynamoDB never deletes it. */
 export type TtlCheck =
   | {
       readonly expires: true;
@@ -30,6 +31,7 @@ export type TtlCheck =
       readonly value: unknown;
     };
 
+/** Options of checkTtl: the time to judge the TTL against. */
 export interface CheckTtlOptions {
   /** The time to judge against: a Date or epoch milliseconds (`Date.now()`). Default: now. */
   now?: Date | number;

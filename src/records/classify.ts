@@ -16,6 +16,7 @@ export interface TtlHeuristicOptions {
   ttlAttribute: string;
 }
 
+/** Options of classifyRecord: the TTL-delete heuristic for records without userIdentity. */
 export interface ClassifyOptions {
   ttlHeuristic?: TtlHeuristicOptions | false;
 }

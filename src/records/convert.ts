@@ -107,6 +107,7 @@ export function lambdaShape(
   return out as unknown as LambdaStreamRecord;
 }
 
+/** Options of toLambdaRecord: what a GetRecords record lacks that a Lambda record carries. */
 export interface ToLambdaRecordOptions {
   /** The stream's ARN; GetRecords records do not carry it, Lambda records do (eventSourceARN). */
   streamArn: string;

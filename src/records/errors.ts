@@ -78,6 +78,7 @@ export class EventSourceMismatchError extends NotAStreamEventError {
   }
 }
 
+/** Why InvalidAttributeValueError refused an attribute value. */
 export type InvalidAttributeValueReason =
   | 'no-type'
   | 'multiple-types'

@@ -4,6 +4,7 @@ import { UnsupportedValueError } from './errors.js';
 import { NumberValue } from './number-value.js';
 import type { AttributeMap, AttributeValue, SdkAttributeMap, SdkAttributeValue } from './types.js';
 
+/** Options of marshall and marshallValue: undefined members, and the shape of binary values. */
 export interface MarshallOptions {
   /** Drop `undefined` members of objects, arrays and sets instead of throwing. Default false. */
   removeUndefined?: boolean;

@@ -1,6 +1,7 @@
 import { NotAStreamEventError } from './errors.js';
 import { isObject } from './shape.js';
 
+/** Why Lambda gave up on a batch, as an on-failure record states it. */
 export type FailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
 
 /**

@@ -25,6 +25,7 @@ import { isValidAttributeMap } from './validate.js';
 /** Where a batch's records come from. */
 export type RecordSource = 'dynamodb-stream' | 'kinesis';
 
+/** Options of parseStreamEvent and createRecordParser: stream identity, images, numbers, TTL heuristic. */
 export interface ParseOptions {
   /** The stream's ARN: GetRecords records lack eventSourceARN, so tableName needs it. */
   streamArn?: string;
@@ -119,6 +120,7 @@ const VALIDATE = 1;
 const EAGER = 2;
 type Images = typeof LAZY | typeof VALIDATE | typeof EAGER;
 
+/** A compiled parser of one stream record into a ClassifiedRecord. */
 export type RecordParser = <T extends Item = Item>(record: unknown) => ClassifiedRecord<T>;
 
 const EVENT_NAMES = new Set(['INSERT', 'MODIFY', 'REMOVE']);

@@ -36,6 +36,7 @@ type ExclusiveAttributeValue<Bin> = {
 /** A DynamoDB AttributeValue in the Lambda (JSON) shape: binary as base64 strings. */
 export type AttributeValue = ExclusiveAttributeValue<string>;
 
+/** An item in DynamoDB JSON as a Lambda event carries it (binary as base64 text). */
 export type AttributeMap = Record<string, AttributeValue>;
 
 /**
@@ -44,12 +45,16 @@ export type AttributeMap = Record<string, AttributeValue>;
  */
 export type SdkAttributeValue = ExclusiveAttributeValue<Uint8Array>;
 
+/** An item in DynamoDB JSON as the AWS SDK takes it (binary as bytes). */
 export type SdkAttributeMap = Record<string, SdkAttributeValue>;
 
+/** A stream record's eventName. */
 export type StreamEventName = 'INSERT' | 'MODIFY' | 'REMOVE';
 
+/** What a stream record carries: keys only, the new image, the old image, or both. */
 export type StreamViewType = 'KEYS_ONLY' | 'NEW_IMAGE' | 'OLD_IMAGE' | 'NEW_AND_OLD_IMAGES';
 
+/** A stream record's userIdentity: `Service` / `dynamodb.amazonaws.com` on a TTL delete. */
 export interface LambdaUserIdentity {
   type: string;
   principalId: string;
@@ -75,10 +80,12 @@ export interface LambdaStreamRecord {
   };
 }
 
+/** A DynamoDB stream event as Lambda delivers it to a function. */
 export interface LambdaStreamEvent {
   Records: LambdaStreamRecord[];
 }
 
+/** The kinds a record is classified into. */
 export type RecordKind = 'insert' | 'modify' | 'user-delete' | 'ttl-delete';
 
 /**
@@ -152,11 +159,16 @@ interface KindRecord<K extends RecordKind, E extends StreamEventName, T extends 
   readonly eventName: E;
 }
 
+/** A parsed INSERT record: the new item in `newImage`. */
 export interface InsertRecord<T extends object = Item> extends KindRecord<'insert', 'INSERT', T> {}
+/** A parsed MODIFY record: the item before (`oldImage`) and after (`newImage`), as the stream view has them. */
 export interface ModifyRecord<T extends object = Item> extends KindRecord<'modify', 'MODIFY', T> {}
+/** A parsed REMOVE that a caller made (not TTL): the deleted item in `oldImage`. */
 export interface UserDeleteRecord<T extends object = Item> extends KindRecord<'user-delete', 'REMOVE', T> {}
+/** A parsed REMOVE that DynamoDB's TTL made: the expired item in `oldImage`. */
 export interface TtlDeleteRecord<T extends object = Item> extends KindRecord<'ttl-delete', 'REMOVE', T> {}
 
+/** A parsed stream record, by kind: insert, modify, user delete or TTL delete. */
 export type ClassifiedRecord<T extends object = Item> =
   | InsertRecord<T>
   | ModifyRecord<T>

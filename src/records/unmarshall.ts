@@ -16,6 +16,7 @@ import {
 } from './numbers.js';
 import type { AttributeMap, AttributeValue, Item, SdkAttributeMap, SdkAttributeValue } from './types.js';
 
+/** Options of unmarshall and unmarshallValue: how numbers become JS values. */
 export interface UnmarshallOptions {
   /** How `N` / `NS` values become JS values. Default `'exact'`: see NumberPolicy. */
   numbers?: NumberPolicy;

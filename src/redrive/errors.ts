@@ -1,6 +1,7 @@
 import { TidewaterError } from '../core/errors.js';
 import type { StreamBatchInfo } from '../records/index.js';
 
+/** Why redrive could not use an on-failure message or object. */
 export type RedriveMessageProblem =
   | 'malformed'
   | 'unknown-version'

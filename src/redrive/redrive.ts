@@ -33,6 +33,7 @@ import {
 } from './report.js';
 import type { RedriveTarget } from './target.js';
 
+/** Options of redrive: the stream, the on-failure sources, the target and a dry run. */
 export interface RedriveOptions {
   /**
    * The stream whose failed batches are redriven — a table's DynamoDB stream, or the Kinesis data

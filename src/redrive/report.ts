@@ -31,6 +31,7 @@ export type KeptReason =
   /** The stream no longer holds its range (`rangesExpired` says how to recover). */
   | 'expired';
 
+/** A message the run left where it was, and why. */
 export interface RedriveKept {
   source: string;
   reason: KeptReason;
@@ -50,6 +51,7 @@ export interface RedriveProgress {
   elapsedSeconds: number;
 }
 
+/** What redrive did: messages read, batches rerun, records delivered and failed. */
 export interface RedriveReport {
   dryRun: boolean;
   /** Messages and objects read (all sources). */

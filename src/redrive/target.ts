@@ -76,6 +76,7 @@ export function handlerTarget(
   };
 }
 
+/** Options of lambdaTarget: the deployed function redriven batches are sent to. */
 export interface LambdaTargetOptions {
   /** Function name, ARN or qualified ARN (a version or alias). */
   functionName: string;

@@ -10,6 +10,7 @@ import { RETRY_POLICIES, withRetry } from '../core/retry.js';
 import type { RecordVersion } from './record-version.js';
 import type { VersionStore } from './version-store.js';
 
+/** Options of DynamoDbVersionStore: the table, key attribute and client. */
 export interface DynamoDbVersionStoreOptions {
   /** A table whose partition key (a string, no sort key) is `keyAttribute`. One per guarded sink. */
   tableName: string;

@@ -7,6 +7,7 @@ import { ArchiveWriteError } from './errors.js';
 import { type ArchiveLayoutOptions, archiveLayout, LAYOUT_OPTIONS, warnOverflow } from './options.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';
 
+/** Options of FileSink: the directory and the archive layout. */
 export interface FileSinkOptions extends ArchiveLayoutOptions {
   /** Root directory; keys of the S3 layout become paths under it. */
   directory: string;

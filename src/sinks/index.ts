@@ -10,7 +10,7 @@ export {
 } from '../archive/errors.js';
 export type { TenantFromPartitionKeyOptions, TenantPartitioner } from '../archive/partition.js';
 export { tenantFromPartitionKey } from '../archive/partition.js';
-export { ArchiveWriteError, DeadLetterSendError, InjectedSinkFailure } from './errors.js';
+export { ArchiveWriteError, DeadLetterSendError } from './errors.js';
 export type { FileSinkOptions } from './file-sink.js';
 export { FileSink } from './file-sink.js';
 export type { MemoryDeadLetterSinkOptions } from './memory-dead-letter-sink.js';

@@ -2,6 +2,7 @@ import { defineOptions } from '../core/options.js';
 import { DeadLetterSendError } from './errors.js';
 import type { DeadLetterEntry, DeadLetterSink, SinkContext } from './types.js';
 
+/** Options of MemoryDeadLetterSink: its name and an injected failure rule. */
 export interface MemoryDeadLetterSinkOptions {
   name?: string;
   /** Return true (or an error) to make `send` throw for these entries (tests of a failing DLQ). */

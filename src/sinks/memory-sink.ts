@@ -4,6 +4,7 @@ import type { ClassifiedRecord } from '../records/types.js';
 import { InjectedSinkFailure } from './errors.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';
 
+/** Options of MemorySink: its name and an injected failure rule. */
 export interface MemorySinkOptions<R extends ClassifiedRecord = ClassifiedRecord> {
   name?: string;
   /**

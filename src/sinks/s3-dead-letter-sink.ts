@@ -15,6 +15,7 @@ import { DeadLetterSendError } from './errors.js';
 import { lazyClient, S3_OPTIONS, type SinkClientOptions } from './options.js';
 import type { DeadLetterEntry, DeadLetterSink, SinkContext } from './types.js';
 
+/** Options of S3DeadLetterSink: the bucket, key prefix and client. */
 export interface S3DeadLetterSinkOptions extends SinkClientOptions<S3Client> {
   bucket: string;
   /** Key prefix. Default `dead-letter`. */

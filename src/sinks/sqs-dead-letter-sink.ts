@@ -16,6 +16,7 @@ import { CLIENT_OPTIONS, lazyClient, type SinkClientOptions } from './options.js
 import { S3DeadLetterSink } from './s3-dead-letter-sink.js';
 import type { DeadLetterEntry, DeadLetterSink, SinkContext } from './types.js';
 
+/** Options of SqsDeadLetterSink: the queue, message size, overflow bucket and client. */
 export interface SqsDeadLetterSinkOptions extends SinkClientOptions<SQSClient> {
   queueUrl: string;
   /**

@@ -6,6 +6,7 @@ import type { Sink, SinkResult } from './types.js';
 
 type Awaitable<T> = T | Promise<T>;
 
+/** Options of runSinkTestKit: a fresh sink per case, and how to read back what it stored. */
 export interface SinkTestKitOptions<S extends Sink = Sink> {
   /** Names the describe block. */
   name: string;
@@ -104,6 +105,7 @@ function storedRecordProblems(held: readonly string[], expected: readonly string
   return problems;
 }
 
+/** One case of the sink test kit: a title and its run. */
 export interface SinkTestKitCase {
   title: string;
   run: () => Promise<void>;

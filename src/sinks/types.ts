@@ -42,12 +42,14 @@ export interface SinkResult {
   failed?: readonly SinkFailure[];
 }
 
+/** A record a sink could not write, and why. */
 export interface SinkFailure {
   /** The sequence number of the record that failed. */
   sequenceNumber: string;
   error: unknown;
 }
 
+/** What a sink's write receives besides the records: the deadline signal, time left, logger. */
 export interface SinkContext {
   /** Aborted when the invocation's deadline is reached; long writes should stop. */
   readonly signal?: AbortSignal;
@@ -61,6 +63,7 @@ export interface SinkContext {
   readonly logger?: SinkLogger;
 }
 
+/** The logger a sink is given: pino-compatible, one object then a message. */
 export interface SinkLogger {
   debug(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;

@@ -6,6 +6,7 @@ import { itemKeyOf, type RecordVersion, recordVersion, UnversionedRecordError } 
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';
 import type { VersionStore } from './version-store.js';
 
+/** Options of versionGuard: the version store, and the guarded sink's name. */
 export interface VersionGuardOptions {
   /** Where the version of each item the sink holds is kept: `DynamoDbVersionStore` (`tidewater/version-store`) or `MemoryVersionStore`. */
   store: VersionStore;

@@ -24,6 +24,7 @@ export interface AggregationLogger {
   info(fields: AggregationSummary, message: string): void;
 }
 
+/** Options of aggregateVotes: the poll's layout, concurrency and summary output. */
 export interface AggregateVotesOptions extends PollOptions {
   /** Requests in flight at once (default 8). */
   concurrency?: number;

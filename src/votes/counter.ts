@@ -16,8 +16,10 @@ import { ContestantRegistry } from './registry.js';
 import { withRetries } from './retry.js';
 import { newRequestStats } from './stats.js';
 
+/** Options of VoteCounter: the table and poll layout (shards, registry partitions). */
 export type VoteCounterOptions = PollOptions;
 
+/** Options of one castVote: exactly-once by voter id. */
 export interface CastVoteOptions {
   /**
    * Exactly-once mode: the vote is recorded with a marker item for this id in the same
@@ -27,11 +29,13 @@ export interface CastVoteOptions {
   voterId?: string;
 }
 
+/** What castVote did: counted on a shard, or refused as a duplicate voter. */
 export type CastVoteResult =
   | { status: 'counted'; shard: number }
   /** A vote with this voterId was already recorded (by an earlier request or a retry of this one). */
   | { status: 'duplicate' };
 
+/** One contestant's total as the aggregator last wrote it. */
 export interface VoteTotal {
   contestant: string;
   total: bigint;
@@ -39,6 +43,7 @@ export interface VoteTotal {
   updatedAt: string | undefined;
 }
 
+/** Options of reading totals: consistent reads. */
 export interface ReadOptions {
   /** Strongly consistent read (twice the read cost). Default false. */
   consistentRead?: boolean;

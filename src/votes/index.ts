@@ -1,3 +1,7 @@
+/**
+ * The `tidewater/votes` entry point.
+ * @module tidewater/votes
+ */
 export { type AggregateVotesOptions, type AggregationLogger, aggregateVotes } from './aggregate.js';
 export {
   type CastVoteOptions,

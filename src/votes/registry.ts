@@ -13,6 +13,7 @@ import { newRequestStats, type RequestStats } from './stats.js';
 const BATCH_WRITE_LIMIT = 25;
 const REGISTER_CONCURRENCY = 4;
 
+/** Options of listing a poll's contestants: the query page size. */
 export interface ListContestantsOptions {
   /** Query page size (default: DynamoDB's 1 MB pages). */
   pageSize?: number;

@@ -23,6 +23,7 @@ export interface AggregationSummary {
   durationMs: number;
 }
 
+/** Options of the aggregation summary's EMF line: namespace and timestamp. */
 export interface EmfOptions {
   /** CloudWatch namespace (default `tidewater/votes`). */
   namespace?: string;

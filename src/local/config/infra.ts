@@ -64,6 +64,7 @@ export interface InfraSettings {
   backfillTimeout: number;
 }
 
+/** Options of planLocalResources: stage and service. */
 export interface InfraOptions {
   /** Replaces `${sls:stage}`. Default `local`. */
   stage?: string;
@@ -79,6 +80,7 @@ export interface InfraOptions {
   infraDir?: string | URL;
 }
 
+/** tidewater's infra/ resources as planned for one stage: the stack and its tables, buckets, queues. */
 export interface InfraPlan {
   readonly stage: string;
   /** `<service>-<stage>`, as CloudFormation names the stack. */

@@ -48,8 +48,10 @@ export interface LocalApp {
   error(message: string): TidewaterError;
 }
 
+/** The clients a LocalApp creates its resources with. */
 export type LocalAppClients = TemplateClients;
 
+/** Options of loadLocalApp: a serverless.yml, a SAM template or a cdk.out, and the stage. */
 export interface LocalAppOptions {
   /** A serverless.yml (the default when neither a template nor a cdk.out is given). */
   config?: string;

@@ -29,12 +29,14 @@ export interface LocalResourcesOptions extends InfraOptions {
   sqs?: SQSClient;
 }
 
+/** A queue created on the local SQS server: name, URL and ARN. */
 export interface LocalQueue {
   readonly name: string;
   readonly url: string;
   readonly arn: string;
 }
 
+/** The tables, buckets and queues created locally for one stage. */
 export interface LocalResources {
   readonly stage: string;
   readonly settings: Readonly<InfraSettings>;

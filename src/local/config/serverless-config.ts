@@ -11,6 +11,7 @@ import {
 import { resolveAsync, VariableResolver } from './variables.js';
 import { parseServerlessYaml } from './yaml.js';
 
+/** Options of loadServerlessConfig: the file, stage, region and variables' sources. */
 export interface ServerlessConfigOptions {
   /** Path to serverless.yml; default `serverless.yml` in the working directory. */
   file?: string;

@@ -26,6 +26,7 @@ export interface ResourceReferences {
   readonly conditions: Readonly<Record<string, unknown>>;
 }
 
+/** Options of createServiceResources: the service's config, clients and stage. */
 export interface ServiceResourcesOptions {
   /** The service's serverless.yml (loadServerlessConfig), with the stage to create. */
   config: ServerlessConfig;
@@ -39,6 +40,7 @@ export interface ServiceResourcesOptions {
   region?: string;
 }
 
+/** A service's resources created on the local servers, and the streams its functions read. */
 export interface ServiceResources extends TemplateResources, ResourceReferences {
   /**
    * The local stream a function's stream event reads: its `arn` resolved against these resources

@@ -24,6 +24,7 @@ export interface StreamFunctionSettings {
   stream: StreamEventSettings;
 }
 
+/** A function's stream event as serverless.yml, SAM or CDK declares it: source, ARN and mapping settings. */
 export interface StreamEventSettings {
   /** `kinesis` for a Kinesis data stream (`type: kinesis`); absent for a DynamoDB stream. */
   source?: 'kinesis';

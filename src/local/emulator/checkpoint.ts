@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../../core/write-file-atomic.js';
 import { CheckpointError } from './errors.js';
 
+/** Where one shard was read to, and whether it was read to its end. */
 export interface ShardCheckpoint {
   /** Last sequence number handled; reading resumes AFTER it. */
   sequenceNumber?: string;
@@ -14,6 +15,7 @@ export interface ShardCheckpoint {
   skipped?: boolean;
 }
 
+/** The emulator's checkpoint file: where each shard of a stream was read to. */
 export interface CheckpointData {
   version: 1;
   streamArn: string;

@@ -7,6 +7,7 @@ export interface Clock {
   sleep(ms: number): Promise<void>;
 }
 
+/** The real clock: Date.now() and setTimeout. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

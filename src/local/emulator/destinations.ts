@@ -26,6 +26,7 @@ export class MemoryFailureDestination<T extends MappingInvocationRecord = Stream
   }
 }
 
+/** An on-failure destination that sends Lambda's on-failure record to an SQS queue. */
 export class SqsFailureDestination implements FailureDestination {
   constructor(
     private readonly sqs: SQSClient,
@@ -38,6 +39,7 @@ export class SqsFailureDestination implements FailureDestination {
   }
 }
 
+/** Options of S3FailureDestination: the mapping UUID its keys are under. */
 export interface S3FailureDestinationOptions {
   /** The event source mapping's UUID, the key's second level; default a random one per destination. */
   eventSourceMappingUuid?: string;

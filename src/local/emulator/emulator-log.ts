@@ -3,6 +3,7 @@ import type { FailureCondition } from './destinations.js';
 
 // What the emulator reports: each decision as it happens (EmulatorEvent) and each shard's totals.
 
+/** How one emulated invocation ended. */
 export type InvocationOutcome =
   | 'success'
   | 'partial-failure'
@@ -54,6 +55,7 @@ export type EmulatorEvent =
     }
   | { type: 'checkpoint'; shardId: string; sequenceNumber: string };
 
+/** What the emulator did with one shard: its checkpoint and counts. */
 export interface ShardResult {
   shardId: string;
   /** The last sequence number handled; undefined when no record arrived. */

@@ -48,6 +48,7 @@ export type {
 } from './mapping-options.js';
 export { DEFAULT_STALL_AFTER_ATTEMPTS } from './stall-watchdog.js';
 
+/** One shard's records as the emulator takes them: pages in shard order. */
 export interface ShardInput<R = LambdaStreamRecord> {
   shardId: string;
   streamArn: string;

@@ -11,6 +11,7 @@ import { marshall } from '../../records/index.js';
 /** A Lambda event carries binary as base64. */
 const LAMBDA_SHAPE = { binary: 'base64' } as const;
 
+/** Options of streamEvents: the table, stream and keys of the records it builds. */
 export interface EventBuilderOptions {
   /** Table the records come from; default `test-table`. */
   tableName?: string;

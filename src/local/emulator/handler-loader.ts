@@ -14,6 +14,7 @@ const RUNNING_BUILT = !import.meta.url.endsWith('.ts');
 /** Where bundled TypeScript handlers are written, inside the service so its packages resolve. */
 export const BUNDLE_DIR = '.tidewater';
 
+/** Options of loadHandler: the project root, and whether to use its built copy. */
 export interface LoadHandlerOptions {
   /**
    * The project root (where serverless.yml and package.json are). TypeScript is compiled with the

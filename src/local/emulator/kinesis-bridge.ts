@@ -25,6 +25,7 @@ export interface KinesisBridgeFaults {
   reorderWindow?: number;
 }
 
+/** Options of the Kinesis bridge: the table's stream read into a local Kinesis stream. */
 export interface KinesisBridgeOptions {
   /** The DynamoDB Streams client of the table's stream (DynamoDB Local's). */
   streams: StreamsApi;
@@ -45,6 +46,7 @@ export interface KinesisBridgeOptions {
   faults?: KinesisBridgeFaults;
 }
 
+/** What the Kinesis bridge did: changes read and records put. */
 export interface KinesisBridgeResult {
   /** Changes read from the table's stream. */
   changes: number;

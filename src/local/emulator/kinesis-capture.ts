@@ -6,6 +6,7 @@ import { KINESIS_STREAM_ARN_OPTION } from '../../records/kinesis-stream-arn.js';
 import { KinesisMappingEmulator } from './kinesis-emulator.js';
 import { type KinesisApi, KinesisShardReader } from './kinesis-reader.js';
 
+/** Options of captureKinesis: the stream and the JSONL file to write. */
 export interface KinesisCaptureOptions {
   kinesis: KinesisApi;
   /** The Kinesis stream (`arn:aws:kinesis:<region>:<account>:stream/<name>`). */

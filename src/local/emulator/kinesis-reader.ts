@@ -24,6 +24,7 @@ import { aborted } from './poller.js';
 /** The calls the reader makes; a KinesisClient (see localKinesisClient), or a wrapper around one. */
 export type KinesisApi = Pick<KinesisClient, 'send'>;
 
+/** Options of the Kinesis shard reader: the client, stream, starting position and checkpoint. */
 export interface KinesisShardReaderOptions {
   kinesis: KinesisApi;
   /** `arn:aws:kinesis:<region>:<account>:stream/<name>`. */
@@ -45,6 +46,7 @@ export interface KinesisShardReaderOptions {
   clock?: Clock;
 }
 
+/** Options of one read of a Kinesis stream: abort signal and when to stop. */
 export interface KinesisReadOptions {
   signal?: AbortSignal;
   /**

@@ -6,6 +6,7 @@ import { KinesisMappingEmulator, type KinesisMappingOptions } from './kinesis-em
 import { failureLog } from './replay.js';
 import { readJsonLines } from './replay-lines.js';
 
+/** Options of replayKinesis: the JSONL files and the mapping to replay through. */
 export interface KinesisReplayOptions {
   /** JSONL files: each line a Lambda Kinesis event (`{Records: [...]}`) or one Lambda Kinesis record. */
   files: string | string[];
@@ -17,6 +18,7 @@ export interface KinesisReplayOptions {
   log?: (line: string) => void;
 }
 
+/** What replayKinesis did: the emulator, per-shard results and record count. */
 export interface KinesisReplayResult {
   emulator: KinesisMappingEmulator;
   shards: ShardResult[];

@@ -14,6 +14,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { EventSourceMappingEmulator, ShardResult } from './emulator.js';
 import { EmulatorStoppedError } from './errors.js';
 
+/** Where the poller starts reading a shard. */
 export type StartingPosition =
   | 'TRIM_HORIZON'
   | 'LATEST'
@@ -23,6 +24,7 @@ export type StartingPosition =
 /** The calls the poller makes; a DynamoDBStreamsClient, or a wrapper around one. */
 export type StreamsApi = Pick<DynamoDBStreamsClient, 'send'>;
 
+/** Options of StreamPoller: the streams client, the stream, where to start and how often to poll. */
 export interface StreamPollerOptions {
   streams: StreamsApi;
   streamArn: string;
@@ -82,6 +84,7 @@ const readPollRunOptions = defineOptions<PollRunOptions>()('StreamPoller.run', {
   emptyPagesToStop: { kind: 'integer', min: 1, max: 10_000 },
 });
 
+/** What the stream poller reports while it runs: shards started, batches, ends. */
 export type PollerEvent =
   | {
       type: 'shard-start';
@@ -94,6 +97,7 @@ export type PollerEvent =
   | { type: 'iterator-expired'; shardId: string; resumeAfter?: string }
   | { type: 'trimmed'; shardId: string; sequenceNumber?: string };
 
+/** One shard of a stream as the poller reads it: its id, parent and stream. */
 export interface ShardStream {
   shardId: string;
   parentShardId: string | undefined;
@@ -108,6 +112,7 @@ export interface ShardStream {
   closed(): boolean;
 }
 
+/** Options of one poller run: abort signal and when to stop. */
 export interface PollRunOptions {
   signal?: AbortSignal;
   /**

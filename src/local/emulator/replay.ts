@@ -15,6 +15,7 @@ import { ReplayFileError } from './errors.js';
 import { type PollRunOptions, type StartingPosition, StreamPoller, type StreamsApi } from './poller.js';
 import { readJsonLines } from './replay-lines.js';
 
+/** Options of replay: the JSONL files and the event source mapping to replay through. */
 export interface ReplayOptions {
   /** JSONL files: each line a Lambda event (`{Records: [...]}`) or one captured GetRecords record. */
   files: string | string[];
@@ -39,6 +40,7 @@ export interface ReplayOptions {
   log?: (line: string) => void;
 }
 
+/** What replay did: the emulator, per-shard results and record count. */
 export interface ReplayResult {
   emulator: EventSourceMappingEmulator;
   shards: ShardResult[];
@@ -274,6 +276,7 @@ function checkRecord(record: LambdaStreamRecord, file: string, line: number): vo
 /** Empty pages in a row that end a capture from AWS: about 2.5 s at the default poll interval. */
 export const AWS_EMPTY_PAGES_TO_STOP = 10;
 
+/** Options of capture: the stream to read and the JSONL file to write. */
 export interface CaptureOptions {
   streams: StreamsApi;
   streamArn: string;

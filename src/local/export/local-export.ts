@@ -38,6 +38,7 @@ export interface LocalExportOptions {
   files?: number;
 }
 
+/** A DynamoDB export written to the local S3 server by writeLocalExport. */
 export interface LocalExport {
   readonly bucket: string;
   /** The export's folder, `<prefix>/AWSDynamoDB/<exportId>`: what `backfill --from-export` takes. */

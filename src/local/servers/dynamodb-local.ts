@@ -8,6 +8,7 @@ import { defineOptions } from '../../core/index.js';
 import { JavaMissingError, LocalServerStartError } from './errors.js';
 import { freePort } from './free-port.js';
 
+/** Options of startDynamoDbLocal: port and data directory. */
 export interface DynamoDbLocalOptions {
   /** Port to listen on; a free one when omitted. */
   port?: number;
@@ -17,6 +18,7 @@ export interface DynamoDbLocalOptions {
   startTimeoutMs?: number;
 }
 
+/** A running DynamoDB Local: its endpoint, and stop(). */
 export interface DynamoDbLocal {
   readonly endpoint: string;
   readonly port: number;
@@ -28,6 +30,7 @@ export interface DynamoDbLocal {
  * DynamoDB Local runs with -sharedDb, so every credential and region sees the same tables.
  */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+/** The region the local servers and their clients use. */
 export const LOCAL_REGION = 'us-east-1';
 /** The account id in the ARNs the local servers and the local runtime make up. */
 export const LOCAL_ACCOUNT_ID = '000000000000';

@@ -19,6 +19,7 @@ export interface KinesisServer {
   stop(): Promise<void>;
 }
 
+/** Options of startKinesisServer: port and shard limit. */
 export interface KinesisServerOptions {
   /** Default: a free port the OS picks. */
   port?: number;
@@ -36,6 +37,7 @@ const readOptions = defineOptions<KinesisServerOptions>()('startKinesisServer', 
   shardLimit: { kind: 'integer', min: 1, max: 10_000, default: 50 },
 });
 
+/** Starts a local Kinesis server (kinesalite) and returns its endpoint. */
 export async function startKinesisServer(input: KinesisServerOptions = {}): Promise<KinesisServer> {
   const options = readOptions(input);
   const require = createRequire(import.meta.url);

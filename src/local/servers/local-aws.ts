@@ -18,6 +18,7 @@ import {
   startS3Server,
 } from './s3-server.js';
 
+/** Options of startLocalAws: data directories, buckets to create, S3 middleware, start timeout. */
 export interface LocalAwsOptions {
   /** DynamoDB files directory; in memory when omitted. */
   dbPath?: string;
@@ -28,6 +29,7 @@ export interface LocalAwsOptions {
   startTimeoutMs?: number;
 }
 
+/** DynamoDB Local and the S3 server, running: their endpoints and stop(). */
 export interface LocalAws {
   readonly dynamoEndpoint: string;
   readonly s3Endpoint: string;

@@ -12,6 +12,7 @@ import { LocalServerStartError } from './errors.js';
 import { freePort } from './free-port.js';
 import { type PatchableStore, patchStore } from './s3-store.js';
 
+/** Options of startS3Server: port, storage directory, buckets to create, middleware. */
 export interface S3ServerOptions {
   port?: number;
   /** Where objects are stored; a fresh temporary directory (removed on stop) when omitted. */
@@ -27,6 +28,7 @@ export interface S3ServerOptions {
   middleware?: S3ServerMiddleware[];
 }
 
+/** A hook in front of the local S3 server's requests (tests inject faults with it). */
 export type S3ServerMiddleware = (
   ctx: S3ServerRequestContext,
   next: () => Promise<void>,
@@ -42,6 +44,7 @@ export interface S3ServerRequestContext {
   set(header: string, value: string): void;
 }
 
+/** A running local S3 server: its endpoint, storage directory and stop(). */
 export interface S3Server {
   readonly endpoint: string;
   readonly port: number;

@@ -20,6 +20,7 @@ export interface SqsServer {
   stop(): Promise<void>;
 }
 
+/** A message held by the local SQS server, as SqsServer.messages() returns it. */
 export interface LocalSqsMessage {
   readonly messageId: string;
   readonly body: string;
@@ -50,6 +51,7 @@ const readOptions = defineOptions<{ port?: number }>()('startSqsServer', {
   port: { kind: 'integer', min: 0, max: 65_535 },
 });
 
+/** Starts a local SQS server and returns its endpoint. */
 export async function startSqsServer(input: { port?: number } = {}): Promise<SqsServer> {
   const options = readOptions(input);
   const queues = new Map<string, Queue>();

@@ -1,3 +1,7 @@
+/**
+ * The `tidewater/local/vitest` entry point.
+ * @module tidewater/local/vitest
+ */
 import { afterAll, beforeAll } from 'vitest';
 import { TidewaterError } from '../../core/index.js';
 import { type LocalAws, type LocalAwsOptions, startLocalAws } from './local-aws.js';

@@ -14,6 +14,7 @@ export type LocalMapFunction =
   | ((event: never, context: Context) => unknown)
   | { readonly handler: string; readonly root: string; readonly timeoutSeconds?: number };
 
+/** Options of runDistributedMap: the definition, its substitutions, input, S3 client and the children's functions. */
 export interface LocalMapOptions {
   /** The definition: a .json file (path or file: URL) or the parsed object. */
   definition: string | URL | object;
@@ -31,6 +32,7 @@ export interface LocalMapOptions {
   stateMachineName?: string;
 }
 
+/** What a local Distributed Map run (runDistributedMap) did: its status and children. */
 export interface LocalMapResult {
   /** FAILED when the failures exceed ToleratedFailurePercentage or ToleratedFailureCount. */
   readonly status: 'SUCCEEDED' | 'FAILED';
@@ -44,6 +46,7 @@ export interface LocalMapResult {
   readonly children: readonly ChildResult[];
 }
 
+/** One child execution of a local Distributed Map run. */
 export interface ChildResult {
   readonly name: string;
   readonly executionArn: string;

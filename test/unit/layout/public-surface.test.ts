@@ -7,23 +7,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { packageEntries } from '../../support/package-entries.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const pinned = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public-surface.json');
 
 type Surface = Record<string, { values: string[]; types: string[] }>;
 
-function entries(): [string, string][] {
-  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-    exports: Record<string, string | { types?: string }>;
-  };
-  return Object.entries(manifest.exports)
-    .filter(([, target]) => typeof target === 'object' && target.types !== undefined)
-    .map(([entry, target]) => [entry, path.join(root, (target as { types: string }).types)]);
-}
-
 function surface(): Surface {
-  const list = entries();
+  const list = packageEntries(root);
   const program = ts.createProgram(
     list.map(([, file]) => file),
     {
@@ -101,5 +93,18 @@ function docFiles(): string[] {
     .map((name) => path.join(dir, name));
 }
 
-/** Names two entries both export on purpose (filled in when the surface was chosen). */
-const ALLOWED_TWICE = new Set<string>([]);
+/**
+ * Names two entries both export on purpose: a moved export stays in its old entry for one minor
+ * version as a value that throws naming the new one (src/core/moved-export.ts, docs/upgrading.md).
+ */
+const ALLOWED_TWICE = new Set<string>([
+  'InjectedSinkFailure',
+  'StreamEventBuilder',
+  'streamEvents',
+  'createLambdaContext',
+  'tenantFromPartitionKey',
+  'InvalidTenantError',
+  'createJsonLogger',
+  'fromPowertoolsLogger',
+  'toLogSafe',
+]);

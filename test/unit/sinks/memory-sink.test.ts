@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { parseStreamEvent } from '../../../src/records/index.js';
-import {
-  DeadLetterSendError,
-  InjectedSinkFailure,
-  MemoryDeadLetterSink,
-  MemorySink,
-} from '../../../src/sinks/index.js';
+import { InjectedSinkFailure } from '../../../src/sinks/errors.js';
+import { DeadLetterSendError, MemoryDeadLetterSink, MemorySink } from '../../../src/sinks/index.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { runSinkTestKit } from '../../../src/sinks/testkit.js';
 import type { DeadLetterEntry } from '../../../src/sinks/types.js';
