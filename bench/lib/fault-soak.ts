@@ -34,6 +34,11 @@ export interface SoakFaults {
   latePutsAt?: readonly number[];
   /** Archive PUTs (counted from the run's first) from which the archive prefix answers 503 SlowDown, and how many. */
   archiveOutage?: { fromPut: number; puts: number };
+  /**
+   * From archive PUT `fromPut` (counted from the run's first), the archive prefix answers 503
+   * SlowDown for `ms` of wall time: an outage as S3 has them, in seconds rather than requests.
+   */
+  timedArchiveOutage?: { fromPut: number; ms: number };
   /** Shares of invocations that throw, or hang past the timeout, before or after processing the batch. */
   throwBefore: number;
   throwAfter: number;
@@ -122,21 +127,30 @@ export interface SoakResult {
   poisonDeadLettered: number;
   /** Valid records dead-lettered (their writes kept failing): not lost, waiting for a replay. */
   validDeadLettered: number;
+  /**
+   * Records dead-lettered by an invocation whose own response reported an earlier record failed:
+   * Lambda delivers them again, so the entry is stored for a record that is not given up (the
+   * pipeline holds such a record back). Counted whether or not an archive row joins it later.
+   */
+  deadLetteredPastFailure: number;
   /** Dead letters of valid records by `reason: error name`. */
   validDeadLetterCauses: Record<string, number>;
   /**
    * Dead letters whose record is also archived, by the first cause that explains one: the
    * response of an invocation given the record was lost (the function failed or timed out after
    * writing, so Lambda redelivered the batch: one delivery archived it, another dead-lettered
-   * it), a record before it in its delivery failed (Lambda redelivers from the lowest failed
-   * record, and the redelivery archived it), a send holding it failed (a PUT of the entry S3 applied though it answered with an
+   * it), a delivery reported a record before it failed (Lambda redelivers from the lowest failed
+   * record: one delivery archived it, another dead-lettered it), a send holding it failed (a PUT of the entry S3 applied though it answered with an
    * error, or an entry whose delete failed), the archive PUT landed after the client gave up on
    * it; else unexplained.
    */
   strayDeadLetters: {
     total: number;
     responseLost: number;
-    /** Dead-lettered after an earlier record of its delivery failed, so redelivered and archived. */
+    /**
+     * Delivered in an invocation that reported an earlier record failed, so delivered again: it
+     * was archived in one delivery and its writes failed to the end in another.
+     */
     afterFailure: number;
     failedSend: number;
     latePut: number;
@@ -451,6 +465,8 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
   const lateKeys = new Set<string>();
   let faulting = true;
   let archivePuts = 0;
+  /** performance.now() of the timed outage's first refused PUT. */
+  let outageStarted: number | undefined;
   const serverErrors: string[] = [];
   const faultRandom = createRandom(options.seed ^ 0x5eed);
   // Whatever the server answers 5xx without the soak asking for it is a request S3 would accept.
@@ -470,6 +486,14 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
     if (outage !== undefined && put >= outage.fromPut && put < outage.fromPut + outage.puts) {
       injected.outage++;
       return fail('SlowDown', 503);
+    }
+    const timed = faults.timedArchiveOutage;
+    if (timed !== undefined && put >= timed.fromPut) {
+      outageStarted ??= performance.now();
+      if (performance.now() - outageStarted < timed.ms) {
+        injected.outage++;
+        return fail('SlowDown', 503);
+      }
     }
     if (faultRandom.next() < faults.s3Errors) {
       injected.s3Errors++;
@@ -721,6 +745,16 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
       if (deadLettered.has(id)) validDeadLettered++;
       if (!asRead.has(id) && !deadLettered.has(id)) lost++;
     }
+    // Stored by an invocation that answered Lambda with an earlier record failed: never exact.
+    let deadLetteredPastFailure = 0;
+    for (const [id, by] of storedBy)
+      if (
+        [...by].some((n) => {
+          const failed = failedAt.get(n);
+          return failed !== undefined && failed <= sequenceOf(id);
+        })
+      )
+        deadLetteredPastFailure++;
     const stray = {
       total: 0,
       responseLost: 0,
@@ -774,6 +808,7 @@ export async function runFaultSoak(options: SoakOptions): Promise<SoakResult> {
       poisonArchived: [...poison].filter((id) => objectsOf.has(id)).length,
       poisonDeadLettered: [...poison].filter((id) => deadLettered.get(id) === 'malformed').length,
       validDeadLettered,
+      deadLetteredPastFailure,
       validDeadLetterCauses,
       outcomes: countOutcomes(outcomes),
       strayDeadLetters: stray,

@@ -337,14 +337,35 @@ export function giveUp(
 }
 
 /**
- * The records given up on before the cut-off, in stream order (a record's in the order it was
- * given up); undefined when there are none.
+ * The records given up on that Lambda will not deliver again, in stream order (a record's in the
+ * order it was given up); undefined when there are none. Decided here, once every lane is done,
+ * because Lambda redelivers every record at or after the sequence number the response names: a
+ * record given up at or past it comes again, so its dead letter would stand beside whatever the
+ * redelivery writes. Before the cut-off is past it but for a reordered Kinesis batch, where a
+ * record before the cut-off may hold a higher sequence number than the one reported.
  */
 export function dueDeadLetters(ledger: Ledger): GivenUp[] | undefined {
   if (ledger.givenUp === undefined) return undefined;
+  const { cutoff } = ledger;
+  const reported = cutoff < ledger.n ? ledger.reportAt?.[cutoff] : undefined;
+  const due = ledger.givenUp.filter(
+    (d) => d.index < cutoff && (reported === undefined || sequenceBelow(seq(ledger, d.index), reported)),
+  );
   // Per-key lanes give records up out of stream order; the sort is stable.
-  const due = ledger.givenUp.filter((d) => d.index < ledger.cutoff).sort((a, b) => a.index - b.index);
+  due.sort((a, b) => a.index - b.index);
   return due.length === 0 ? undefined : due;
+}
+
+/**
+ * Whether sequence number `a` is below `b`, as decimal numbers (leading zeros ignored). A text that
+ * is not digits (a malformed record's) has no place in Lambda's order: it counts as below, so its
+ * record is dead-lettered as it would be in a batch never reordered.
+ */
+function sequenceBelow(a: string, b: string): boolean {
+  const x = a.replace(/^0+(?=\d)/, '');
+  const y = b.replace(/^0+(?=\d)/, '');
+  if (!/^\d+$/.test(x) || !/^\d+$/.test(y)) return true;
+  return x.length !== y.length ? x.length < y.length : x < y;
 }
 
 /** Lambda's partial batch response: nothing, or the first record not done. */

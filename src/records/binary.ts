@@ -63,11 +63,33 @@ export function decodedLength(end: number): number {
 }
 
 /**
- * Decodes the first `end` characters of `text` (its unpadded length) into `out` from `offset`;
- * false, with `out` partly written, when a character is not base64. The caller sized `out`.
+ * Texts from this unpadded length on are decoded by Node's native decoder; shorter ones by the
+ * table loop, where the native call and its Buffer view cost more than the loop (measured: 0.84×
+ * for binaries of 16 to 64 bytes, 2.3× faster for 80 to 600). 88 characters are 66 bytes: the
+ * binaries unmarshall places in per-image memory are all native.
  */
-export function decodeBase64Into(text: string, end: number, out: Uint8Array, offset: number): boolean {
-  let o = offset;
+const NATIVE_MIN_CHARS = 88;
+
+/**
+ * Decodes `text`, whose unpadded length is `end`, into `memory` from `offset` with Node's native
+ * decoder, writing decodedLength(end) bytes at most (never past them into a neighbour's bytes);
+ * false when the text is not base64. Buffer's decoder is lenient: it skips a character outside
+ * both alphabets (a space, a `$`, a code unit above 255) and stops at an `=` inside the text. Either
+ * leaves fewer than `end` characters to decode, and with a length unpaddedBase64Length accepts
+ * (never 1 more than a multiple of 4) fewer characters always make fewer bytes: the count written
+ * is the check, so what the decoder skips is refused as the table decoder refuses it.
+ */
+export function decodeBase64Into(text: string, end: number, memory: Buffer, offset: number): boolean {
+  const size = decodedLength(end);
+  return memory.write(text, offset, size, 'base64') === size;
+}
+
+/**
+ * The table decoder, for short texts: the first `end` characters of `text` into `out`; false, with
+ * `out` partly written, when a character is not base64. The caller sized `out`.
+ */
+function decodeShortBase64Into(text: string, end: number, out: Uint8Array): boolean {
+  let o = 0;
   let i = 0;
   const whole = end - (end % 4);
   for (; i < whole; i += 4) {
@@ -103,16 +125,22 @@ export function decodeBase64Into(text: string, end: number, out: Uint8Array, off
 }
 
 /**
- * Decodes straight into an exactly sized Uint8Array. For the short binaries items carry this
- * beats Buffer.from (a native call plus a copy out of Node's shared pool, which would otherwise
- * leave unrelated memory reachable through `.buffer`), and it rejects non-base64 text.
+ * Decodes into memory of its own, exactly sized: a Uint8Array, not a Buffer (whose `.buffer` may
+ * be Node's shared pool, leaving unrelated memory reachable). Rejects non-base64 text.
  */
 function decodeBase64(text: string): Uint8Array {
   const end = unpaddedBase64Length(text);
   if (end < 0) throw invalidBinary('B is not valid base64');
-  const out = new Uint8Array(decodedLength(end));
-  if (!decodeBase64Into(text, end, out, 0)) throw invalidBinary('B is not valid base64');
-  return out;
+  const size = decodedLength(end);
+  if (end < NATIVE_MIN_CHARS) {
+    // Not through an ArrayBuffer: V8 keeps a small typed array's bytes on its heap until asked for `.buffer`.
+    const out = new Uint8Array(size);
+    if (!decodeShortBase64Into(text, end, out)) throw invalidBinary('B is not valid base64');
+    return out;
+  }
+  const memory = new ArrayBuffer(size);
+  if (!decodeBase64Into(text, end, Buffer.from(memory), 0)) throw invalidBinary('B is not valid base64');
+  return new Uint8Array(memory);
 }
 
 /** Base64 (Lambda shape) or bytes (SDK shape) to a Uint8Array. */

@@ -444,22 +444,28 @@ function fillMap(map: AttributeMap, cx: Conversion, out: Item): Item {
 }
 
 /**
- * Decodes the deferred binaries into their places: several into views of one ArrayBuffer, a lone
- * one (the common case) into a buffer of its own, as small ones are. False when a text turns out
- * not to be base64 (its characters are read here, not when it was deferred).
+ * Decodes the deferred binaries into their places, as views of one ArrayBuffer sized to hold
+ * exactly them (a lone one, the common case, so has a buffer of its own, as small ones do). False
+ * when a text turns out not to be base64 (its characters are read here, not when it was deferred).
  */
 function resolve(cx: Conversion): boolean {
   const deferred = cx.deferred;
   const length = cx.deferredLength;
-  const shared = length > 4 ? new ArrayBuffer(cx.sharedBytes) : undefined;
+  // Decoded natively through one Buffer view of the image's memory (Node's decoder, not a loop in
+  // JavaScript); each value is a plain Uint8Array view of its own bytes, never the Buffer.
+  const memory = new ArrayBuffer(cx.sharedBytes);
+  const writer = Buffer.from(memory);
   let offset = 0;
   for (let i = 0; i < length; i += 4) {
     const end = deferred[i + 1] as number;
     const size = decodedLength(end);
-    const bytes = shared === undefined ? new Uint8Array(size) : new Uint8Array(shared, offset, size);
+    if (!decodeBase64Into(deferred[i] as string, end, writer, offset)) return false;
+    setProperty(
+      deferred[i + 2] as Record<string, unknown>,
+      deferred[i + 3] as string,
+      new Uint8Array(memory, offset, size),
+    );
     offset += size;
-    if (!decodeBase64Into(deferred[i] as string, end, bytes, 0)) return false;
-    setProperty(deferred[i + 2] as Record<string, unknown>, deferred[i + 3] as string, bytes);
   }
   return true;
 }

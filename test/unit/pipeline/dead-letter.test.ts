@@ -327,6 +327,44 @@ describe('poison records', () => {
     expect(sink.written).toEqual([0, 1, 3, 4].map(seq));
   });
 
+  it('holds back the dead letter of a record whose retries ran out past an earlier failure: it is reported, as Lambda redelivers it', async () => {
+    // Two lanes (key-0: records 0, 2; key-1: records 1, 3). Record 3's writes keep failing until its
+    // attempts run out; record 1 goes to a buffering sink whose flush fails, failing it too.
+    const event = batch(4, (i) => ({ pk: `key-${i % 2}`, kind: i === 1 ? 'modify' : 'insert' }));
+    const run = async (flushFails: boolean) => {
+      const archive = new RecordingSink('archive', (s) => s === seq(3));
+      const buffer = {
+        name: 'buffer',
+        write: () => undefined,
+        flush: () => {
+          if (flushFails) throw new Error('upload failed');
+        },
+      };
+      const dlq = new RecordingDeadLetter();
+      const response = await processBatch(event, {
+        ...quiet,
+        ordering: { mode: 'per-key', concurrency: 2 },
+        deadLetter: dlq,
+        routes: [
+          { when: 'insert', to: archive },
+          { when: 'modify', to: buffer },
+        ],
+      });
+      return { response, archive, dlq };
+    };
+    const afterFailure = await run(true);
+    // Record 3 was given its three attempts, and Lambda delivers it again from record 1 on.
+    expect(afterFailure.archive.calls.filter((call) => call.includes(seq(3)))).toHaveLength(3);
+    expect(afterFailure.response.batchItemFailures).toEqual([{ itemIdentifier: seq(1) }]);
+    expect(afterFailure.dlq.entries).toEqual([]);
+    // Alone, it is dead-lettered and the batch succeeds.
+    const alone = await run(false);
+    expect(alone.response.batchItemFailures).toEqual([]);
+    expect(alone.dlq.entries.map((e) => [e.sequenceNumber, e.reason, e.attempts])).toEqual([
+      [seq(3), 'retries-exhausted', 3],
+    ]);
+  });
+
   it('does not retry errors the config calls non-retryable', async () => {
     class Permanent extends Error {}
     const sink = {

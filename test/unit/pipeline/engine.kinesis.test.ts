@@ -166,6 +166,32 @@ describe('a Kinesis batch through the pipeline', () => {
     expect(await pipeline.process(event)).toEqual({ batchItemFailures: [{ itemIdentifier: kseq(0) }] });
   });
 
+  it('dead-letters no record given up at or past the reported sequence number, even one moved before the cut-off', async () => {
+    // After reordering, position 1 holds item A's earlier change (kseq(3)) and position 3 its later
+    // one (kseq(1)). The later change fails (unrouted) and is reported: Lambda redelivers from
+    // kseq(1), which takes in kseq(3) as well, so kseq(3), given up at position 1, is not
+    // dead-lettered; kseq(0), given up below the report, is.
+    const dlq = new RecordingDeadLetter();
+    const failing = new Set([kseq(0), kseq(3)]);
+    const pipeline = createPipeline({
+      source: kinesisSource(),
+      routes: [{ when: (r) => r.eventID !== 'event-10', to: new Keeping('keep', (s) => failing.has(s)) }],
+      onUnrouted: 'fail',
+      deadLetter: dlq,
+      logger: silentLogger(),
+      metrics: false,
+      retry: { attempts: 1 },
+    });
+    const event = kinesisBatch([
+      kinesis(30, 0, { pk: 'C' }),
+      kinesis(10, 1, { pk: 'A', createdMs: 1_800_000_000_009 }),
+      kinesis(20, 2, { pk: 'B' }),
+      kinesis(11, 3, { pk: 'A', createdMs: 1_800_000_000_001 }),
+    ]);
+    expect(await pipeline.process(event)).toEqual({ batchItemFailures: [{ itemIdentifier: kseq(1) }] });
+    expect(dlq.entries.map((e) => e.sequenceNumber)).toEqual([kseq(0)]);
+  });
+
   it('for any arrival order and duplicates: each change once, per item in creation order, and nothing not done beyond the report', async () => {
     await fc.assert(
       fc.asyncProperty(
