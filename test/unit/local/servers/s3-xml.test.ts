@@ -10,7 +10,7 @@ describe('readXml (the bodies the local S3 server reads itself)', () => {
         '<Quiet>true</Quiet></Delete>',
     );
     expect(root?.name).toBe('Delete');
-    expect(childrenNamed(root ?? readXml('<x/>')!, 'Object').map((o) => childText(o, 'Key'))).toEqual([
+    expect((root ? childrenNamed(root, 'Object') : []).map((o) => childText(o, 'Key'))).toEqual([
       'a&b\r\n<c>"\'',
       '007',
     ]);
