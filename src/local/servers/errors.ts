@@ -5,8 +5,8 @@ export class JavaMissingError extends TidewaterError {
   override name = 'JavaMissingError';
   constructor(detail: string) {
     super(
-      `DynamoDB Local needs a Java 17 (or newer) JDK on PATH (${detail}). ` +
-        'Install it, e.g. `sudo apt-get install -y openjdk-17-jdk-headless` (Debian/Ubuntu) or ' +
+      `DynamoDB Local needs a Java 17 (or newer) runtime on PATH (${detail}); a JRE is enough. ` +
+        'Install one, e.g. `sudo apt-get install -y openjdk-17-jre-headless` (Debian/Ubuntu) or ' +
         '`brew install openjdk@17` (macOS), then run again.',
     );
   }

@@ -1,16 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { defineOptions } from '../../core/index.js';
+import { OWNER_ONLY } from '../../core/write-file-atomic.js';
 import { LocalServerStartError } from './errors.js';
 import { freePort } from './free-port.js';
-import { type PatchableStore, patchStore } from './s3-store.js';
+import {
+  answerError,
+  first,
+  requestTarget,
+  type S3rverContext,
+  type S3rverMiddleware,
+  type S3rverStore,
+  type S3ServerRequestContext,
+} from './s3-context.js';
+import { deleteObjects } from './s3-delete-objects.js';
+import { s3Fence } from './s3-fence.js';
+import { KeyedQueue } from './s3-keyed-queue.js';
+import { patchStore } from './s3-store.js';
+
+export type { S3ServerRequestContext } from './s3-context.js';
 
 /** Options of startS3Server: port, storage directory, buckets to create, middleware. */
 export interface S3ServerOptions {
@@ -33,16 +47,6 @@ export type S3ServerMiddleware = (
   ctx: S3ServerRequestContext,
   next: () => Promise<void>,
 ) => Promise<void> | void;
-
-/** The part of Koa's context the middleware may use. */
-export interface S3ServerRequestContext {
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  status: number;
-  body: unknown;
-  set(header: string, value: string): void;
-}
 
 /** A running local S3 server: its endpoint, storage directory and stop(). */
 export interface S3Server {
@@ -75,22 +79,6 @@ export const S3_STORAGE_CLASSES = [
   'AWS_BACKUP_WARM',
   'AWS_BACKUP_LOW_COST_WARM',
 ] as const;
-
-/** Koa's context as the S3 semantics middleware uses it (s3rver is a Koa application). */
-interface S3rverContext extends S3ServerRequestContext {
-  /** Koa parses the query string on read and rewrites it on assignment. */
-  query: Record<string, string | string[] | undefined>;
-  /** The request body stream s3rver's PutObject handler reads; replaced once the body is spooled. */
-  req: Readable;
-  remove(header: string): void;
-}
-
-type S3rverMiddleware = (ctx: S3rverContext, next: () => Promise<void>) => Promise<void> | void;
-
-/** The methods of s3rver's FilesystemStore used here (its key layout is s3-store.ts's). */
-interface S3rverStore extends PatchableStore {
-  existsObject(bucket: string, key: string): Promise<boolean>;
-}
 
 interface S3rverInstance {
   run(): Promise<{ port: number }>;
@@ -129,7 +117,9 @@ export async function startS3Server(input: S3ServerOptions = {}): Promise<S3Serv
     throw new LocalServerStartError('S3 server', 'the package `s3rver` is not installed (npm i -D s3rver)');
   }
   const ownsDirectory = options.directory === undefined;
+  // Objects are items: the directory is its owner's only (mkdtemp's 0700; a given one made so).
   const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'tidewater-s3-')));
+  if (!ownsDirectory) await mkdir(directory, { recursive: true, mode: 0o700 });
   // Request bodies wait here until complete, outside the store: s3rver never sees an aborted upload.
   const spoolDirectory = await mkdtemp(join(tmpdir(), 'tidewater-s3-spool-'));
   const removeOwnFiles = async () => {
@@ -155,7 +145,7 @@ export async function startS3Server(input: S3ServerOptions = {}): Promise<S3Serv
       );
     }
     patchStore(server.store);
-    server.middleware.splice(router, 0, s3Semantics(server.store, spoolDirectory));
+    server.middleware.splice(router, 0, s3Fence(server.store), s3Semantics(server.store, spoolDirectory));
     // Run the caller's middleware first: s3rver's router would otherwise answer before it.
     for (const mw of options.middleware ?? []) server.middleware.unshift(mw);
     try {
@@ -343,11 +333,13 @@ function s3Semantics(store: S3rverStore, spoolDirectory: string): S3rverMiddlewa
   }
 
   return async (ctx, next) => {
-    const target = targetOf(ctx.path);
-    if (target === undefined) return next();
+    const target = requestTarget(ctx.path);
+    if (target === undefined || target === 'malformed') return next(); // the fence answered malformed ones
     const { bucket, key } = target;
     const subresource = Object.keys(ctx.query).find((name) => SUBRESOURCES.has(name));
     if (key === undefined) {
+      if (ctx.method === 'POST' && ctx.query.delete !== undefined)
+        return deleteObjects(ctx, store, writes, bucket);
       return ctx.method === 'GET' && subresource === undefined ? listObjects(ctx, next, bucket) : next();
     }
     switch (`${ctx.method} ${subresource ?? ''}`) {
@@ -423,46 +415,6 @@ function bodyAsV2(ctx: S3rverContext, request: ListV2Request): void {
     Contents,
     CommonPrefixes,
   };
-}
-
-/** Runs one task at a time per key, in arrival order; keys with nothing queued hold no memory. */
-class KeyedQueue {
-  readonly #tails = new Map<string, Promise<void>>();
-
-  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.#tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const done = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const tail = previous.then(() => done);
-    this.#tails.set(key, tail);
-    await previous;
-    try {
-      return await task();
-    } finally {
-      release();
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    }
-  }
-}
-
-/** `{bucket, key}` of a path-style path; `key` undefined for the bucket itself. */
-function targetOf(path: string): { bucket: string; key: string | undefined } | undefined {
-  const slash = path.indexOf('/', 1);
-  try {
-    const bucket = decodeURIComponent(path.slice(1, slash < 0 ? undefined : slash));
-    if (bucket === '') return undefined;
-    const key =
-      slash < 0 || slash === path.length - 1 ? undefined : decodeURIComponent(path.slice(slash + 1));
-    return { bucket, key };
-  } catch {
-    return undefined; // malformed escapes: s3rver answers those
-  }
-}
-
-function first(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function hasCopySource(ctx: S3rverContext): boolean {
@@ -548,7 +500,7 @@ function succeeded(ctx: S3rverContext): boolean {
 async function spoolBody(ctx: S3rverContext, file: string): Promise<boolean> {
   const request = ctx.req as IncomingMessage;
   try {
-    await pipeline(request, createWriteStream(file));
+    await pipeline(request, createWriteStream(file, { mode: OWNER_ONLY }));
     return true;
   } catch (error) {
     if (request.complete) throw error; // the body arrived: the disk failed
@@ -560,28 +512,6 @@ async function spoolBody(ctx: S3rverContext, file: string): Promise<boolean> {
     );
     return false;
   }
-}
-
-function answerError(
-  ctx: S3rverContext,
-  status: number,
-  code: string,
-  message: string,
-  detail: Record<string, string> = {},
-): void {
-  const extra = Object.entries(detail)
-    .map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`)
-    .join('');
-  ctx.status = status;
-  ctx.set('Content-Type', 'application/xml');
-  ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${escapeXml(message)}</Message>${extra}</Error>`;
-}
-
-function escapeXml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? c,
-  );
 }
 
 async function readJson(file: string): Promise<Record<string, unknown> | undefined> {
@@ -606,7 +536,8 @@ async function recordClass(store: S3rverStore, bucket: string, key: string, stor
   delete metadata[STORAGE_CLASS_HEADER];
   metadata[CLASS_FIELD] = storageClass;
   // Rename, so a concurrent read never parses half a file. Writes to one key are serialised.
-  await writeFile(`${file}.tidewater`, JSON.stringify(metadata, null, 2));
+  await writeFile(`${file}.tidewater`, JSON.stringify(metadata, null, 2), { mode: OWNER_ONLY });
+  await chmod(`${file}.tidewater`, OWNER_ONLY);
   await rename(`${file}.tidewater`, file);
 }
 

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { lstat, mkdir, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { OWNER_ONLY } from '../../core/write-file-atomic.js';
 
 // How the local S3 server lays keys out on disk. s3rver 3.7 joins a key's segments into a path:
 // a key with `..` segments is written outside its directory (and never listed), `a//b` and `a/b`
@@ -12,6 +13,12 @@ import { pipeline } from 'node:stream/promises';
 // emptied folders, so a DELETE or PUT in the same folder makes a concurrent listing or DELETE
 // fail with ENOENT (a 500 S3 never answers). Here each segment gets a reversible, safe file name
 // and the store's listing and delete are replaced by ones that tolerate concurrent changes.
+// Every file it writes is its owner's only (0600) in folders that are too (0700), as the rest of
+// tidewater writes item data: objects are items, archived.
+
+/** Read and write for the owner only, whatever the umask (chmod is not masked). */
+const FILE_MODE = OWNER_ONLY;
+const FOLDER_MODE = 0o700;
 
 /** The FilesystemStore methods replaced on the server's own store instance. */
 export interface PatchableStore {
@@ -22,6 +29,27 @@ export interface PatchableStore {
   deleteObject(bucket: string, key: string): Promise<void>;
   putObject(object: StoredObject): Promise<{ size: number; md5: string }>;
   putMetadata(bucket: string, key: string, metadata: Record<string, unknown>, md5?: string): Promise<void>;
+  putBucket(bucket: string): Promise<unknown>;
+  getBucket(bucket: string): Promise<unknown>;
+  initiateUpload(
+    bucket: string,
+    key: string,
+    uploadId: string,
+    metadata: Record<string, unknown>,
+  ): Promise<void>;
+  putPart(
+    bucket: string,
+    uploadId: string,
+    partNumber: string,
+    content: NodeJS.ReadableStream,
+  ): Promise<{ size: number; md5: string }>;
+  copyObject(
+    srcBucket: string,
+    srcKey: string,
+    destBucket: string,
+    destKey: string,
+    metadata?: Record<string, unknown>,
+  ): Promise<unknown>;
 }
 
 /** What s3rver hands its store's putObject. */
@@ -111,11 +139,20 @@ async function writeAtomically(path: string, write: (temp: string) => Promise<vo
   const temp = `${path}.${randomUUID()}.part`;
   try {
     await write(temp);
+    await chmod(temp, FILE_MODE);
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
   }
+}
+
+/** `path` when it lies inside `root`; a thrown error (a 500) otherwise. */
+function inside(root: string, path: string): string {
+  const from = relative(root, path);
+  if (from === '' || from === '..' || from.startsWith(`..${sep}`) || isAbsolute(from))
+    throw new Error('the local S3 server refused a path outside its directory');
+  return path;
 }
 
 function isGone(error: unknown): boolean {
@@ -135,7 +172,58 @@ export function patchStore(store: PatchableStore): void {
   const allowedMetadata = (S3Object as unknown as { ALLOWED_METADATA: readonly string[] }).ALLOWED_METADATA;
   const resourcePath = store.getResourcePath.bind(store);
   store.getResourcePath = (bucket, key, resource) =>
-    resourcePath(bucket, key === undefined ? undefined : encodeKey(key), resource);
+    inside(
+      store.rootDirectory,
+      resourcePath(bucket, key === undefined ? undefined : encodeKey(key), resource),
+    );
+
+  const putBucket = store.putBucket.bind(store);
+  store.putBucket = async (bucket) => {
+    await mkdir(inside(store.rootDirectory, join(store.rootDirectory, bucket)), {
+      recursive: true,
+      mode: FOLDER_MODE,
+    });
+    return putBucket(bucket);
+  };
+
+  const copyObject = store.copyObject.bind(store);
+  store.copyObject = async (srcBucket, srcKey, destBucket, destKey, metadata) => {
+    // s3rver makes the folder with the umask's mode; its copies keep the source's mode (0600).
+    await mkdir(dirname(store.getResourcePath(destBucket, destKey, 'object')), {
+      recursive: true,
+      mode: FOLDER_MODE,
+    });
+    return copyObject(srcBucket, srcKey, destBucket, destKey, metadata);
+  };
+
+  // An upload's folder and its parts. The fence (s3-fence.ts) admits only upload ids and part
+  // numbers of S3's forms; inside() is the last line, should anything else get this far.
+  const uploadPath = (bucket: string, uploadId: string, ...names: string[]) =>
+    inside(
+      store.rootDirectory,
+      join(store.getResourcePath(bucket, undefined, 'uploads'), uploadId, ...names),
+    );
+  store.initiateUpload = async (bucket, key, uploadId, metadata) => {
+    await mkdir(uploadPath(bucket, uploadId), { recursive: true, mode: FOLDER_MODE });
+    await writeFile(uploadPath(bucket, uploadId, 'key'), key, { mode: FILE_MODE });
+    await writeFile(uploadPath(bucket, uploadId, 'metadata'), JSON.stringify(metadata), { mode: FILE_MODE });
+  };
+  store.putPart = async (bucket, uploadId, partNumber, content) => {
+    const partPath = uploadPath(bucket, uploadId, String(partNumber));
+    const hash = createHash('md5');
+    let size = 0;
+    const count = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        hash.update(chunk);
+        size += chunk.length;
+        callback(null, chunk);
+      },
+    });
+    await pipeline(content, count, createWriteStream(partPath, { mode: FILE_MODE }));
+    const md5 = hash.digest('hex');
+    await writeFile(`${partPath}.md5`, md5, { mode: FILE_MODE });
+    return { size, md5 };
+  };
 
   // Emptied folders stay: S3 has no folders, so they are never listed, and removing them raced
   // with PUTs (mkdir then write) and with listings in the same folder.
@@ -154,14 +242,14 @@ export function patchStore(store: PatchableStore): void {
   // input", answered 500). Written beside and renamed, a reader sees the old file or the new one.
   store.putObject = async (object) => {
     const objectPath = store.getResourcePath(object.bucket, object.key, 'object');
-    await mkdir(dirname(objectPath), { recursive: true });
+    await mkdir(dirname(objectPath), { recursive: true, mode: FOLDER_MODE });
     const hash = createHash('md5');
     let size = 0;
     await writeAtomically(objectPath, async (temp) => {
       if (Buffer.isBuffer(object.content)) {
         hash.update(object.content);
         size = object.content.length;
-        await writeFile(temp, object.content);
+        await writeFile(temp, object.content, { mode: FILE_MODE });
         return;
       }
       const count = new Transform({
@@ -171,7 +259,7 @@ export function patchStore(store: PatchableStore): void {
           callback(null, chunk);
         },
       });
-      await pipeline(object.content, count, createWriteStream(temp));
+      await pipeline(object.content, count, createWriteStream(temp, { mode: FILE_MODE }));
     });
     const md5 = hash.digest('hex');
     await store.putMetadata(object.bucket, object.key, object.metadata, md5);
@@ -185,9 +273,11 @@ export function patchStore(store: PatchableStore): void {
       ),
     );
     if (md5)
-      await writeAtomically(store.getResourcePath(bucket, key, 'object.md5'), (temp) => writeFile(temp, md5));
+      await writeAtomically(store.getResourcePath(bucket, key, 'object.md5'), (temp) =>
+        writeFile(temp, md5, { mode: FILE_MODE }),
+      );
     await writeAtomically(store.getResourcePath(bucket, key, 'metadata.json'), (temp) =>
-      writeFile(temp, JSON.stringify(json, null, 2)),
+      writeFile(temp, JSON.stringify(json, null, 2), { mode: FILE_MODE }),
     );
   };
 
