@@ -31,6 +31,15 @@ const INTRINSICS = [
 
 const name = fc.constantFrom(...NAMES);
 
+/** What a cdk.out splices: an import of an export, a nested stack's output (`Nested` declares it). */
+export const spliceable: fc.Arbitrary<unknown> = fc.oneof(
+  name.map((n) => ({ 'Fn::ImportValue': n })),
+  name.map((n) => ({ 'Fn::GetAtt': ['Nested', `Outputs.${n}`] })),
+  name.map((n) => ({
+    'Fn::Join': ['', [{ 'Fn::ImportValue': n }, { 'Fn::GetAtt': ['Nested', `Outputs.${n}`] }]],
+  })),
+);
+
 /** A string that may hold variables and Fn::Sub placeholders over NAMES. */
 const text = fc.oneof(
   fc.string({ maxLength: 8 }),
@@ -54,11 +63,13 @@ export const templateValue: fc.Arbitrary<unknown> = fc
       fc.dictionary(name, tie('node'), { maxKeys: 3 }),
       fc.tuple(fc.constantFrom(...INTRINSICS), tie('node')).map(([fn, arg]) => ({ [fn]: arg })),
       fc.tuple(name, name).map(([id, output]) => ({ 'Fn::GetAtt': [id, `Outputs.${output}`] })),
+      name.map((n) => ({ 'Fn::ImportValue': n })),
+      name.map((n) => ({ Ref: n })),
     ),
   }))
   .node.map((value) => JSON.parse(JSON.stringify(value) ?? 'null') as unknown);
 
 /** A mapping from NAMES to template values (conditions, exports, outputs, `custom:`). */
 export const namedValues = fc
-  .dictionary(name, templateValue, { maxKeys: 5 })
+  .dictionary(name, fc.oneof(templateValue, spliceable), { maxKeys: 5 })
   .map((value) => JSON.parse(JSON.stringify(value)) as Record<string, unknown>);
