@@ -1,5 +1,6 @@
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../servers/dynamodb-local.js';
 import { ConditionCycleError, InfraDefinitionError } from './errors.js';
+import { MAX_NESTING_DEPTH } from './nesting.js';
 
 /**
  * CloudFormation's intrinsic functions and pseudo parameters, evaluated as CloudFormation would
@@ -35,13 +36,21 @@ export interface LocalResourceRef {
   readonly attributes: Readonly<Record<string, string>>;
 }
 
+/** A resource of `refs` by its logical id: own entries only (`toString`, `__proto__` are ids too). */
+function localResource(id: string, context: IntrinsicContext): LocalResourceRef | undefined {
+  return context.refs !== undefined && Object.hasOwn(context.refs, id) ? context.refs[id] : undefined;
+}
+
 function resourceRef(name: string, context: IntrinsicContext): string | undefined {
-  return context.refs?.[name]?.ref;
+  return localResource(name, context)?.ref;
 }
 
 function resourceAttribute(id: string, attribute: string, context: IntrinsicContext): string {
-  const target = context.refs?.[id];
-  const value = target?.attributes[attribute];
+  const target = localResource(id, context);
+  const value =
+    target !== undefined && Object.hasOwn(target.attributes, attribute)
+      ? target.attributes[attribute]
+      : undefined;
   if (value === undefined) {
     throw new InfraDefinitionError(
       context.where,
@@ -72,20 +81,21 @@ function pseudo(name: string, context: IntrinsicContext): string | typeof NO_VAL
   }
 }
 
-function condition(name: string, context: IntrinsicContext): boolean {
+function condition(name: string, context: IntrinsicContext, depth: number): boolean {
   const known = context.evaluatedConditions.get(name);
   if (known !== undefined) return known;
-  if (!(name in context.conditions))
+  if (!Object.hasOwn(context.conditions, name))
     throw new InfraDefinitionError(context.where, `unknown condition "${name}"`);
   // CloudFormation refuses a template whose conditions refer to each other in a circle; without
   // this the evaluation would recurse until the stack overflows, naming nothing.
   const evaluating = context.evaluatingConditions ?? [];
   if (evaluating.includes(name))
     throw new ConditionCycleError(context.where, [...evaluating.slice(evaluating.indexOf(name)), name]);
-  const value = evaluate(context.conditions[name], {
-    ...context,
-    evaluatingConditions: [...evaluating, name],
-  });
+  const value = evaluate(
+    context.conditions[name],
+    { ...context, evaluatingConditions: [...evaluating, name] },
+    depth + 1,
+  );
   if (typeof value !== 'boolean')
     throw new InfraDefinitionError(context.where, `condition "${name}" is not a boolean`);
   context.evaluatedConditions.set(name, value);
@@ -93,13 +103,39 @@ function condition(name: string, context: IntrinsicContext): boolean {
 }
 
 /**
+ * A scalar argument or result as text; a list, a map or AWS::NoValue where text is needed is an
+ * error naming the intrinsic (String() of a map without a prototype would be a raw TypeError).
+ */
+function text(value: unknown, what: string, context: IntrinsicContext): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw new InfraDefinitionError(
+    context.where,
+    `${what} must be a string, got ${Array.isArray(value) ? 'a list' : value === NO_VALUE ? 'AWS::NoValue' : typeof value === 'object' && value !== null ? 'a mapping' : String(value)}`,
+  );
+}
+
+/** An intrinsic's argument that must be a list (Fn::And's conditions, Fn::Join's values). */
+function listOf(value: unknown, what: string, context: IntrinsicContext): unknown[] {
+  if (!Array.isArray(value)) throw new InfraDefinitionError(context.where, `${what} must be a list`);
+  return value;
+}
+
+/**
  * The intrinsics the emulated properties of table/bucket/queue use, evaluated as CloudFormation
  * would. Refs to other resources and Fn::GetAtt never appear in emulated properties, so meeting
- * one there is an error rather than a guess.
+ * one there is an error rather than a guess. `depth` bounds the recursion (values and conditions
+ * inside one another) for a value built by code rather than read from a checked file.
  */
-export function evaluate(node: unknown, context: IntrinsicContext): unknown {
+export function evaluate(node: unknown, context: IntrinsicContext, depth = 0): unknown {
+  if (depth > MAX_NESTING_DEPTH * 2)
+    throw new InfraDefinitionError(
+      context.where,
+      `nests deeper than ${MAX_NESTING_DEPTH * 2} levels (values and conditions inside one another)`,
+    );
+  const next = depth + 1;
   if (Array.isArray(node))
-    return node.map((item) => evaluate(item, context)).filter((item) => item !== NO_VALUE);
+    return node.map((item) => evaluate(item, context, next)).filter((item) => item !== NO_VALUE);
   if (!isRecord(node)) return node;
   const keys = Object.keys(node);
   if (keys.length === 1) {
@@ -112,51 +148,67 @@ export function evaluate(node: unknown, context: IntrinsicContext): unknown {
     };
     switch (key) {
       case 'Ref': {
-        const value = pseudo(String(arg), context) ?? resourceRef(String(arg), context);
+        const name = text(arg, 'Ref', context);
+        const value = pseudo(name, context) ?? resourceRef(name, context);
         if (value === undefined)
-          throw new InfraDefinitionError(context.where, `Ref ${String(arg)} is not available locally`);
+          throw new InfraDefinitionError(context.where, `Ref ${name} is not available locally`);
         return value;
       }
       case 'Fn::GetAtt': {
         const [id, attribute] = typeof arg === 'string' ? arg.split(/\.(.*)/s) : list(2);
-        return resourceAttribute(String(id), String(evaluate(attribute, context)), context);
+        return resourceAttribute(
+          text(id, 'Fn::GetAtt resource', context),
+          text(evaluate(attribute, context, next), 'Fn::GetAtt attribute', context),
+          context,
+        );
       }
       case 'Condition':
-        return condition(String(arg), context);
+        return condition(text(arg, 'Condition', context), context, next);
       case 'Fn::If': {
         const [name, whenTrue, whenFalse] = list(3);
-        return evaluate(condition(String(name), context) ? whenTrue : whenFalse, context);
+        return evaluate(
+          condition(text(name, 'Fn::If condition', context), context, next) ? whenTrue : whenFalse,
+          context,
+          next,
+        );
       }
       case 'Fn::Equals': {
-        const [a, b] = list(2).map((item) => evaluate(item, context));
+        const [a, b] = list(2).map((item) => evaluate(item, context, next));
         return JSON.stringify(a) === JSON.stringify(b);
       }
       case 'Fn::Not':
-        return !evaluate(list(1)[0], context);
+        return !evaluate(list(1)[0], context, next);
       case 'Fn::And':
-        return (arg as unknown[]).every((item) => evaluate(item, context) === true);
+        return listOf(arg, key, context).every((item) => evaluate(item, context, next) === true);
       case 'Fn::Or':
-        return (arg as unknown[]).some((item) => evaluate(item, context) === true);
+        return listOf(arg, key, context).some((item) => evaluate(item, context, next) === true);
       case 'Fn::Join': {
         const [delimiter, items] = list(2);
-        return (evaluate(items, context) as unknown[]).map(String).join(String(delimiter));
+        return listOf(evaluate(items, context, next), 'Fn::Join values', context)
+          .map((item) => text(item, 'a Fn::Join value', context))
+          .join(text(delimiter, 'Fn::Join delimiter', context));
       }
       case 'Fn::Sub': {
         const [template, variables] = typeof arg === 'string' ? [arg, {}] : list(2);
-        const values = evaluate(variables, context) as Record<string, unknown>;
-        return String(template).replace(/\$\{(!?)([^}]+)\}/g, (whole, bang: string, name: string) => {
-          if (bang) return `\${${name}}`;
-          if (name in values) return String(values[name]);
-          if (context.refs && name.includes('.') && !name.startsWith('AWS::')) {
-            const [id, attribute] = name.split(/\.(.*)/s);
-            return resourceAttribute(String(id), String(attribute), context);
-          }
-          const value = pseudo(name, context) ?? resourceRef(name, context);
-          if (value === undefined || value === NO_VALUE) {
-            throw new InfraDefinitionError(context.where, `Fn::Sub ${whole} is not available locally`);
-          }
-          return value;
-        });
+        const values = evaluate(variables, context, next);
+        if (!isRecord(values))
+          throw new InfraDefinitionError(context.where, 'Fn::Sub variables must be a mapping');
+        return text(template, 'Fn::Sub template', context).replace(
+          /\$\{(!?)([^}]+)\}/g,
+          (whole, bang: string, name: string) => {
+            if (bang) return `\${${name}}`;
+            if (Object.hasOwn(values, name)) return text(values[name], `Fn::Sub \${${name}}`, context);
+            if (context.refs && name.includes('.') && !name.startsWith('AWS::')) {
+              const [id, attribute] = name.split(/\.(.*)/s);
+              return resourceAttribute(String(id), String(attribute), context);
+            }
+            const value = pseudo(name, context) ?? resourceRef(name, context);
+            if (value === undefined || value === NO_VALUE) {
+              throw new InfraDefinitionError(context.where, `Fn::Sub ${whole} is not available locally`);
+            }
+            return value;
+          },
+        );
       }
       default:
         if (key.startsWith('Fn::'))
@@ -165,8 +217,15 @@ export function evaluate(node: unknown, context: IntrinsicContext): unknown {
   }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    const resolved = evaluate(value, context);
-    if (resolved !== NO_VALUE) out[key] = resolved;
+    const resolved = evaluate(value, context, next);
+    // Keys are the template's text: defined as own properties, so `__proto__` is one like any other.
+    if (resolved !== NO_VALUE)
+      Object.defineProperty(out, key, {
+        value: resolved,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out;
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { TemplateReadError } from './errors.js';
 import { isRecord } from './intrinsics.js';
+import { projectRoot, resolveInside } from './paths.js';
 import type { StreamFunctionSettings } from './stream-function.js';
 import {
   checkStreamSource,
@@ -129,7 +130,10 @@ function streamFunctions(
   });
 }
 
-/** CodeUri: a folder (or a file's folder) beside the template; an S3 location has no local code. */
+/**
+ * CodeUri: a folder (or a file's folder) beside the template, inside its project (projectRoot);
+ * an S3 location has no local code.
+ */
 function codeDir(file: string, id: string, codeUri: unknown): string {
   if (typeof codeUri !== 'string')
     throw new TemplateReadError(
@@ -142,7 +146,12 @@ function codeDir(file: string, id: string, codeUri: unknown): string {
     );
   if (codeUri.startsWith('s3://'))
     throw new TemplateReadError(file, id, 'CodeUri', 'points at S3: the function has no local code');
-  const dir = resolve(dirname(file), codeUri);
+  const dir = resolveInside(
+    projectRoot(dirname(file)),
+    codeUri,
+    (detail) => new TemplateReadError(file, id, 'CodeUri', detail),
+    dirname(file),
+  );
   if (!existsSync(dir)) throw new TemplateReadError(file, id, 'CodeUri', `${dir} does not exist`);
   return statSync(dir).isDirectory() ? dir : dirname(dir);
 }

@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { defineOptions } from '../../core/index.js';
 import { ServerlessConfigError } from './errors.js';
+import { projectRoot, resolveModuleInside } from './paths.js';
 import {
   parseStreamEvent,
   type StreamEventSettings,
@@ -9,7 +10,7 @@ import {
   toNumber,
 } from './stream-function.js';
 import { resolveAsync, VariableResolver } from './variables.js';
-import { parseServerlessYaml } from './yaml.js';
+import { MAX_YAML_LENGTH, parseServerlessYaml } from './yaml.js';
 
 /** Options of loadServerlessConfig: the file, stage, region and variables' sources. */
 export interface ServerlessConfigOptions {
@@ -64,6 +65,9 @@ export class ServerlessConfig {
     const file = resolve(options.file);
     let text: string;
     try {
+      // Refused before it is read: a file past the parser's limit would be held whole first.
+      if ((await stat(file)).size > MAX_YAML_LENGTH * 4)
+        throw new Error(`larger than ${MAX_YAML_LENGTH} characters`);
       text = await readFile(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -214,7 +218,13 @@ export class ServerlessConfig {
       key,
       functionName: typeof name === 'string' ? name : `${String(service)}-${await this.stage()}-${key}`,
       handler,
-      handlerModule: resolve(dirname(this.file), handler.slice(0, dot)),
+      // Inside the service's project: a handler elsewhere on the machine is not the service's code.
+      handlerModule: resolveModuleInside(
+        projectRoot(this.root),
+        handler.slice(0, dot),
+        (detail) => new ServerlessConfigError(this.file, `functions.${key}.handler: ${detail}`),
+        this.root,
+      ),
       handlerExport: handler.slice(dot + 1),
       timeoutSeconds: toNumber(timeout, `functions.${key}.timeout`, this.file),
       memorySize: toNumber(memory, `functions.${key}.memorySize`, this.file),

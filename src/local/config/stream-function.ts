@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { FilterPattern } from '../../filters/index.js';
 import type { EventSourceMappingOptions } from '../emulator/emulator.js';
-import { builtPathOf } from '../emulator/handler-loader.js';
+import { builtPathOf, MODULE_EXTENSIONS } from '../emulator/handler-loader.js';
 import { ServerlessConfigError } from './errors.js';
 import { strToBool } from './variables.js';
 
@@ -217,7 +217,7 @@ export function handlerFile(
   settings: Pick<StreamFunctionSettings, 'handler' | 'handlerModule'>,
   options: { root?: string } = {},
 ): string {
-  for (const ext of ['.ts', '.mts', '.js', '.mjs', '.cjs']) {
+  for (const ext of MODULE_EXTENSIONS) {
     const candidate = `${settings.handlerModule}${ext}`;
     if (existsSync(candidate)) return candidate;
   }

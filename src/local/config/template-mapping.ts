@@ -2,6 +2,7 @@ import type { FilterPattern } from '../../filters/index.js';
 import { kinesisArnStream, streamArnTable } from '../../records/stream-arn-names.js';
 import { TemplateReadError } from './errors.js';
 import { isRecord } from './intrinsics.js';
+import { resolveModuleInside } from './paths.js';
 import type { StreamEventSettings, StreamFunctionSettings } from './stream-function.js';
 
 /**
@@ -197,7 +198,10 @@ export function functionSettings(
     key: site.resource,
     functionName: typeof properties.FunctionName === 'string' ? properties.FunctionName : site.resource,
     handler: handler as string,
-    handlerModule: `${code.dir}/${(handler as string).slice(0, cut)}`,
+    // The handler is a file of the function's code: inside its folder, as it is inside the zip.
+    handlerModule: resolveModuleInside(code.dir, (handler as string).slice(0, cut), (detail) =>
+      fail('Handler', detail),
+    ),
     handlerExport: (handler as string).slice(cut + 1),
     // Lambda's defaults when a template leaves them out.
     timeoutSeconds: number('Timeout', 3),

@@ -1,8 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, resolve } from 'node:path';
 import { LOCAL_ACCOUNT_ID } from '../servers/dynamodb-local.js';
-import { parseServerlessYaml } from './yaml.js';
+import { MAX_JSON_BYTES, parseJsonText } from './json.js';
+import { MAX_NESTING_DEPTH } from './nesting.js';
+import { MAX_YAML_LENGTH, parseServerlessYaml } from './yaml.js';
 
 /**
  * serverless v3 variables, read the way the framework reads them, by the one resolver every
@@ -36,11 +38,31 @@ const VARIABLE = /\$\{([^${}]+)\}/g;
 /** Past this many variables in one value, it is taken for a cycle. */
 const MAX_DEPTH = 50;
 
+/**
+ * The budgets of one resolver (one document), so that a small file cannot make it work or hold
+ * memory without end: a value that doubles through `${self:…}` (`b: ${self:a}${self:a}`, `c:
+ * ${self:b}${self:b}`…) makes 2^30 characters from thirty lines, an object doubled the same way
+ * 2^30 nodes. Each is far past what a real serverless.yml resolves to, and small enough that
+ * reaching it takes well under a second.
+ */
+export const RESOLUTION_LIMITS = {
+  /** The longest string a substitution may make (a whole config file is at most this long). */
+  stringLength: MAX_YAML_LENGTH,
+  /** The characters all substitutions together may make. */
+  substitutedCharacters: 16 * 1024 * 1024,
+  /** Values walked and variables resolved, together. */
+  steps: 200_000,
+  /** `${self:…}` references inside one another, and values inside values while resolving. */
+  nesting: MAX_NESTING_DEPTH,
+} as const;
+
 export class VariableResolver {
   /** Resolved `${self:…}` values by path: resolving is pure, so a value once found stays. */
   private readonly found = new Map<string, unknown>();
   /** Loaded variable files by absolute path, as loaded (a JS module's export may be a promise). */
   private readonly files = new Map<string, unknown>();
+  /** What is left of RESOLUTION_LIMITS' budgets, and how deep the walk is now. */
+  private readonly spent = { steps: 0, characters: 0, depth: 0 };
 
   constructor(private readonly settings: VariableResolverOptions) {}
 
@@ -56,6 +78,13 @@ export class VariableResolver {
         `\${self:${path}} refers to itself: ${[...chain, path].map((p) => `\${self:${p}}`).join(' → ')}`,
       );
     }
+    if (seen.size >= RESOLUTION_LIMITS.nesting)
+      throw this.settings.fail(
+        `\${self:…} references nest deeper than ${RESOLUTION_LIMITS.nesting}: ${[...seen]
+          .slice(0, 5)
+          .map((p) => `\${self:${p}}`)
+          .join(' → ')} → …`,
+      );
     const within = new Set(seen).add(path);
     let current: unknown = this.settings.document;
     for (const part of path === '' ? [] : path.split('.')) {
@@ -71,18 +100,43 @@ export class VariableResolver {
 
   /** A value and everything in it, variables resolved. */
   *deep(value: unknown, seen: ReadonlySet<string> = new Set()): Resolving<unknown> {
-    const resolved = yield* this.value(value, seen);
-    if (Array.isArray(resolved)) {
-      const out: unknown[] = [];
-      for (const item of resolved) out.push(yield* this.deep(item, seen));
-      return out;
+    this.step('values');
+    // A value resolved from a variable is walked inside the one that names it: the depths add up.
+    if (++this.spent.depth > RESOLUTION_LIMITS.nesting * 2)
+      throw this.settings.fail(
+        `values nest deeper than ${RESOLUTION_LIMITS.nesting * 2} levels once variables are resolved`,
+      );
+    try {
+      const resolved = yield* this.value(value, seen);
+      if (Array.isArray(resolved)) {
+        const out: unknown[] = [];
+        for (const item of resolved) out.push(yield* this.deep(item, seen));
+        return out;
+      }
+      if (resolved !== null && typeof resolved === 'object') {
+        // Keys are the file's text: defined as own properties, so `__proto__` is one like any other.
+        const out: Record<string, unknown> = {};
+        for (const [key, item] of Object.entries(resolved))
+          Object.defineProperty(out, key, {
+            value: yield* this.deep(item, seen),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        return out;
+      }
+      return resolved;
+    } finally {
+      this.spent.depth--;
     }
-    if (resolved !== null && typeof resolved === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(resolved)) out[key] = yield* this.deep(item, seen);
-      return out;
-    }
-    return resolved;
+  }
+
+  /** One unit of work spent; past RESOLUTION_LIMITS.steps the document is refused. */
+  private step(what: string): void {
+    if (++this.spent.steps > RESOLUTION_LIMITS.steps)
+      throw this.settings.fail(
+        `resolving takes more than ${RESOLUTION_LIMITS.steps} steps (${what}): variables multiply what they name`,
+      );
   }
 
   /**
@@ -117,7 +171,21 @@ export class VariableResolver {
             `${step} resolves to an object but is embedded in the string ${JSON.stringify(written)}`,
           );
         }
-        current = text.slice(0, match.index) + String(resolved) + text.slice(match.index + match[0].length);
+        const spliced = String(resolved);
+        const length = text.length - match[0].length + spliced.length;
+        this.spent.characters += length;
+        if (
+          length > RESOLUTION_LIMITS.stringLength ||
+          this.spent.characters > RESOLUTION_LIMITS.substitutedCharacters
+        )
+          throw this.settings.fail(
+            `variables in ${JSON.stringify(written.slice(0, 200))} make ${
+              length > RESOLUTION_LIMITS.stringLength
+                ? `a string longer than ${RESOLUTION_LIMITS.stringLength} characters`
+                : `more than ${RESOLUTION_LIMITS.substitutedCharacters} characters in all`
+            }: ${untilRepeat([...chain]).join(' → ')}`,
+          );
+        current = text.slice(0, match.index) + spliced + text.slice(match.index + match[0].length);
       }
     }
     return current;
@@ -129,6 +197,7 @@ export class VariableResolver {
     context: string,
     seen: ReadonlySet<string> = new Set(),
   ): Resolving<unknown> {
+    this.step('variables');
     for (const part of splitTopLevel(expression)) {
       const value = yield* this.source(part.trim(), context, seen);
       if (value !== undefined && value !== null) return value;
@@ -232,8 +301,10 @@ export class VariableResolver {
           ? (exported as (arg: unknown) => unknown)(this.jsArgument())
           : exported;
       }
+      if (statSync(target).size > MAX_JSON_BYTES)
+        throw new Error(`it is larger than ${MAX_JSON_BYTES} bytes`);
       const text = readFileSync(target, 'utf8');
-      return ext === '.json' ? JSON.parse(text) : parseServerlessYaml(text, target);
+      return ext === '.json' ? parseJsonText(text) : parseServerlessYaml(text, target);
     } catch (error) {
       throw this.settings.fail(`cannot load ${target}: ${(error as Error).message}`);
     }

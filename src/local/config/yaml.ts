@@ -1,4 +1,5 @@
-import { type CollectionTag, Pair, parse, Scalar, type ScalarTag, YAMLMap, type YAMLSeq } from 'yaml';
+import { type CollectionTag, Lexer, Pair, parse, Scalar, type ScalarTag, YAMLMap, type YAMLSeq } from 'yaml';
+import { MAX_NESTING_DEPTH, nestingPast } from './nesting.js';
 
 const CFN_TAGS = [
   'Ref',
@@ -54,16 +55,40 @@ const CFN_CUSTOM_TAGS = CFN_TAGS.flatMap((tag): (ScalarTag | CollectionTag)[] =>
 /**
  * Parses serverless.yml text (or a file it includes) as serverless does (CloudFormation short tags
  * read as their long form, `<<` merge keys and timestamps as js-yaml reads them), without
- * resolving variables. Throws for text that is not YAML, is larger than MAX_YAML_LENGTH or
- * expands aliases past MAX_YAML_ALIAS_COUNT; the callers name the file.
+ * resolving variables. Throws for text that is not YAML, is larger than MAX_YAML_LENGTH, expands
+ * aliases past MAX_YAML_ALIAS_COUNT or nests deeper than MAX_NESTING_DEPTH; the callers name the
+ * file.
  */
 export function parseServerlessYaml(text: string, filename?: string): unknown {
-  if (text.length > MAX_YAML_LENGTH)
-    throw new Error(`${filename ?? 'the document'} is larger than ${MAX_YAML_LENGTH} characters`);
-  return parse(text, {
-    merge: true,
-    customTags: ['timestamp', 'binary', ...CFN_CUSTOM_TAGS],
-    maxAliasCount: MAX_YAML_ALIAS_COUNT,
-    prettyErrors: true,
-  });
+  const name = filename ?? 'the document';
+  if (text.length > MAX_YAML_LENGTH) throw new Error(`${name} is larger than ${MAX_YAML_LENGTH} characters`);
+  // The `yaml` package composes flow collections recursively: 200,000 `[` take it seconds before
+  // the stack overflows. Its lexer is a flat loop, so the flow depth is measured first.
+  let flow = 0;
+  for (const token of new Lexer().lex(text)) {
+    if (token === '[' || token === '{') {
+      if (++flow > MAX_NESTING_DEPTH) throw nestedTooDeeply(name);
+    } else if (token === ']' || token === '}') flow--;
+  }
+  let value: unknown;
+  try {
+    value = parse(text, {
+      merge: true,
+      customTags: ['timestamp', 'binary', ...CFN_CUSTOM_TAGS],
+      maxAliasCount: MAX_YAML_ALIAS_COUNT,
+      prettyErrors: true,
+    });
+  } catch (error) {
+    // Block nesting deep enough to overflow the composer (a thousand levels of indentation).
+    if (error instanceof RangeError || /call stack/.test((error as Error).message))
+      throw nestedTooDeeply(name);
+    throw error;
+  }
+  // Block nesting and aliases placed inside aliases, which the lexer does not see.
+  if (nestingPast(value) !== undefined) throw nestedTooDeeply(name);
+  return value;
+}
+
+function nestedTooDeeply(name: string): Error {
+  return new Error(`${name} nests deeper than ${MAX_NESTING_DEPTH} levels`);
 }

@@ -6,7 +6,8 @@ import { basename, extname, isAbsolute, join, relative, resolve } from 'node:pat
 import { pathToFileURL } from 'node:url';
 import { HandlerLoadError } from './errors.js';
 
-const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs', '.cjs'] as const;
+/** The files a handler's module may be, in the order they are looked for. */
+export const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs', '.cjs'] as const;
 
 /** Running from compiled JavaScript (the built CLI), not from TypeScript under tsx or vitest. */
 const RUNNING_BUILT = !import.meta.url.endsWith('.ts');

@@ -207,12 +207,11 @@ describe('tidewater start --once with a Kinesis mapping', () => {
           '"Resources": {',
           '"Resources": { "Fanout": { "Type": "AWS::Kinesis::StreamConsumer", "Properties": { "ConsumerName": "fanout", "StreamARN": { "Fn::GetAtt": ["ChangeStream4B5C6D7E", "Arn"] } } },',
         );
-      // The copy's code where the fixture's is (CodeUri is relative to the template's folder).
-      else
-        text = text.replace(
-          'CodeUri: ../../../../src/handlers/',
-          `CodeUri: ${join(root, 'src', 'handlers')}/`,
-        );
+      // The copy's code beside it: a CodeUri must stay inside the template's project (nothing runs).
+      else {
+        cpSync(join(root, 'src', 'handlers'), join(dir, 'handlers'), { recursive: true });
+        text = text.replace('CodeUri: ../../../../src/handlers/', 'CodeUri: handlers/');
+      }
       writeFileSync(file, text);
       const { code, err } = await runCli([
         'start',
