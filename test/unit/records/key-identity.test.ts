@@ -7,7 +7,13 @@ import {
 } from '../../../src/records/errors.js';
 import { keyIdentity, keyIdentityOfValues, recordKeyIdentity } from '../../../src/records/key-identity.js';
 import { NumberValue } from '../../../src/records/number-value.js';
-import { numberParts, type Spelling, spell, spellingChoices, valueKey } from './number-spellings.js';
+import {
+  numberParts,
+  type Spelling,
+  spell,
+  spellingChoices,
+  valueKey,
+} from '../../support/number-spellings.js';
 
 /** A key value as a value, and as DynamoDB JSON in a chosen spelling. */
 type KeyValue =

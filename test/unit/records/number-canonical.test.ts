@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidAttributeValueError } from '../../../src/records/errors.js';
 import { canonicalNumberText } from '../../../src/records/number-canonical.js';
 import { isValidNumberText } from '../../../src/records/numbers.js';
-import { numberParts, spell, spellingChoices, valueKey } from './number-spellings.js';
+import { numberParts, spell, spellingChoices, valueKey } from '../../support/number-spellings.js';
 
 describe('canonicalNumberText', () => {
   it('gives one text for the spellings of one value', () => {
