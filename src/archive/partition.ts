@@ -1,4 +1,5 @@
 import { describeError, InvalidOptionsError } from '../core/errors.js';
+import { canonicalNumberText } from '../records/number-canonical.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { ArchiveKeyError, InvalidTenantError } from './errors.js';
 
@@ -98,7 +99,8 @@ export interface TenantFromPartitionKeyOptions {
 /**
  * The ready-made partitioner for multi-tenant tables whose partition key leads with the tenant
  * id (`acme#order#42` → `acme`; a value without the separator is the tenant id whole). A number
- * key is the tenant id as its text. A record without the attribute, with a binary one, or with
+ * key is the tenant id as its canonical text (`1.50` and `15E-1` are tenant `1.5`, the form DynamoDB
+ * stores): one item's rows are one tenant's whichever spelling a record carries. A record without the attribute, with a binary one, or with
  * an empty tenant id fails as that record (ArchiveKeyError): retried, then dead-lettered — never
  * filed under a made-up tenant.
  */
@@ -117,7 +119,7 @@ export function tenantFromPartitionKey(options: TenantFromPartitionKeyOptions = 
   }
   return (record) => {
     const value = record.raw.dynamodb.Keys[attribute];
-    const text = value?.S ?? value?.N;
+    const text = value?.S ?? (value?.N === undefined ? undefined : canonicalNumberText(value.N));
     if (text === undefined) {
       throw new ArchiveKeyError(
         `no string or number key attribute '${attribute}' to take the tenant id from`,

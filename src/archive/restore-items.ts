@@ -9,6 +9,8 @@ import pLimit from 'p-limit';
 import { PartialFailureError } from '../core/errors.js';
 import { defineOptions } from '../core/options.js';
 import { RETRY_POLICIES, type RetryPolicy, withAttempts, withRetry } from '../core/retry.js';
+import { InvalidAttributeValueError } from '../records/errors.js';
+import { type KeyIdentity, keyIdentity } from '../records/key-identity.js';
 import type { AttributeMap, AttributeValue, ClassifiedRecord } from '../records/types.js';
 import { RestoreError, RestoreWriteError } from './errors.js';
 import type { ArchiveRow } from './format.js';
@@ -119,6 +121,8 @@ function toSdkMap(map: AttributeMap): Record<string, SdkAttributeValue> {
 
 interface Restorable {
   keys: AttributeMap;
+  /** Which item: two images of one key are one item however their numbers are spelled. */
+  id: KeyIdentity;
   image: AttributeMap;
   eventID: string | undefined;
   sequenceNumber: string | undefined;
@@ -133,22 +137,41 @@ function fromRecord(record: ClassifiedRecord): Restorable {
       record,
     );
   }
-  return { keys: d.Keys, image, eventID: record.eventID, sequenceNumber: record.sequenceNumber };
+  return {
+    keys: d.Keys,
+    id: itemOf(d.Keys, record),
+    image,
+    eventID: record.eventID,
+    sequenceNumber: record.sequenceNumber,
+  };
 }
 
 function fromRow(row: ArchiveRow): Restorable {
   const image = row.eventName === 'REMOVE' ? row.oldImage : row.newImage;
   if (image === undefined) throw new RestoreError(`the archived row carries no image to restore`, row);
-  return { keys: row.keys, image, eventID: row.eventID, sequenceNumber: row.sequenceNumber };
+  return {
+    keys: row.keys,
+    id: itemOf(row.keys, row),
+    image,
+    eventID: row.eventID,
+    sequenceNumber: row.sequenceNumber,
+  };
 }
 
-/** Stable text of a key: BatchWriteItem rejects a call naming one key twice. */
-function keyText(keys: AttributeMap): string {
-  return JSON.stringify(
-    Object.keys(keys)
-      .sort()
-      .map((k) => [k, keys[k]]),
-  );
+/**
+ * The item a key names, by value (BatchWriteItem rejects a call naming one item twice, `1.5` and
+ * `1.50` included); a RestoreError for keys DynamoDB could not hold.
+ */
+function itemOf(
+  keys: AttributeMap,
+  record: { eventID?: string | undefined; sequenceNumber?: string | undefined },
+): KeyIdentity {
+  try {
+    return keyIdentity(keys);
+  } catch (error) {
+    if (!(error instanceof InvalidAttributeValueError)) throw error;
+    throw new RestoreError(`its keys are not a DynamoDB key (${error.message})`, record);
+  }
 }
 
 function resolveTtl(ttl: RestoreTtl | undefined): ((image: AttributeMap) => AttributeMap) | undefined {
@@ -252,7 +275,7 @@ async function overwriteAll(
 
   let batch = new Map<string, Restorable>();
   for await (const item of items) {
-    const id = keyText(item.keys);
+    const id = item.id;
     if (batch.has(id) || batch.size === BATCH) {
       await flush(batch);
       batch = new Map();
@@ -328,7 +351,7 @@ async function putAbsent(
   try {
     for await (const item of items) {
       if (stopped) break;
-      const id = keyText(item.keys);
+      const id = item.id;
       const task = restore(item, outcome.get(id));
       outcome.set(id, task);
       // Keep the settled value, not the promise, so the map holds one boolean per key.

@@ -1,9 +1,11 @@
+import { recordKeyIdentity } from '../records/key-identity.js';
 import type { ClassifiedRecord } from '../records/types.js';
 
 /**
  * What makes two deliveries "the same record" for an idempotent side effect:
  * - `'eventID'` (default): the stream record's own id, the same on every redelivery of it;
- * - `'item-change'`: the item's keys and the record's sequence number, for sources that give one
+ * - `'item-change'`: the item's keys (by value: `1.5` and `1.50` are one key) and the record's
+ *   sequence number, for sources that give one
  *   change several event ids (a replay from an archive, a dead-letter redrive after a re-export);
  * - a function of the record, for anything else (a business id in the image).
  */
@@ -13,9 +15,9 @@ export type IdempotencyKey = 'eventID' | 'item-change' | ((record: ClassifiedRec
 export function keyPayloadOf(key: IdempotencyKey, record: ClassifiedRecord): { id: string } {
   if (key === 'eventID') return { id: record.eventID };
   if (key === 'item-change') {
-    // raw.dynamodb.Keys is DynamoDB JSON as it arrived (strings all the way down), so the same
-    // item gives the same text without converting numbers or binaries.
-    return { id: `${JSON.stringify(record.raw.dynamodb.Keys)}@${record.sequenceNumber}` };
+    // The keys by value, not as they arrived: DynamoDB Local's MODIFY spells a number key as the
+    // request wrote it (`1.50`), an archive's or an export's copy as stored (`1.5`).
+    return { id: `${recordKeyIdentity(record)}@${record.sequenceNumber}` };
   }
   return { id: key(record) };
 }

@@ -1,14 +1,17 @@
+import { recordKeyIdentity } from '../records/key-identity.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import type { ReadBatch } from './read-batch.js';
 
 /**
  * Kinesis Data Streams for DynamoDB may deliver an item's changes more than once and out of
  * order; AWS says to order them by ApproximateCreationDateTime. Within one batch this stage:
- * - drops exact duplicates: a record whose DynamoDB eventID and Kinesis data equal an earlier
- *   record's (the first, lowest sequence number, is kept);
- * - hands an item's records (same table, same keys) to the pipeline in creation-time order, ties in
- *   sequence order, by permuting them among the batch positions that item's records hold. Records
- *   of other items keep their positions, so per-item order is all that changes.
+ * - drops exact duplicates: a record of the same item whose DynamoDB eventID and Kinesis data equal
+ *   an earlier record's (the first, lowest sequence number, is kept);
+ * - hands an item's records (same table, same keys by value: `1.5` and `1.50` are one key) to the
+ *   pipeline in creation-time order, ties in sequence order, by permuting them among the batch
+ *   positions that item's records hold. Records of other items keep their positions, so per-item
+ *   order is all that changes. Items are told apart by their change data alone, never by the
+ *   Kinesis partition key: the rule holds however the producer chose partition keys.
  * After a permutation, the record at a position may have a higher sequence number than a later
  * one, so the partial batch response reports the lowest sequence number among every record from
  * the first not done on (`reportAt`): Lambda redelivers from there, so nothing not done is skipped.
@@ -39,24 +42,33 @@ function creationMicros(record: ClassifiedRecord): number {
   return origin.precision === 'MILLISECOND' ? origin.creationTime * 1e3 : origin.creationTime;
 }
 
-/** One item's identity: its table and its keys, attribute names sorted (key order is not meaningful). */
-function itemKeyOf(record: ClassifiedRecord): string {
-  const keys = record.raw.dynamodb.Keys;
-  const names = Object.keys(keys).sort();
-  let out = record.tableName ?? '';
-  for (const name of names) out += `\u0000${name}\u0000${JSON.stringify(keys[name])}`;
-  return out;
+/**
+ * One item's identity: its table (length-prefixed, so no table name runs into a key) and its keys
+ * by value. Undefined for a record whose keys DynamoDB could not hold: it is its own item, left
+ * where it is, and fails where its keys are read.
+ */
+function itemOf(record: ClassifiedRecord): string | undefined {
+  const table = record.tableName ?? '';
+  try {
+    return `${table.length}:${table}${recordKeyIdentity(record)}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Drops exact duplicates and puts each item's records in creation-time order (see OrderedBatch). */
 export function orderKinesisBatch(raws: readonly unknown[], read: ReadBatch): OrderedBatch {
+  // Each record's item, computed once: duplicates and ordering both group by it.
+  const items = read.records.map((record) => (record === undefined ? undefined : itemOf(record)));
   const seen = new Map<string, number>();
   const keep: number[] = [];
   let duplicates = 0;
   for (let i = 0; i < raws.length; i++) {
     const record = read.records[i];
-    if (record !== undefined) {
-      const first = seen.get(record.eventID);
+    const item = items[i];
+    if (record !== undefined && item !== undefined) {
+      const change = `${item}\u0000${record.eventID}`;
+      const first = seen.get(change);
       if (
         first !== undefined &&
         (raws[first] as KinesisRaw).kinesis.data === (raws[i] as KinesisRaw).kinesis.data
@@ -64,7 +76,7 @@ export function orderKinesisBatch(raws: readonly unknown[], read: ReadBatch): Or
         duplicates++;
         continue;
       }
-      if (first === undefined) seen.set(record.eventID, i);
+      if (first === undefined) seen.set(change, i);
     }
     keep.push(i);
   }
@@ -73,23 +85,12 @@ export function orderKinesisBatch(raws: readonly unknown[], read: ReadBatch): Or
   const records = keep.map((i) => read.records[i]);
   const errors = read.errors === undefined ? undefined : keep.map((i) => read.errors![i]);
 
-  // Kinesis partitions DynamoDB's changes by item, so records whose partition key no other record
-  // of the batch has are alone with their item: only the others need the item key built.
-  const partitionCounts = new Map<string, number>();
-  for (let p = 0; p < n; p++) {
-    const origin = records[p]?.origin;
-    if (origin?.source === 'kinesis')
-      partitionCounts.set(origin.partitionKey, (partitionCounts.get(origin.partitionKey) ?? 0) + 1);
-  }
   const positions = new Map<string, number[]>();
   for (let p = 0; p < n; p++) {
-    const record = records[p];
-    if (record === undefined) continue;
-    const origin = record.origin;
-    if (origin.source === 'kinesis' && partitionCounts.get(origin.partitionKey) === 1) continue;
-    const key = itemKeyOf(record);
-    const list = positions.get(key);
-    if (list === undefined) positions.set(key, [p]);
+    const item = items[keep[p]!];
+    if (item === undefined) continue;
+    const list = positions.get(item);
+    if (list === undefined) positions.set(item, [p]);
     else list.push(p);
   }
   let moved = false;

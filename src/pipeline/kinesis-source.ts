@@ -1,4 +1,5 @@
 import { defineOptions } from '../core/options.js';
+import { MalformedRecordError } from '../records/errors.js';
 import {
   createRecordParser,
   type ExpectedSource,
@@ -22,6 +23,13 @@ export interface KinesisSourceOptions {
    * fails whole with EventSourceMismatchError.
    */
   alsoDynamoDBStream?: boolean;
+  /**
+   * The table (or tables) whose streaming destination the Kinesis stream is. A record whose change
+   * data names another table is malformed (reason `foreign-table`): dead-lettered, never handed
+   * to routes under that table's name. The Kinesis record does not say which table's destination
+   * wrote it, so only this option can. Default: any table (a stream shared by several tables).
+   */
+  tableName?: string | readonly string[];
 }
 
 /** A handler's Kinesis stage, made by kinesisSource(): how its batches are parsed and ordered. */
@@ -40,7 +48,30 @@ export type StreamSource = 'dynamodb-stream' | KinesisSource;
 
 const readOptions = /* @__PURE__ */ defineOptions<KinesisSourceOptions>()('kinesisSource', {
   alsoDynamoDBStream: { kind: 'boolean', default: false },
+  tableName: {
+    kind: 'custom',
+    expected: 'a table name or a non-empty array of table names',
+    check: (v: unknown) =>
+      (typeof v === 'string' && v !== '') ||
+      (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' && x !== '')),
+  },
 });
+
+/** The parser, refusing a record whose change data names a table not in `tables`. */
+function ownTablesOnly(parse: RecordParser, tables: ReadonlySet<string>): RecordParser {
+  return ((envelope: unknown) => {
+    const record = parse(envelope);
+    const table = record.tableName;
+    if (table === undefined || !tables.has(table)) {
+      throw new MalformedRecordError(
+        'foreign-table',
+        `the change data names a table of ${table?.length ?? 0} characters that is not among the stream's own (kinesisSource's tableName)`,
+        { eventID: record.eventID, sequenceNumber: record.sequenceNumber },
+      );
+    }
+    return record;
+  }) as RecordParser;
+}
 
 /**
  * The `source` of a function triggered by a Kinesis data stream fed by the table's Kinesis
@@ -49,11 +80,16 @@ const readOptions = /* @__PURE__ */ defineOptions<KinesisSourceOptions>()('kines
  * each item's records ordered by creation time (docs/kinesis.md).
  */
 export function kinesisSource(options?: KinesisSourceOptions): KinesisSource {
-  const { alsoDynamoDBStream } = readOptions(options ?? {});
+  const { alsoDynamoDBStream, tableName } = readOptions(options ?? {});
+  const tables =
+    tableName === undefined ? undefined : new Set(typeof tableName === 'string' ? [tableName] : tableName);
   return {
     [KINESIS_SOURCE]: true,
     expected: alsoDynamoDBStream ? 'auto' : 'kinesis',
-    parser: (parse) => createRecordParser({ ...parse, source: 'kinesis' }),
+    parser: (parse) => {
+      const parser = createRecordParser({ ...parse, source: 'kinesis' });
+      return tables === undefined ? parser : ownTablesOnly(parser, tables);
+    },
     order: orderKinesisBatch,
   };
 }

@@ -14,7 +14,9 @@ export type MalformedRecordReason =
   | 'invalid-attribute-value'
   | 'invalid-number'
   /** A Kinesis record whose data is not base64, not JSON or not a DynamoDB change record. */
-  | 'invalid-kinesis-data';
+  | 'invalid-kinesis-data'
+  /** A Kinesis record whose change data names a table the handler was not told its stream carries. */
+  | 'foreign-table';
 
 /**
  * One record of a batch is not a valid stream record. The pipeline dead-letters it (the rest of

@@ -21,7 +21,7 @@ const MAX_MAGNITUDE = 125;
  * Off the hot path (a limit's message, a set's duplicate check), so read with a pattern:
  * isValidNumber is the per-value scan.
  */
-function scaleOf(text: string): { digits: string; magnitude: number } {
+export function scaleOf(text: string): { digits: string; magnitude: number } {
   const [, int = '', fraction = '', exponent] = /^[+-]?(\d*)(?:\.(\d*))?(?:[eE](.*))?$/.exec(text)!;
   const all = int + fraction;
   const first = all.search(/[1-9]/);

@@ -4,6 +4,7 @@ import {
   DynamoDBClient,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { sha256Hex } from '../core/digest.js';
 import { PartialFailureError } from '../core/errors.js';
 import { defineOptions } from '../core/options.js';
 import { RETRY_POLICIES, withRetry } from '../core/retry.js';
@@ -42,6 +43,18 @@ const readOptions = /* @__PURE__ */ defineOptions<DynamoDbVersionStoreOptions>()
 /** BatchGetItem's limit of keys per call. */
 const GET_BATCH = 100;
 
+/** DynamoDB's limit on a partition key value, in UTF-8 bytes. */
+const MAX_PARTITION_KEY_BYTES = 2_048;
+
+/**
+ * The `pk` a key is stored under: the key itself, or for a key longer than a partition key may be
+ * (an item whose own keys are near DynamoDB's limits) `#sha256:` and its digest. An item key never
+ * starts with `#` (a key identity starts with a length), so the two kinds never meet.
+ */
+function storedKey(key: string): string {
+  return Buffer.byteLength(key, 'utf8') <= MAX_PARTITION_KEY_BYTES ? key : `#sha256:${sha256Hex(key)}`;
+}
+
 /**
  * A VersionStore in a DynamoDB table: one item per key, `{ pk, version, deleted? }`. A commit is a
  * PutItem conditional on `attribute_not_exists(#v) OR #v < :v` (versions are fixed-width strings,
@@ -66,9 +79,12 @@ export class DynamoDbVersionStore implements VersionStore {
     const { tableName, keyAttribute, versionAttribute } = this.#o;
     const out = new Map<string, RecordVersion>();
     for (let i = 0; i < keys.length; i += GET_BATCH) {
-      let pending: Record<string, AttributeValue>[] = keys
-        .slice(i, i + GET_BATCH)
-        .map((key) => ({ [keyAttribute]: { S: key } }));
+      // Stored key → the caller's key, for the answers (and one request per stored key).
+      const asked = new Map<string, string>();
+      for (const key of keys.slice(i, i + GET_BATCH)) asked.set(storedKey(key), key);
+      let pending: Record<string, AttributeValue>[] = [...asked.keys()].map((key) => ({
+        [keyAttribute]: { S: key },
+      }));
       await withRetry(
         async () => {
           const answer = await this.#db.send(
@@ -84,7 +100,8 @@ export class DynamoDbVersionStore implements VersionStore {
             }),
           );
           for (const item of answer.Responses?.[tableName] ?? []) {
-            const key = item[keyAttribute]?.S;
+            const stored = item[keyAttribute]?.S;
+            const key = stored === undefined ? undefined : asked.get(stored);
             const version = item[versionAttribute]?.S;
             if (key !== undefined && version !== undefined) out.set(key, version);
           }
@@ -100,7 +117,7 @@ export class DynamoDbVersionStore implements VersionStore {
   async commit(key: string, version: RecordVersion, deleted: boolean): Promise<boolean> {
     const { tableName, keyAttribute, versionAttribute, tombstoneSeconds, ttlAttribute } = this.#o;
     const item: Record<string, AttributeValue> = {
-      [keyAttribute]: { S: key },
+      [keyAttribute]: { S: storedKey(key) },
       [versionAttribute]: { S: version },
     };
     if (deleted) {

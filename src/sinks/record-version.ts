@@ -1,4 +1,5 @@
 import { RecordError, recordLabel } from '../core/errors.js';
+import { type KeyIdentity, recordKeyIdentity } from '../records/key-identity.js';
 import type { ClassifiedRecord } from '../records/types.js';
 
 /**
@@ -11,7 +12,8 @@ import type { ClassifiedRecord } from '../records/types.js';
  * - a stream record: its ApproximateCreationDateTime, rank `1`, then its sequence number padded to
  *   40 digits — within one step the sequence number orders an item's records;
  * - a backfill copy: the step its snapshot time falls in, rank `0`, then the snapshot's
- *   milliseconds within that step (two backfills of the same step order by them).
+ *   milliseconds within that step, padded to the width of the step's last millisecond (at least
+ *   5 digits), so two backfills of the same step order by them at every resolution.
  *
  * The rank is the tie rule: in the second of the snapshot a stream record wins over the backfill
  * copy. The export at T may or may not hold a write made in T's second, and a stream record whose
@@ -24,6 +26,16 @@ export type RecordVersion = string;
 
 const SECOND_DIGITS = 11;
 const SEQUENCE_DIGITS = 40;
+/**
+ * Digits of a backfill copy's milliseconds within its step: 5 up to a 100-second step (the width
+ * versions have always had there), more for a longer step, whose last millisecond needs them:
+ * padding a 6-digit value to 5 would sort 99,999 ms after 100,000 ms.
+ */
+const MIN_WITHIN_DIGITS = 5;
+
+function withinDigits(resolution: number): number {
+  return Math.max(MIN_WITHIN_DIGITS, String(resolution * 1000 - 1).length);
+}
 
 /** A record whose version cannot be told: a stream record without ApproximateCreationDateTime. */
 export class UnversionedRecordError extends RecordError {
@@ -50,7 +62,7 @@ export function recordVersion(record: ClassifiedRecord, resolution = 1): RecordV
   if (origin.source === 'backfill') {
     const ms = Math.floor(origin.snapshotTime);
     const within = ms - Math.floor(ms / (resolution * 1000)) * resolution * 1000;
-    return `${step(ms / 1000, resolution)}.0${String(within).padStart(5, '0')}`;
+    return `${step(ms / 1000, resolution)}.0${String(within).padStart(withinDigits(resolution), '0')}`;
   }
   const created = record.approximateCreationTime;
   if (created === undefined) throw new UnversionedRecordError(record);
@@ -58,15 +70,9 @@ export function recordVersion(record: ClassifiedRecord, resolution = 1): RecordV
 }
 
 /**
- * The item a record is about, as one string: its key attributes in DynamoDB JSON, sorted by name.
- * A stream and a Scan or export give the same text for the same key, as DynamoDB returns numbers
- * in one normal form and binary as the same bytes.
+ * The item a record is about: its keys' identity by value (records/key-identity), so a stream
+ * record, a Scan and an export name one item alike however a number key is spelled.
  */
-export function itemKeyOf(record: ClassifiedRecord): string {
-  const keys = record.raw.dynamodb.Keys;
-  const names = Object.keys(keys).sort();
-  let out = '';
-  for (const name of names)
-    out += `${out === '' ? '' : ','}${JSON.stringify(name)}:${JSON.stringify(keys[name])}`;
-  return `{${out}}`;
+export function itemKeyOf(record: ClassifiedRecord): KeyIdentity {
+  return recordKeyIdentity(record);
 }

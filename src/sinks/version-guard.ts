@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import { RecordError, recordLabel } from '../core/errors.js';
 import { defineOptions } from '../core/options.js';
+import { MalformedRecordError } from '../records/errors.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import { itemKeyOf, type RecordVersion, recordVersion, UnversionedRecordError } from './record-version.js';
 import type { Sink, SinkContext, SinkFailure, SinkResult } from './types.js';
@@ -55,7 +56,7 @@ function isDelete(record: ClassifiedRecord): boolean {
  * Wraps a sink that stores item state (a search index, a copy table) so that it never writes an
  * older state of an item over a newer one, whichever order backfill copies and stream records
  * arrive in, and however often. Per record: its version (recordVersion) is compared with what the
- * store holds for its item and with the batch's earlier records of that item; an older or equal
+ * store holds for its item (named by its keys' value, itemKeyOf: `1.5` and `1.50` are one item) and with the batch's earlier records of that item; an older or equal
  * one is skipped (counted written: its state, or a newer one, is already there). The rest go to
  * the sink in order, and each item's newest written version is then committed — after the write,
  * so a write that fails is delivered again and not skipped. Deletes are committed too (tombstones).
@@ -80,7 +81,9 @@ export function versionGuard<R extends ClassifiedRecord<object>>(
         try {
           placed.push({ record, key: itemKeyOf(r), version: recordVersion(r, o.creationTimeResolution) });
         } catch (error) {
-          if (!(error instanceof UnversionedRecordError)) throw error;
+          // A record the guard cannot place (no creation time, a key DynamoDB could not hold) fails alone.
+          if (!(error instanceof UnversionedRecordError || error instanceof MalformedRecordError))
+            throw error;
           failed.push({ sequenceNumber: r.sequenceNumber, error });
         }
       }

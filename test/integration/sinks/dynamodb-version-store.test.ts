@@ -1,6 +1,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
+import { keyIdentity } from '../../../src/records/key-identity.js';
 import { DynamoDbVersionStore } from '../../../src/sinks/dynamodb-version-store.js';
 import { MemorySink } from '../../../src/sinks/memory-sink.js';
 import { runSinkTestKit } from '../../../src/sinks/testkit.js';
@@ -58,6 +59,30 @@ describe('DynamoDbVersionStore', () => {
     expect(held.get('k4')).toBe('00000000004.1');
     expect(held.get('a')).toBe('00000000004.1');
     expect(held.has('k1')).toBe(false);
+    await table.drop();
+  });
+
+  it('keeps the version of an item whose keys are near DynamoDB limits (an identity past a partition key 2,048 bytes)', async () => {
+    const table = await createTestTable(dynamodb);
+    const store = new DynamoDbVersionStore({ tableName: table.tableName, client: dynamodb });
+    // A 2,048-byte partition key and a 1,024-byte sort key, in the guard's key identity; two
+    // such items share their first 3,000 characters.
+    const [a, b] = ['a', 'b'].map((last) =>
+      keyIdentity({ pk: { S: 'p'.repeat(2_048) }, sk: { S: `${'é'.repeat(511)}${last}` } }),
+    ) as [string, string];
+    expect(Buffer.byteLength(a)).toBeGreaterThan(3_072);
+    expect(await store.commit(a, '00000000002.1', false)).toBe(true);
+    expect(await store.commit(a, '00000000001.1', false)).toBe(false);
+    expect(await store.commit(b, '00000000001.1', true)).toBe(true);
+    const held = await store.get([a, b, 'short']);
+    // BatchGetItem answers in no set order.
+    expect(new Map([...held].sort())).toEqual(
+      new Map([
+        [a, '00000000002.1'],
+        [b, '00000000001.1'],
+      ]),
+    );
+    expect(held.size).toBe(2);
     await table.drop();
   });
 

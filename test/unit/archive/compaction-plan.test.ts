@@ -5,6 +5,7 @@ import { type CompactionSource, planCompaction, rowSetSha256 } from '../../../sr
 import { decodeObject, parseArchiveKey } from '../../../src/archive/format.js';
 import { planArchiveObjects } from '../../../src/archive/objects.js';
 import { tenantFromPartitionKey, tenantOfSegment } from '../../../src/archive/partition.js';
+import { parseStreamRecord } from '../../../src/records/parse.js';
 import { tenantRecords } from '../../support/tenant-records.js';
 
 const partitionBy = tenantFromPartitionKey();
@@ -130,5 +131,25 @@ describe('planCompaction', () => {
     expect(plan.rowsWritten).toBe(6);
     const mixed = plan.outputs.filter((o) => o.tenant === undefined);
     expect(mixed.map((o) => o.rows)).toEqual([1]);
+  });
+
+  it('puts the rows of one item in one tenant whatever spelling their number key arrived in', () => {
+    const byNumber = tenantFromPartitionKey();
+    const spelled = ['7.50', '7.5', '75E-1'].map((n, i) => {
+      const raw = records[i]!.raw;
+      return parseStreamRecord({ ...raw, dynamodb: { ...raw.dynamodb, Keys: { pk: { N: n } } } });
+    });
+    const sources = planArchiveObjects(spelled, sink).objects.map((object) => {
+      const parts = parseArchiveKey(object.key)!;
+      return {
+        key: object.key,
+        tenant: parts.tenant,
+        shard: parts.shard,
+        rows: decodeObject(object.body, object.key),
+      };
+    });
+    const plan = planCompaction(sources, { ...layout, maxObjectBytes: 1 << 24, partitionBy: byNumber });
+    expect(plan.unassigned).toBe(0);
+    expect(plan.outputs.map((o) => [o.tenant, o.rows])).toEqual([['7.5', 3]]);
   });
 });

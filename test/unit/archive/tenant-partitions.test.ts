@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseArchiveKey } from '../../../src/archive/format.js';
 import { planArchiveObjects } from '../../../src/archive/objects.js';
 import {
+  recordTenantSegment,
   tenantFromPartitionKey,
   tenantOfSegment,
   tenantProblem,
@@ -70,6 +71,31 @@ describe('tenantFromPartitionKey (reference 004: the tenant id leads the partiti
     expect(() => tenantFromPartitionKey({ attribute: 'missing' })(record!)).toThrow(
       /no string or number key attribute 'missing'/,
     );
+  });
+});
+
+describe('tenantFromPartitionKey: a number key by value', () => {
+  const [record] = tenantRecords(1, ['acme']);
+  const withPk = (pk: { N: string }) =>
+    ({
+      ...record!,
+      raw: { ...record!.raw, dynamodb: { ...record!.raw.dynamodb, Keys: { pk } } },
+    }) as ClassifiedRecord;
+
+  it("files every spelling of one number under one tenant, DynamoDB's stored form", () => {
+    const of = tenantFromPartitionKey();
+    for (const n of ['1.5', '1.50', '15E-1', '0.15e1', '+1.5']) expect(of(withPk({ N: n })), n).toBe('1.5');
+    expect(of(withPk({ N: '-0' }))).toBe('0');
+    expect(of(withPk({ N: '4.2E+1' }))).toBe('42');
+    expect(recordTenantSegment(of, withPk({ N: '1.50' }))).toBe(
+      recordTenantSegment(of, withPk({ N: '1.5' })),
+    );
+  });
+
+  it('fails a record whose number key DynamoDB could not hold as that record (ArchiveKeyError), naming no value', () => {
+    const of = tenantFromPartitionKey();
+    expect(() => recordTenantSegment(of, withPk({ N: 'secret' }))).toThrow(ArchiveKeyError);
+    expect(() => recordTenantSegment(of, withPk({ N: 'secret' }))).not.toThrow(/secret/);
   });
 });
 

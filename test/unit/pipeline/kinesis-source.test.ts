@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { createPipeline, createWindowHandler, kinesisSource } from '../../../src/pipeline/index.js';
-import { RecordingSink, silentLogger } from './fixtures.js';
+import { MalformedRecordError } from '../../../src/records/errors.js';
+import { toKinesisRecord } from '../../../src/records/kinesis-encode.js';
+import { RecordingDeadLetter, RecordingSink, silentLogger, streamRecord } from './fixtures.js';
 import { entry, linkedModules } from './linked-modules.js';
 
 const KINESIS_MODULES = [
@@ -54,5 +56,46 @@ describe('kinesisSource', () => {
       logger: silentLogger(),
     });
     expect(pipeline.config.kinesis?.source.expected).toBe('kinesis');
+  });
+
+  it("dead-letters a record whose change data names another table than the stream's own, with reason foreign-table", async () => {
+    const delivered: string[] = [];
+    const dlq = new RecordingDeadLetter();
+    const pipeline = createPipeline({
+      source: kinesisSource({ tableName: ['orders', 'returns'] }),
+      routes: [
+        {
+          when: () => true,
+          to: new RecordingSink('keep', undefined, (records) => {
+            for (const r of records) delivered.push(`${r.tableName} ${r.eventID}`);
+          }),
+        },
+      ],
+      deadLetter: dlq,
+      logger: silentLogger(),
+      metrics: false,
+    });
+    const at = (i: number, tableName: string) =>
+      toKinesisRecord(streamRecord(i), {
+        sequenceNumber: String(5_000 + i),
+        tableName,
+        creationTime: 1_800_000_000_000 + i,
+      });
+    const result = await pipeline.process({ Records: [at(0, 'orders'), at(1, 'payroll'), at(2, 'returns')] });
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(delivered).toEqual(['orders event-0', 'returns event-2']);
+    expect(dlq.entries.map((e) => [e.reason, e.sequenceNumber])).toEqual([['malformed', '5001']]);
+    const error = dlq.entries[0]!.error;
+    expect(error.name).toBe(new MalformedRecordError('foreign-table', '', {}).name);
+    expect(error.message).toMatch(
+      /^malformed stream record \(foreign-table\) eventID=event-1 sequenceNumber=5001/,
+    );
+    expect(error.message).not.toContain('payroll');
+  });
+
+  it('takes every table without tableName, and refuses an empty one at configuration time', () => {
+    expect(() => kinesisSource({ tableName: '' })).toThrow(InvalidOptionsError);
+    expect(() => kinesisSource({ tableName: [] })).toThrow(/tableName/);
+    expect(() => kinesisSource({ tableName: ['orders', 5] as never })).toThrow(InvalidOptionsError);
   });
 });

@@ -85,6 +85,36 @@ describe('recordVersion', () => {
     );
   });
 
+  it('orders two backfill snapshots by time at every allowed resolution (a 101 s step and up included)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 3_600 }),
+        fc.integer({ min: 1_600_000_000_000, max: 4_000_000_000_000 }),
+        fc.integer({ min: 0, max: 7_200_000 }),
+        (resolution, t, d) => {
+          const a = recordVersion(backfill(t)(raw(1_700_000_000, '1')), resolution);
+          const b = recordVersion(backfill(t + d)(raw(1_700_000_000, '1')), resolution);
+          expect(a < b).toBe(d > 0);
+          expect(a === b).toBe(d === 0);
+        },
+      ),
+    );
+  });
+
+  it('orders 99.999 s before 100 s of the same 101 s step (the width of the milliseconds)', () => {
+    const step = 1_700_000_000 - (1_700_000_000 % 101);
+    const early = recordVersion(backfill(step * 1000 + 99_999)(raw(1_700_000_000, '1')), 101);
+    const late = recordVersion(backfill(step * 1000 + 100_000)(raw(1_700_000_000, '1')), 101);
+    expect(early < late).toBe(true);
+  });
+
+  it('keeps the 5-digit milliseconds of versions written before, up to a 100 s step', () => {
+    expect(recordVersion(backfill(1_700_000_000_123)(raw(1_700_000_000, '1')))).toBe('01700000000.000123');
+    expect(recordVersion(backfill(1_700_000_099_999)(raw(1_700_000_000, '1')), 100)).toBe(
+      '01700000000.099999',
+    );
+  });
+
   it('refuses a stream record without a creation time, naming it', () => {
     const record = stream(raw(undefined, '42'));
     expect(() => recordVersion(record)).toThrow(UnversionedRecordError);
@@ -115,5 +145,15 @@ describe('itemKeyOf', () => {
     );
     expect(itemKeyOf(a)).toBe(itemKeyOf(b));
     expect(itemKeyOf(a)).not.toBe(itemKeyOf(c));
+  });
+
+  it('names one item for a number key however it is spelled (DynamoDB Local MODIFY: the request text)', () => {
+    const spelled = (n: string, seq: string) =>
+      stream(raw(1_700_000_000, seq, { pk: { S: 'x' }, sk: { N: n } } as never));
+    const ids = new Set(
+      ['1.5', '1.50', '15E-1', '0.15e1', '+1.5'].map((n, i) => itemKeyOf(spelled(n, String(i + 1)))),
+    );
+    expect(ids.size).toBe(1);
+    expect(itemKeyOf(spelled('1.51', '9'))).not.toBe([...ids][0]);
   });
 });
