@@ -9,10 +9,12 @@ import {
   eraseTenant,
 } from '../archive/index.js';
 import { tenantFromPartitionKey } from '../archive/partition.js';
+import { overlayEnv } from '../local/servers/process-env.js';
+import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { EXIT } from './exit-codes.js';
 import { integer, positive } from './parse.js';
 
-interface CommonFlags {
+interface CommonFlags extends AwsTargetFlags {
   bucket: string;
   table: string;
   prefix?: string;
@@ -46,7 +48,7 @@ function time(text: string): string {
 
 /** The options every archive subcommand shares. */
 function common(command: Command): Command {
-  return command
+  return withAwsTarget(command)
     .requiredOption('-b, --bucket <name>', 'the archive bucket')
     .requiredOption('-t, --table <name>', 'the table whose archive it is (the key segment table=<name>)')
     .option('-p, --prefix <prefix>', 'the key prefix the archive sink writes under (e.g. archive/)')
@@ -91,9 +93,11 @@ function tableLocation(flags: CommonFlags): string {
  * part-way: what was done is safe, a rerun finishes. Exit 5, like an aggregation left incomplete.
  */
 async function printReport<R>(
+  flags: AwsTargetFlags,
   run: (client: S3Client) => Promise<R>,
   nothing: { found: (report: R) => boolean; where: string },
 ): Promise<void> {
+  const restoreEnv = overlayEnv(await awsTarget(flags, ['S3']));
   const client = new S3Client({});
   try {
     const report = await run(client);
@@ -115,6 +119,7 @@ async function printReport<R>(
     throw error;
   } finally {
     client.destroy();
+    restoreEnv();
   }
 }
 
@@ -153,6 +158,7 @@ function compactCommand(): Command {
       range = { from: hour.fromMs, to: hour.toMs };
     }
     await printReport(
+      flags,
       (client) =>
         compactArchive({
           ...target(flags, client),
@@ -184,6 +190,7 @@ function eraseCommand(): Command {
     .option('--dead-letter-bucket <name>', 'the dead-letter store bucket (default the archive bucket)')
     .action(async (flags: EraseFlags) => {
       await printReport(
+        flags,
         (client) =>
           eraseTenant({
             ...target(flags, client),

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { overlayEnv } from '../local/servers/process-env.js';
 import {
   formatReport,
   handlerTarget,
@@ -7,10 +8,11 @@ import {
   type RedriveTarget,
   redrive,
 } from '../redrive/index.js';
+import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { EXIT } from './exit-codes.js';
 import { type FunctionFlags, functionOptions, withFunctionHandler } from './function-handler.js';
 
-interface RedriveFlags extends FunctionFlags {
+interface RedriveFlags extends FunctionFlags, AwsTargetFlags {
   streamArn: string;
   queueUrl?: string;
   bucket?: string;
@@ -38,19 +40,43 @@ export function redriveCommand(): Command {
       'invoke the deployed function (name or ARN) through the Lambda API instead',
     )
     .option('--dry-run', 'print what would be redriven; invoke and remove nothing')
-    .option('-v, --verbose', 'print the environment set for the handler')
-    .action(async (flags: RedriveFlags) => {
-      if (flags.queueUrl === undefined && flags.bucket === undefined)
-        command.error('error: give --queue-url, --bucket, or both', { exitCode: EXIT.usage });
-      if (flags.invoke !== undefined) {
+    .option('-v, --verbose', 'print the environment set for the handler');
+  withAwsTarget(command).action(async (flags: RedriveFlags) => {
+    if (flags.queueUrl === undefined && flags.bucket === undefined)
+      command.error('error: give --queue-url, --bucket, or both', { exitCode: EXIT.usage });
+    const target = await awsTarget(flags, redriveServices(flags));
+    if (flags.invoke !== undefined) {
+      const restore = overlayEnv(target);
+      try {
         finish(await run(flags, lambdaTarget({ functionName: flags.invoke })));
-        return;
+      } finally {
+        restore();
       }
-      await withFunctionHandler(flags, async (fn, handler) => {
+      return;
+    }
+    await withFunctionHandler(
+      flags,
+      async (fn, handler) => {
         finish(await run(flags, handlerTarget(handler, { functionName: fn.key })));
-      });
-    });
+      },
+      target,
+    );
+  });
   return command;
+}
+
+/**
+ * The services a redrive sends requests to: the stream it reads back, where the failed batches
+ * are, and what runs them (the deployed function, or a handler whose clients reach DynamoDB and
+ * S3, as `replay`'s do).
+ */
+function redriveServices(flags: RedriveFlags): string[] {
+  return [
+    flags.streamArn.includes(':kinesis:') ? 'KINESIS' : 'DYNAMODB_STREAMS',
+    ...(flags.queueUrl === undefined ? [] : ['SQS']),
+    ...(flags.bucket === undefined ? [] : ['S3']),
+    ...(flags.invoke === undefined ? ['DYNAMODB', 'S3'] : ['LAMBDA']),
+  ].filter((service, i, all) => all.indexOf(service) === i);
 }
 
 function run(flags: RedriveFlags, target: RedriveTarget): Promise<RedriveReport> {
