@@ -26,7 +26,7 @@ export function redriveCommand(): Command {
     .description(
       "Run a stream's failed batches again: Lambda's on-failure records (an SQS queue, SNS delivered to SQS, or " +
         "an S3 destination) are read back from the stream (DynamoDB or Kinesis), tidewater's dead-letter entries carry their records; " +
-        'each message is removed only after all its records succeeded. Endpoints come from AWS_ENDPOINT_URL_*.',
+        'each message is removed only after all its records succeeded. Local endpoints (--local-env, AWS_ENDPOINT_URL_*) or --aws.',
     )
     .requiredOption(
       '--stream-arn <arn>',
