@@ -58,6 +58,7 @@ describe('every command that can reach AWS needs local endpoints or --aws', () =
       ['redrive', '--stream-arn', STREAM, '--bucket', 'b', '-c', 'no-such-serverless.yml'],
       'DYNAMODB_STREAMS, S3, DYNAMODB',
     ],
+    [['aggregate', '-t', 'votes'], 'DYNAMODB'],
     [['archive', 'compact', '-b', 'b', '-t', 't', '--hour', '2026-01-15T03'], 'S3'],
     [
       [
