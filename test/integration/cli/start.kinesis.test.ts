@@ -104,7 +104,8 @@ describe('tidewater start --once with a Kinesis mapping', () => {
       const written = readFileSync(envFile, 'utf8');
       expect(written).toMatch(/^AWS_ENDPOINT_URL_DYNAMODB_STREAMS=http:/m);
       expect(written).toMatch(/^AWS_ENDPOINT_URL_SQS=http:/m);
-      if (source === 'kinesis') expect(written).toMatch(/^AWS_ENDPOINT_URL_KINESIS=http:\/\/127\.0\.0\.1:\d+$/m);
+      if (source === 'kinesis')
+        expect(written).toMatch(/^AWS_ENDPOINT_URL_KINESIS=http:\/\/127\.0\.0\.1:\d+$/m);
       const bucket = startLogName(log, 'bucket', /ArchiveBucket/);
       if (source === 'kinesis') {
         // The generated DynamoDB stream mapping is switched off; the CloudFormation one reads the stream.
