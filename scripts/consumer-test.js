@@ -11,7 +11,7 @@
 // and docs/*.md into <copy>/docs-check/ (which the service's tsconfig and vitest config include),
 // so the service's `npm test` compiles them against the installed tarball and runs those marked to
 // run; blocks of other kinds are checked before anything is installed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -81,6 +81,149 @@ function scriptsReviewed(cwd) {
     throw new Error(`install scripts not covered by allowScripts: ${JSON.stringify(pending)}`);
 }
 
+/** A command that must fail: its exit code and output, for the caller to check what it said. */
+function runFailing(command, args, cwd, timeoutMs = 120_000) {
+  process.stdout.write(`\n$ ${[command, ...args].join(' ')}   (in ${cwd}; must fail)\n`);
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: timeoutMs });
+  const output = `${result.stdout}${result.stderr}`;
+  process.stdout.write(output);
+  if (result.status === 0) throw new Error(`${command} ${args.join(' ')} succeeded in ${cwd}; it must fail`);
+  return output;
+}
+
+function expectIn(output, text, what) {
+  if (!output.includes(text))
+    throw new Error(`${what}: expected the output to contain ${JSON.stringify(text)}`);
+}
+
+/**
+ * A team's first week (issue 38), on the service firstHour scaffolded, with the CLI of the
+ * installed tarball: init in a CommonJS package with its own node16 tsconfig says so and names the
+ * fix (and tsc agrees on both counts); a Kinesis function added to serverless.yml makes the
+ * scaffold's test say how to give it a Kinesis server; `start --write-env` runs while a misspelled
+ * table and function are named with the nearest that exist; once start is gone, its env file is
+ * stale and replay fails in seconds naming the endpoint.
+ */
+async function firstWeek(work) {
+  const fresh = path.join(work, 'fresh-service');
+  const cli = path.join(fresh, 'node_modules', 'tidewater', 'dist', 'cli', 'bin.js');
+  const tsc = path.join(fresh, 'node_modules', 'typescript', 'bin', 'tsc');
+
+  // 1. CommonJS + node16: inside fresh-service, so it resolves fresh-service's installed packages.
+  const cjs = path.join(fresh, 'cjs-service');
+  mkdirSync(cjs);
+  writeFileSync(
+    path.join(cjs, 'package.json'),
+    '{ "name": "cjs-service", "version": "1.0.0", "type": "commonjs" }\n',
+  );
+  writeFileSync(
+    path.join(cjs, 'tsconfig.json'),
+    '{ "compilerOptions": { "module": "node16", "strict": true, "skipLibCheck": true, "noEmit": true, "types": ["node"] }, "include": ["src", "test"] }\n',
+  );
+  const init = spawnSync(process.execPath, [cli, 'init'], { cwd: cjs, encoding: 'utf8' });
+  process.stdout.write(init.stdout + init.stderr);
+  if (init.status !== 0) throw new Error('tidewater init failed in a CommonJS package');
+  expectIn(init.stdout, 'warning: your tsconfig.json has "module": "node16"', 'init in a CommonJS package');
+  expectIn(init.stdout, 'Fix: add "type": "module" to package.json', 'init in a CommonJS package');
+  // What the warning says: tsc refuses the scaffold (TS1479) until the package is ESM.
+  expectIn(runFailing(process.execPath, [tsc, '-p', '.'], cjs), 'TS1479', 'tsc in the CommonJS package');
+  const pkg = JSON.parse(readFileSync(path.join(cjs, 'package.json'), 'utf8'));
+  writeFileSync(path.join(cjs, 'package.json'), `${JSON.stringify({ ...pkg, type: 'module' }, null, 2)}\n`);
+  run(process.execPath, [tsc, '-p', '.'], cjs);
+  rmSync(cjs, { recursive: true, force: true });
+
+  // 2. A Kinesis stream function in the scaffold's serverless.yml: its test says what to give it.
+  const config = path.join(fresh, 'serverless.yml');
+  const scaffolded = readFileSync(config, 'utf8');
+  writeFileSync(
+    config,
+    scaffolded.replace(
+      '\nresources:\n',
+      [
+        '',
+        '  audit:',
+        '    handler: src/handlers/archive.handler',
+        '    events:',
+        '      - stream:',
+        '          type: kinesis',
+        '          arn:',
+        '            Fn::GetAtt: [AuditStream, Arn]',
+        '          startingPosition: TRIM_HORIZON',
+        '',
+        'resources:',
+        '  - Resources:',
+        '      AuditStream:',
+        '        Type: AWS::Kinesis::Stream',
+        '        Properties:',
+        '          ShardCount: 1',
+        '',
+      ].join('\n'),
+    ),
+  );
+  const scaffoldTest = runFailing('npx', ['vitest', 'run', 'test/archive.test.ts'], fresh, 300_000);
+  expectIn(
+    scaffoldTest,
+    'no Kinesis server was given: pass `kinesis: localKinesisClient(',
+    'the scaffold test',
+  );
+  writeFileSync(config, scaffolded);
+
+  // 3. start --write-env, and names mistyped on the command line.
+  const envFile = path.join(fresh, '.env.local');
+  if (!readFileSync(path.join(fresh, '.gitignore'), 'utf8').split('\n').includes('.env.local'))
+    throw new Error(".gitignore of a fresh init lacks .env.local, the file start's --write-env writes");
+  const start = spawn(process.execPath, [cli, 'start', '--write-env', '.env.local'], { cwd: fresh });
+  let log = '';
+  start.stderr.on('data', (chunk) => {
+    log += chunk;
+  });
+  const stopped = new Promise((resolve) => start.on('exit', resolve));
+  try {
+    for (const deadline = Date.now() + 180_000; !existsSync(envFile); ) {
+      if (Date.now() > deadline || start.exitCode !== null)
+        throw new Error(`start did not write ${envFile}:\n${log}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const table = /RecordsTable\s+table\s+(\S+)/.exec(log)?.[1];
+    if (!table) throw new Error(`start named no RecordsTable:\n${log}`);
+    const typo = `${table.slice(0, -2)}${table.at(-1)}`;
+    const byTable = runFailing(
+      process.execPath,
+      [cli, 'capture', '--table', typo, '-o', 'never.jsonl', '--local-env', '.env.local'],
+      fresh,
+    );
+    expectIn(byTable, `Did you mean '${table}'?`, 'capture of a misspelled table');
+    const byScan = runFailing(
+      process.execPath,
+      [cli, 'backfill', '--scan', typo, '--local-env', '.env.local'],
+      fresh,
+    );
+    expectIn(byScan, `Did you mean '${table}'?`, 'backfill of a misspelled table');
+    const byFunction = runFailing(
+      process.execPath,
+      [cli, 'capture', '-f', 'archve', '-o', 'never.jsonl', '--local-env', '.env.local'],
+      fresh,
+    );
+    expectIn(byFunction, "Did you mean 'archive'?", 'capture of a misspelled function');
+  } finally {
+    start.kill('SIGINT');
+    await stopped;
+  }
+
+  // 4. The env file outlives start: replay names the endpoint that no longer answers, in seconds.
+  writeFileSync(path.join(fresh, 'none.jsonl'), '');
+  const stale = runFailing(
+    process.execPath,
+    [cli, 'replay', 'none.jsonl', '--local-env', '.env.local'],
+    fresh,
+    30_000,
+  );
+  expectIn(stale, 'EndpointUnreachableError: AWS_ENDPOINT_URL_', 'replay with a stale env file');
+  process.stdout.write(
+    '\nthe first week (CommonJS init, a Kinesis function, names mistyped, a stale env file) passed\n',
+  );
+}
+
 /** The first TypeScript block under a README heading, as a reader copies it. */
 function readmeBlock(heading) {
   const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
@@ -129,6 +272,7 @@ try {
   scriptsReviewed(service);
   run('npm', ['test'], service);
   firstHour(work);
+  await firstWeek(work);
   process.stdout.write(
     `\nconsumer project (${path.relative(root, example)}) passed against the packed tarball\n` +
       `${formatSummary(docs)}\n`,

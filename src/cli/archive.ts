@@ -1,7 +1,13 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../archive/format.js';
-import { parseHour } from '../archive/hours.js';
+import {
+  closesAt,
+  DEFAULT_CLOSED_AFTER_SECONDS,
+  floorHour,
+  parseHour,
+  wholeHours,
+} from '../archive/hours.js';
 import {
   CompactionIncompleteError,
   compactArchive,
@@ -9,10 +15,13 @@ import {
   eraseTenant,
 } from '../archive/index.js';
 import { tenantFromPartitionKey } from '../archive/partition.js';
+import { HOUR_MS } from '../archive/store.js';
+import { overlayEnv } from '../local/servers/process-env.js';
+import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { EXIT } from './exit-codes.js';
 import { integer, positive } from './parse.js';
 
-interface CommonFlags {
+interface CommonFlags extends AwsTargetFlags {
   bucket: string;
   table: string;
   prefix?: string;
@@ -46,7 +55,7 @@ function time(text: string): string {
 
 /** The options every archive subcommand shares. */
 function common(command: Command): Command {
-  return command
+  return withAwsTarget(command)
     .requiredOption('-b, --bucket <name>', 'the archive bucket')
     .requiredOption('-t, --table <name>', 'the table whose archive it is (the key segment table=<name>)')
     .option('-p, --prefix <prefix>', 'the key prefix the archive sink writes under (e.g. archive/)')
@@ -91,9 +100,11 @@ function tableLocation(flags: CommonFlags): string {
  * part-way: what was done is safe, a rerun finishes. Exit 5, like an aggregation left incomplete.
  */
 async function printReport<R>(
+  flags: AwsTargetFlags,
   run: (client: S3Client) => Promise<R>,
   nothing: { found: (report: R) => boolean; where: string },
 ): Promise<void> {
+  const restoreEnv = overlayEnv(await awsTarget(flags, ['S3']));
   const client = new S3Client({});
   try {
     const report = await run(client);
@@ -115,6 +126,7 @@ async function printReport<R>(
     throw error;
   } finally {
     client.destroy();
+    restoreEnv();
   }
 }
 
@@ -145,28 +157,79 @@ function compactCommand(): Command {
       return command.error('error: give --hour, or --from and --to');
     }
     let range: { from: number | string; to: number | string };
-    if (flags.hour === undefined) range = { from: flags.from as string, to: flags.to as string };
-    else {
+    let open: OpenHours | undefined;
+    if (flags.hour === undefined) {
+      // A range ending in hours still open: the closed ones are compacted, the open ones reported.
+      const split = splitOpenHours(flags.from as string, flags.to as string, flags.closedAfter, Date.now());
+      range = split.closed;
+      open = split.open;
+    } else {
       const hour = parseHour(flags.hour);
       if (hour === undefined)
         return command.error(`error: --hour ${flags.hour}: expected e.g. 2026-01-15T03`);
       range = { from: hour.fromMs, to: hour.toMs };
     }
     await printReport(
-      (client) =>
-        compactArchive({
+      flags,
+      async (client) => {
+        const report = await compactArchive({
           ...target(flags, client),
           ...range,
           ...(flags.closedAfter === undefined ? {} : { closedAfterSeconds: flags.closedAfter }),
           ...(flags.maxObjectBytes === undefined ? {} : { maxObjectBytes: flags.maxObjectBytes }),
           ...(flags.storageClass === undefined ? {} : { storageClass: flags.storageClass }),
-        }),
+        });
+        if (open === undefined) return report;
+        process.stderr.write(
+          `skipped ${open.hours} hour${open.hours === 1 ? '' : 's'} still open (${open.from} to ${open.to}): ` +
+            `the first closes at ${open.firstClosesAt}; compact ${open.hours === 1 ? 'it' : 'them'} after that\n`,
+        );
+        return { ...report, skippedOpen: open };
+      },
       {
         found: (report) => report.hours.every((hour) => hour.objectsRead === 0),
         where: `${tableLocation(flags)} (${flags.hour === undefined ? `${flags.from} to ${flags.to}` : `hour ${flags.hour}`})`,
       },
     );
   });
+}
+
+/** The open hours at the end of a compaction range, as the report names them. */
+interface OpenHours {
+  /** The first open hour's start and the range's end (ISO-8601). */
+  from: string;
+  to: string;
+  hours: number;
+  firstClosesAt: string;
+}
+
+/**
+ * [from, to) as whole hours, split where they stop being closed (compactArchive's rule:
+ * closesAt, `closedAfterSeconds` after the hour's end). Arithmetic, not a walk over the hours, so
+ * a range reaching far into the future costs nothing. A range with no closed hour is left whole:
+ * compactArchive refuses it with OpenPartitionError naming the hour, as before.
+ */
+export function splitOpenHours(
+  from: string,
+  to: string,
+  closedAfterSeconds: number | undefined,
+  nowMs: number,
+): { closed: { from: number; to: number }; open?: OpenHours } {
+  const whole = wholeHours(Date.parse(from), Date.parse(to));
+  const closedAfter = closedAfterSeconds ?? DEFAULT_CLOSED_AFTER_SECONDS;
+  // The hour starting here is the first not yet closed.
+  const firstOpen = floorHour(nowMs - closedAfter * 1000 - HOUR_MS) + HOUR_MS;
+  if (firstOpen >= whole.toMs || firstOpen <= whole.fromMs)
+    return { closed: { from: whole.fromMs, to: whole.toMs } };
+  return {
+    closed: { from: whole.fromMs, to: firstOpen },
+    open: {
+      from: new Date(firstOpen).toISOString(),
+      to: new Date(whole.toMs).toISOString(),
+      hours: (whole.toMs - firstOpen) / HOUR_MS,
+      firstClosesAt: new Date(closesAt(firstOpen, closedAfter)).toISOString(),
+    },
+  };
 }
 
 function eraseCommand(): Command {
@@ -184,6 +247,7 @@ function eraseCommand(): Command {
     .option('--dead-letter-bucket <name>', 'the dead-letter store bucket (default the archive bucket)')
     .action(async (flags: EraseFlags) => {
       await printReport(
+        flags,
         (client) =>
           eraseTenant({
             ...target(flags, client),

@@ -1,3 +1,4 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { readExportManifest } from '../backfill/manifest.js';
@@ -6,13 +7,16 @@ import { handlerFile, loadHandler, resolveHandlerModule } from '../local/index.j
 import { overlayEnv } from '../local/servers/process-env.js';
 import type { Pipeline } from '../pipeline/engine.js';
 import { pipelineOfHandler } from '../pipeline/middleware.js';
+import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { NotAStreamHandlerError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { functionEnvironment, streamFunctionOf } from './function-env.js';
 import { type FunctionFlags, functionOptions, loadFlaggedApp } from './function-handler.js';
 import { positive, splitHandler } from './parse.js';
+import { progressFields } from './progress-rate.js';
+import { describeNamedTable } from './table-lookup.js';
 
-interface BackfillFlags extends FunctionFlags {
+interface BackfillFlags extends FunctionFlags, AwsTargetFlags {
   fromExport?: { bucket: string; prefix: string };
   scan?: string;
   segments: number;
@@ -32,7 +36,7 @@ function s3Url(text: string): { bucket: string; prefix: string } {
 }
 
 export function backfillCommand(): Command {
-  return functionOptions(
+  const command = functionOptions(
     new Command('backfill'),
     "a createStreamHandler handler to run instead of the function's own",
   )
@@ -56,28 +60,49 @@ export function backfillCommand(): Command {
     .option('--concurrency <n>', 'data files or segments at once', positive, 4)
     .option('--key <attributes...>', "the table's key attributes (default: DescribeTable)")
     .option('--dry-run', 'read the manifest (or describe the scan) and the handler, run nothing')
-    .option('--no-progress', 'no progress bar')
-    .action(async (flags: BackfillFlags) => {
-      if ((flags.fromExport === undefined) === (flags.scan === undefined))
-        throw new InvalidArgumentError('give exactly one of --from-export and --scan');
-      const source: BackfillSource =
-        flags.fromExport !== undefined
-          ? { export: flags.fromExport }
-          : { scan: { table: flags.scan!, segments: flags.segments } };
-      const { pipeline, restoreEnv } = await functionPipeline(flags);
-      try {
-        if (flags.dryRun) {
-          await describePlan(source, flags);
-          process.exitCode = EXIT.ok;
-          return;
-        }
-        const report = await runWithProgress(pipeline, source, flags);
-        printReport(report, flags.checkpoint !== undefined);
-        process.exitCode = report.complete ? EXIT.ok : EXIT.incomplete;
-      } finally {
-        restoreEnv();
-      }
-    });
+    .option('--no-progress', 'no progress bar');
+  return withAwsTarget(command).action(async (flags: BackfillFlags) => {
+    if ((flags.fromExport === undefined) === (flags.scan === undefined))
+      throw new InvalidArgumentError('give exactly one of --from-export and --scan');
+    // Before the handler is imported: it and the reader build their clients from these.
+    const restoreTarget = overlayEnv(await awsTarget(flags, ['DYNAMODB', 'S3']));
+    try {
+      await backfill(flags);
+    } finally {
+      restoreTarget();
+    }
+  });
+}
+
+async function backfill(flags: BackfillFlags): Promise<void> {
+  const source: BackfillSource =
+    flags.fromExport !== undefined
+      ? { export: flags.fromExport }
+      : { scan: { table: flags.scan!, segments: flags.segments } };
+  if (flags.scan !== undefined) await checkTable(flags.scan);
+  const { pipeline, restoreEnv } = await functionPipeline(flags);
+  try {
+    if (flags.dryRun) {
+      await describePlan(source, flags);
+      process.exitCode = EXIT.ok;
+      return;
+    }
+    const report = await runWithProgress(pipeline, source, flags);
+    printReport(report, flags.checkpoint !== undefined);
+    process.exitCode = report.complete ? EXIT.ok : EXIT.incomplete;
+  } finally {
+    restoreEnv();
+  }
+}
+
+/** A mistyped --scan table fails here, named with the nearest that exist, before the handler loads. */
+async function checkTable(table: string): Promise<void> {
+  const dynamodb = new DynamoDBClient({});
+  try {
+    await describeNamedTable(dynamodb, table, '--scan');
+  } finally {
+    dynamodb.destroy();
+  }
 }
 
 /** The function's pipeline, its handler imported with the function's environment (kept while it runs). */
@@ -131,11 +156,12 @@ async function runWithProgress(
   const bar =
     flags.progress && process.stderr.isTTY
       ? new SingleBar(
-          { format: '{bar} {value}/{total} items | {parts} | {eta_formatted}' },
+          { format: '{bar} {value}/{total} items | {parts} | {elapsed} | {rate} items/s' },
           Presets.shades_classic,
         )
       : undefined;
   let started = false;
+  const startedMs = Date.now();
   try {
     return await runBackfill(pipeline, {
       source,
@@ -145,11 +171,14 @@ async function runWithProgress(
       ...(flags.key ? { keyAttributes: flags.key } : {}),
       onProgress: (p) => {
         if (!bar) return;
-        const parts = `${p.partsDone}/${p.partsTotal} ${'export' in source ? 'files' : 'segments'}`;
-        if (!started) bar.start(p.itemsTotal ?? 0, 0, { parts });
+        const payload = {
+          parts: `${p.partsDone}/${p.partsTotal} ${'export' in source ? 'files' : 'segments'}`,
+          ...progressFields(p.itemsRead, startedMs, Date.now()),
+        };
+        if (!started) bar.start(p.itemsTotal ?? 0, 0, payload);
         started = true;
         if (p.itemsTotal === undefined) bar.setTotal(Math.max(p.itemsRead, 1));
-        bar.update(p.itemsRead, { parts });
+        bar.update(p.itemsRead, payload);
       },
     });
   } finally {

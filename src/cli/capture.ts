@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DescribeStreamSummaryCommand, KinesisClient } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -16,6 +16,7 @@ import { EXIT } from './exit-codes.js';
 import { streamFunctionOf } from './function-env.js';
 import { cdkOutOption, loadFlaggedApp, templateOption } from './function-handler.js';
 import { positive } from './parse.js';
+import { describeNamedTable } from './table-lookup.js';
 
 interface CaptureFlags extends AwsTargetFlags {
   streamArn?: string;
@@ -87,7 +88,7 @@ export function captureCommand(): Command {
     const source = await streamSource(flags, app);
     // Before any request: capture reads what the shell's (or --local-env's) endpoints point at.
     const services = 'kinesis' in source ? ['KINESIS'] : ['DYNAMODB', 'DYNAMODB_STREAMS'];
-    const restoreEnv = overlayEnv(await awsTarget(command, flags, services));
+    const restoreEnv = overlayEnv(await awsTarget(flags, services));
     try {
       if ('kinesis' in source) await captureKinesisWith(flags, source.kinesis);
       else
@@ -124,7 +125,11 @@ async function captureWith(
   if (!streamArn) {
     const dynamodb = new DynamoDBClient({});
     try {
-      const table = await dynamodb.send(new DescribeTableCommand({ TableName: source.table }));
+      const table = await describeNamedTable(
+        dynamodb,
+        source.table as string,
+        flags.table === undefined ? 'table' : '--table',
+      );
       streamArn = table.Table?.LatestStreamArn;
     } finally {
       dynamodb.destroy();

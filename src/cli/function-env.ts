@@ -1,3 +1,5 @@
+import { didYouMean } from '../core/did-you-mean.js';
+import { TidewaterError } from '../core/errors.js';
 import { resolveEnvironment } from '../local/config/service-resources.js';
 import {
   type LocalApp,
@@ -13,7 +15,7 @@ export async function streamFunctionOf(
   app: LocalApp,
   key: string | undefined,
 ): Promise<StreamFunctionSettings> {
-  if (key !== undefined) return (await app.streamFunctions([key]))[0] as StreamFunctionSettings;
+  if (key !== undefined) return (await namedStreamFunctions(app, [key]))[0] as StreamFunctionSettings;
   const all = await app.streamFunctions();
   if (all.length === 1) return all[0] as StreamFunctionSettings;
   throw app.error(
@@ -21,6 +23,38 @@ export async function streamFunctionOf(
       ? 'no function has a DynamoDB stream event'
       : `several functions have a DynamoDB stream event; pick one with -f (${all.map((f) => f.key).join(', ')})`,
   );
+}
+
+/**
+ * The stream functions `-f` names. A key that is not one of them fails as the app's reader says
+ * (no such function, or one without a stream event), with the nearest stream functions' keys.
+ */
+export async function namedStreamFunctions(
+  app: Pick<LocalApp, 'streamFunctions'>,
+  keys: readonly string[],
+): Promise<StreamFunctionSettings[]> {
+  const all = await app.streamFunctions();
+  const byKey = new Map(all.map((fn) => [fn.key, fn]));
+  const out: StreamFunctionSettings[] = [];
+  for (const key of keys) {
+    const fn = byKey.get(key) ?? (await withSuggestion(app, key, [...byKey.keys()]));
+    out.push(fn);
+  }
+  return out;
+}
+
+async function withSuggestion(
+  app: Pick<LocalApp, 'streamFunctions'>,
+  key: string,
+  known: readonly string[],
+): Promise<StreamFunctionSettings> {
+  try {
+    return (await app.streamFunctions([key]))[0] as StreamFunctionSettings;
+  } catch (error) {
+    // The reader's own error (its type and file) stays; only the suggestion is added to its text.
+    if (error instanceof TidewaterError) error.message += didYouMean(key, known);
+    throw error;
+  }
 }
 
 /**

@@ -41,7 +41,8 @@ const FILES = [
 /** The logical ids the infra/ files declare (a serverless.yml declaring one already cannot be merged). */
 const LOGICAL_IDS = ['RecordsTable', 'ArchiveBucket', 'ArchiveBucketPolicy', 'ArchiveFunctionRole'];
 
-const GITIGNORE = ['node_modules/', '.tidewater/', '.esbuild/', '.serverless/'];
+/** What a service keeps out of git: build output, and `tidewater start --write-env`'s endpoints file (README's name for it). */
+const GITIGNORE = ['node_modules/', '.tidewater/', '.esbuild/', '.serverless/', '.env.local'];
 
 /**
  * devDependencies the scaffold needs, which of tidewater's own package.json ranges to give them,
@@ -82,6 +83,8 @@ export interface InitReport {
   files: InitFileReport[];
   /** serverless.yml could not be merged: what to add, from which file. */
   manual?: { file: string; reason: string; pieces: string[] };
+  /** What will not work as scaffolded in this folder, each with its fix. */
+  warnings?: string[];
   nextSteps: string[];
 }
 
@@ -145,6 +148,8 @@ export async function initService(options: InitOptions = {}): Promise<InitReport
     files.push(await placeFile(dir, path, await readTemplate(path), force));
   }
   files.push(await ensureGitignore(dir));
+  const tsconfig = files.find((f) => f.path === 'tsconfig.json');
+  const warning = tsconfig?.status === 'kept' ? await commonJsWarning(dir) : undefined;
 
   const nextSteps = [
     'npm install',
@@ -152,7 +157,32 @@ export async function initService(options: InitOptions = {}): Promise<InitReport
     'npx tidewater start   # your serverless.yml locally: resources, stream functions, endpoints',
     'npx osls package --stage dev   # the deployable package in .serverless/, offline; then osls deploy --package .serverless',
   ];
-  return { files, ...(manual ? { manual } : {}), nextSteps };
+  return { files, ...(manual ? { manual } : {}), ...(warning ? { warnings: [warning] } : {}), nextSteps };
+}
+
+/** tsconfig's module settings under which a .ts file is CommonJS unless package.json says "type": "module". */
+const NODE_MODULES_SETTING = /"(module|moduleResolution)"\s*:\s*"(node16|node18|node20|nodenext)"/i;
+
+/**
+ * The scaffold's TypeScript imports tidewater, which is ESM only. Under the service's own
+ * tsconfig with `module: node16` (or nodenext), a package without `"type": "module"` (what
+ * `npm init -y` writes) makes every .ts file CommonJS, and tsc refuses each import (TS1479) while
+ * vitest, which does not type-check, passes: said here, with both fixes, rather than by the
+ * first `npm run typecheck`.
+ */
+async function commonJsWarning(dir: string): Promise<string | undefined> {
+  const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { type?: unknown };
+  if (pkg.type === 'module') return undefined;
+  const tsconfig = await readFile(join(dir, 'tsconfig.json'), 'utf8');
+  const setting = NODE_MODULES_SETTING.exec(tsconfig);
+  if (!setting) return undefined;
+  return (
+    `your tsconfig.json has "${setting[1]}": "${setting[2]}" and package.json has no "type": "module", so ` +
+    'TypeScript reads src/handlers/archive.ts and test/archive.test.ts as CommonJS, which cannot import ' +
+    'tidewater (ESM only): `npm test` passes but `npm run typecheck` fails with TS1479. Fix: add ' +
+    '"type": "module" to package.json, or type-check these files with a tsconfig of their own (tidewater\'s: ' +
+    `${join(COMPARE_DIR, 'tsconfig.json.template')}; \`tsc -p\` it).`
+  );
 }
 
 function readTemplate(path: string): Promise<string> {
@@ -402,6 +432,7 @@ export function formatReport(report: InitReport): string {
       ...report.manual.pieces.map((piece) => `  - ${piece}`),
     );
   }
+  for (const warning of report.warnings ?? []) lines.push('', `warning: ${warning}`);
   lines.push('', 'Next:', ...report.nextSteps.map((step) => `  ${step}`), '');
   return lines.join('\n');
 }

@@ -26,6 +26,7 @@ import {
 import { overlayEnv } from '../local/servers/process-env.js';
 import { batchInfoOf } from '../records/on-failure-record.js';
 import { describeEvent } from './describe-event.js';
+import { namedStreamFunctions } from './function-env.js';
 import { onFailureDestination, type ServerEndpoints, type Servers, startServers } from './local-servers.js';
 
 /**
@@ -53,6 +54,11 @@ export interface LocalServiceOptions {
   endpoints?: ServerEndpoints;
   /** Write the environment that reaches the local servers here (KEY=value lines) once ready. */
   envFile?: string;
+  /**
+   * Print each function's environment values, not only the names: a secret in a variable would
+   * land in the terminal and CI logs, so only when asked (`--show-env-values`).
+   */
+  showEnvValues?: boolean;
   verbose?: boolean;
   /** tidewater's own lines (the functions' output goes to stdout, as in Lambda). */
   log: (line: string) => void;
@@ -78,9 +84,18 @@ export interface RunningFunction {
   onFailureNote: string;
 }
 
-/** What a handler run against the servers gets over its own environment: their endpoints. */
-export function serverEnvironment(servers: Servers): Record<string, string> {
-  return { ...servers.aws.env, AWS_ENDPOINT_URL_SQS: servers.sqsEndpoint };
+/**
+ * What a handler run against the servers gets over its own environment, and what `--write-env`
+ * writes: the endpoint of every server that runs (Kinesis only when it was started).
+ */
+export function serverEnvironment(
+  servers: Pick<Servers, 'sqsEndpoint' | 'kinesis'> & { aws: Pick<Servers['aws'], 'env'> },
+): Record<string, string> {
+  return {
+    ...servers.aws.env,
+    AWS_ENDPOINT_URL_SQS: servers.sqsEndpoint,
+    ...(servers.kinesis ? { AWS_ENDPOINT_URL_KINESIS: servers.kinesis.endpoint } : {}),
+  };
 }
 
 export async function runLocalService(options: LocalServiceOptions): Promise<LocalServiceResult> {
@@ -94,7 +109,9 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
   });
   const { root } = app;
   const plan = await app.plan();
-  const streamFunctions = await app.streamFunctions(options.functions);
+  const streamFunctions = options.functions
+    ? await namedStreamFunctions(app, options.functions)
+    : await app.streamFunctions();
   for (const fn of streamFunctions) handlerFile(fn, { root });
 
   log(`${app.name} (stage ${app.stage}) from ${app.file}`);
@@ -131,7 +148,9 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Loc
 
     const running: RunningFunction[] = [];
     for (const fn of streamFunctions) {
-      const prepared = await prepareFunction(fn, resources, localEnv, servers, app, log);
+      const prepared = await prepareFunction(fn, resources, localEnv, servers, app, log, {
+        ...(options.showEnvValues ? { showEnvValues: true } : {}),
+      });
       if (prepared) running.push(prepared);
     }
     // One process runs every function: each handler was imported with its own environment (what
@@ -249,6 +268,7 @@ export async function prepareFunction(
   servers: Servers,
   app: Pick<LocalApp, 'root' | 'declaredIn'>,
   log: (line: string) => void,
+  print: { showEnvValues?: boolean } = {},
 ): Promise<RunningFunction | undefined> {
   const { root, declaredIn } = app;
   if (!fn.stream.enabled) {
@@ -290,7 +310,7 @@ export async function prepareFunction(
   ];
   log(`function ${fn.key} (${fn.handler}) ← ${streamArn}`);
   log(`  ${settings.join(', ')}; on failure: ${note}`);
-  for (const [name, value] of Object.entries(values)) log(`  ${name}=${value}`);
+  for (const line of environmentLines(values, unresolved, print.showEnvValues === true)) log(`  ${line}`);
   return {
     fn,
     streamArn,
@@ -300,6 +320,23 @@ export async function prepareFunction(
     ...(queue ? { onFailureQueue: queue } : {}),
     onFailureNote: note,
   };
+}
+
+/**
+ * A function's environment as `start` prints it: each name and whether it is set; the values only
+ * when asked, since one may be a secret.
+ */
+export function environmentLines(
+  values: Readonly<Record<string, string>>,
+  unresolved: readonly { name: string }[],
+  showValues: boolean,
+): string[] {
+  if (showValues) return Object.entries(values).map(([name, value]) => `${name}=${value}`);
+  const names = [
+    ...Object.keys(values).map((name) => `${name} (set)`),
+    ...unresolved.map(({ name }) => `${name} (unset)`),
+  ];
+  return names.length === 0 ? [] : [`environment: ${names.join(', ')} (values: --show-env-values)`];
 }
 
 /** How runFunction runs one function, and what it reports. */

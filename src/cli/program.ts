@@ -5,6 +5,7 @@ import { archiveCommand } from './archive.js';
 import { backfillCommand } from './backfill.js';
 import { captureCommand } from './capture.js';
 import { demoCommand } from './demo.js';
+import { AwsTargetError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { initCommand } from './init.js';
 import { redriveCommand } from './redrive.js';
@@ -57,6 +58,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(
       `tidewater: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`,
     );
-    return EXIT.error;
+    // Neither local endpoints nor --aws: the command line was incomplete, and nothing was sent.
+    return error instanceof AwsTargetError ? EXIT.usage : EXIT.error;
   }
 }

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { overlayEnv } from '../local/servers/process-env.js';
 import {
   formatProgress,
   formatReport,
@@ -8,11 +9,12 @@ import {
   type RedriveTarget,
   redrive,
 } from '../redrive/index.js';
+import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { EXIT } from './exit-codes.js';
 import { type FunctionFlags, functionOptions, withFunctionHandler } from './function-handler.js';
 import { positive } from './parse.js';
 
-interface RedriveFlags extends FunctionFlags {
+interface RedriveFlags extends FunctionFlags, AwsTargetFlags {
   streamArn: string;
   queueUrl?: string;
   bucket?: string;
@@ -30,7 +32,7 @@ export function redriveCommand(): Command {
     .description(
       "Run a stream's failed batches again: Lambda's on-failure records (an SQS queue, SNS delivered to SQS, or " +
         "an S3 destination) are read back from the stream (DynamoDB or Kinesis), tidewater's dead-letter entries carry their records; " +
-        'each message is removed only after all its records succeeded. Endpoints come from AWS_ENDPOINT_URL_*.',
+        'each message is removed only after all its records succeeded. Local endpoints (--local-env, AWS_ENDPOINT_URL_*) or --aws.',
     )
     .requiredOption(
       '--stream-arn <arn>',
@@ -54,19 +56,43 @@ export function redriveCommand(): Command {
     .option('--max-messages <n>', 'read at most this many messages and objects (default 1000)', positive)
     .option('--max-seconds <n>', 'read no further message after this many seconds (default 240)', positive)
     .option('--dry-run', 'print what would be redriven; invoke and remove nothing')
-    .option('-v, --verbose', 'print the environment set for the handler')
-    .action(async (flags: RedriveFlags) => {
-      if (flags.queueUrl === undefined && flags.bucket === undefined)
-        command.error('error: give --queue-url, --bucket, or both', { exitCode: EXIT.usage });
-      if (flags.invoke !== undefined) {
+    .option('-v, --verbose', 'print the environment set for the handler');
+  withAwsTarget(command).action(async (flags: RedriveFlags) => {
+    if (flags.queueUrl === undefined && flags.bucket === undefined)
+      command.error('error: give --queue-url, --bucket, or both', { exitCode: EXIT.usage });
+    const target = await awsTarget(flags, redriveServices(flags));
+    if (flags.invoke !== undefined) {
+      const restore = overlayEnv(target);
+      try {
         finish(await run(flags, lambdaTarget({ functionName: flags.invoke })));
-        return;
+      } finally {
+        restore();
       }
-      await withFunctionHandler(flags, async (fn, handler) => {
+      return;
+    }
+    await withFunctionHandler(
+      flags,
+      async (fn, handler) => {
         finish(await run(flags, handlerTarget(handler, { functionName: fn.key })));
-      });
-    });
+      },
+      target,
+    );
+  });
   return command;
+}
+
+/**
+ * The services a redrive sends requests to: the stream it reads back, where the failed batches
+ * are, and what runs them (the deployed function, or a handler whose clients reach DynamoDB and
+ * S3, as `replay`'s do).
+ */
+function redriveServices(flags: RedriveFlags): string[] {
+  return [
+    flags.streamArn.includes(':kinesis:') ? 'KINESIS' : 'DYNAMODB_STREAMS',
+    ...(flags.queueUrl === undefined ? [] : ['SQS']),
+    ...(flags.bucket === undefined ? [] : ['S3']),
+    ...(flags.invoke === undefined ? ['DYNAMODB', 'S3'] : ['LAMBDA']),
+  ].filter((service, i, all) => all.indexOf(service) === i);
 }
 
 function run(flags: RedriveFlags, target: RedriveTarget): Promise<RedriveReport> {

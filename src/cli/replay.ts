@@ -44,7 +44,7 @@ export function replayCommand(): Command {
     .option('--no-progress', 'no progress bar');
   return withAwsTarget(command).action(async (files: string[], flags: ReplayFlags) => {
     // Before anything else: the handler's SDK clients go where these variables say.
-    const target = await awsTarget(command, flags, ['DYNAMODB', 'S3']);
+    const target = await awsTarget(flags, ['DYNAMODB', 'S3']);
     await withFunctionHandler(flags, (fn, handler) => replayWith(files, flags, fn, handler), target);
   });
 }

@@ -16,6 +16,7 @@ interface StartFlags {
   s3Endpoint?: string;
   sqsEndpoint?: string;
   writeEnv?: string;
+  showEnvValues?: boolean;
   verbose?: boolean;
 }
 
@@ -62,6 +63,10 @@ export function startCommand(): Command {
       '--write-env <file>',
       'write the local endpoints and credentials here (KEY=value lines) once ready',
     )
+    .option(
+      '--show-env-values',
+      "print each function's environment values (default: only the names, and whether each is set)",
+    )
     .option('-v, --verbose', 'print every event-source-mapping decision (invoke, response, retry, bisect…)')
     .action(async (flags: StartFlags) => {
       if (flags.once && flags.for !== undefined) command.error('error: give --once or --for, not both');
@@ -95,6 +100,7 @@ export function startCommand(): Command {
             ...(flags.sqsEndpoint ? { sqs: flags.sqsEndpoint } : {}),
           },
           ...(flags.writeEnv ? { envFile: flags.writeEnv } : {}),
+          ...(flags.showEnvValues ? { showEnvValues: true } : {}),
           ...(flags.verbose ? { verbose: true } : {}),
           log: (line) => process.stderr.write(`tidewater: ${line}\n`),
         });

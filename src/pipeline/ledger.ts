@@ -1,3 +1,4 @@
+import { withFailureCause } from '../core/failure-cause.js';
 import { MalformedRecordError } from '../records/errors.js';
 import { sequenceNumberOf } from '../records/raw-identity.js';
 import type { ClassifiedRecord } from '../records/types.js';
@@ -376,5 +377,5 @@ export function response(ledger: Ledger): BatchResponse {
     { err: ledger.cutoffError, itemIdentifier, notDone: ledger.n - ledger.cutoff },
     'batch partially failed: Lambda retries from the reported record',
   );
-  return { batchItemFailures: [{ itemIdentifier }] };
+  return withFailureCause({ batchItemFailures: [{ itemIdentifier }] }, ledger.cutoffError);
 }

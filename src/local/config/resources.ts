@@ -119,7 +119,9 @@ export async function createTemplateResources(
   if (first && !kinesis)
     throw new LocalResourceConflictError(
       first.streamName,
-      'is a Kinesis stream and no Kinesis server was given',
+      'is a Kinesis stream and no Kinesis server was given: pass `kinesis: localKinesisClient(server.endpoint)` ' +
+        "with `server = await startKinesisServer()` (both from 'tidewater/local'; the kinesalite package " +
+        'installed) to createServiceResources, as `tidewater start` does for an app with a Kinesis stream',
     );
   for (const stream of plan.kinesisStreams) await ensureKinesisStream(kinesis as KinesisApi, stream);
   const tables = await Promise.all(

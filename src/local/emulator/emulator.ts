@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { failureCauseOf } from '../../core/failure-cause.js';
 import {
   compileFilterCriteria,
   type EventMatcher,
@@ -543,7 +544,7 @@ export class MappingEmulator<R> {
       ...(outcome.outcome === 'partial-failure'
         ? { failedSequenceNumber: (batch[outcome.index] as Entry).sequenceNumber }
         : {}),
-      ...('error' in outcome ? { error: outcome.error } : {}),
+      ...('error' in outcome ? { error: outcome.error } : partialFailureCause(outcome, result)),
     });
     return outcome;
   }
@@ -629,4 +630,11 @@ export class EventSourceMappingEmulator extends MappingEmulator<LambdaStreamReco
   constructor(options: EventSourceMappingOptions) {
     super(options, DYNAMODB_SOURCE);
   }
+}
+
+/** A partial failure's cause, when the handler attached one (tidewater's pipeline does). */
+function partialFailureCause(outcome: { outcome: string }, result: object): { error?: string } {
+  if (outcome.outcome !== 'partial-failure' || !('value' in result)) return {};
+  const cause = failureCauseOf(result.value);
+  return cause === undefined ? {} : { error: cause };
 }

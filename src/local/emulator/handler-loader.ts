@@ -4,6 +4,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { didYouMean } from '../../core/did-you-mean.js';
 import { HandlerLoadError } from './errors.js';
 
 /** The files a handler's module may be, in the order they are looked for. */
@@ -91,9 +92,21 @@ export async function loadHandler<T = (...args: never[]) => unknown>(
     if (bundle) await rm(bundle, { force: true });
   }
   const fn = module[exportName];
-  if (typeof fn !== 'function')
-    throw new HandlerLoadError(name, `${path} exports no function '${exportName}'`);
+  if (typeof fn !== 'function') throw new HandlerLoadError(name, noSuchExport(path, module, exportName));
   return fn as T;
+}
+
+/** At most this many of a module's function exports are listed when the one asked for is not there. */
+const LISTED_EXPORTS = 20;
+
+/** "exports no function 'x'", with the functions it does export and the nearest of them. */
+function noSuchExport(path: string, module: Record<string, unknown>, exportName: string): string {
+  const functions = Object.keys(module).filter((key) => typeof module[key] === 'function');
+  const listed =
+    functions.length === 0
+      ? 'it exports no function'
+      : `its functions: ${functions.slice(0, LISTED_EXPORTS).join(', ')}${functions.length > LISTED_EXPORTS ? ', …' : ''}`;
+  return `${path} exports no function '${exportName}' (${listed}).${didYouMean(exportName, functions)}`;
 }
 
 type Esbuild = typeof import('esbuild');

@@ -150,7 +150,7 @@ async function replayShards(
 export function failureLine(event: EmulatorEvent): string | undefined {
   if (event.type !== 'response' || event.outcome === 'success') return undefined;
   if (event.outcome === 'partial-failure')
-    return `${event.shardId}: partial-failure from ${event.failedSequenceNumber ?? '?'}`;
+    return `${event.shardId}: partial-failure from ${event.failedSequenceNumber ?? '?'}${event.error ? `: ${event.error}` : ''}`;
   return `${event.shardId}: ${event.outcome}: ${event.error ?? ''}`;
 }
 

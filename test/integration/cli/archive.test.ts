@@ -53,21 +53,23 @@ describe('tidewater archive', () => {
     ...extra,
   ];
 
+  /** `archive compact` of `bucket`'s archive/ prefix; `extra` picks the hours. */
+  const compact = (bucket: string, ...extra: string[]) => [
+    'archive',
+    'compact',
+    '-b',
+    bucket,
+    '-t',
+    TABLE,
+    '-p',
+    'archive/',
+    ...extra,
+  ];
+
   it('compact --dry-run reports and changes nothing; compact compacts; the report is JSON', async () => {
     const bucket = await archived();
     const before = await snapshot(s3, bucket);
-    const args = [
-      'archive',
-      'compact',
-      '-b',
-      bucket,
-      '-t',
-      TABLE,
-      '-p',
-      'archive/',
-      '--hour',
-      '2026-01-15T10',
-    ];
+    const args = compact(bucket, '--hour', '2026-01-15T10');
     let { out } = captureOutput();
     expect(await main([...args, '--dry-run'])).toBe(EXIT.ok);
     expect(JSON.parse(out.join(''))).toMatchObject({
@@ -83,6 +85,32 @@ describe('tidewater archive', () => {
       dryRun: false,
       hours: [{ status: 'compacted', rowsWritten: 60 }],
     });
+    expect(duplicateRows(await snapshot(s3, bucket))).toBe(0);
+  });
+
+  it('compact --from/--to whose last hours are still open compacts the closed hours and reports the open ones skipped', async () => {
+    const bucket = await archived();
+    // Hours 10 and 11 closed, 12 open: 12 closes half an hour from now (whatever now is).
+    const hour12End = HOUR_10 + 3 * 3_600_000;
+    const closedAfter = Math.floor((Date.now() - hour12End) / 1000) + 1800;
+    const { out, err } = captureOutput();
+    const code = await main([
+      ...compact(bucket),
+      '--from',
+      new Date(HOUR_10).toISOString(),
+      '--to',
+      new Date(hour12End).toISOString(),
+      '--closed-after',
+      String(closedAfter),
+    ]);
+    expect(code, err.join('')).toBe(EXIT.ok);
+    const report = JSON.parse(out.join(''));
+    expect(report.hours).toMatchObject([{ status: 'compacted', rowsWritten: 60 }]);
+    expect(report.skippedOpen).toMatchObject({
+      from: new Date(HOUR_10 + 2 * 3_600_000).toISOString(),
+      hours: 1,
+    });
+    expect(err.join('')).toMatch(/skipped 1 hour still open .*compact it after that/);
     expect(duplicateRows(await snapshot(s3, bucket))).toBe(0);
   });
 

@@ -8,6 +8,7 @@ import { main } from '../../../src/cli/program.js';
 import { writeLocalExport } from '../../../src/local/export/index.js';
 import { createTestBucket, createTestTable, localClients } from '../../support/aws.js';
 import { captureOutput } from '../../support/capture-output.js';
+import { streamFunctionLines } from '../../support/stream-function-yaml.js';
 
 const { dynamodb, s3, dynamoEndpoint, s3Endpoint } = localClients();
 const SRC = resolve('src/index.js');
@@ -24,12 +25,7 @@ async function service(handlerSource?: string) {
       '  name: aws',
       '  environment:',
       `    OUT_FILE: ${out}`,
-      'functions:',
-      '  index:',
-      '    handler: handler.handler',
-      '    events:',
-      '      - stream:',
-      '          arn: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
+      ...streamFunctionLines('index'),
       '',
     ].join('\n'),
   );
@@ -143,6 +139,32 @@ describe('tidewater backfill', () => {
     const written = await lines(svc.out);
     expect(written).toHaveLength(20);
     expect(written.every((l) => l.origin.from === 'scan')).toBe(true);
+  });
+
+  it("--scan's progress bar on a terminal shows the time it has run and its rate", async () => {
+    const svc = await service();
+    const tty = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY');
+    Object.defineProperty(process.stderr, 'isTTY', { value: true, configurable: true });
+    try {
+      const { err } = captureOutput();
+      expect(await main(['backfill', '--scan', table.tableName, '--segments', '2', '-c', svc.config])).toBe(
+        EXIT.ok,
+      );
+      expect(err.join('')).toMatch(/20\/20 items \| 2\/2 segments \| \d+ s \| (\d+|-) items\/s/);
+    } finally {
+      if (tty) Object.defineProperty(process.stderr, 'isTTY', tty);
+      else delete (process.stderr as { isTTY?: boolean }).isTTY;
+    }
+  });
+
+  it('--scan of a misspelled table names it and the nearest table, before the handler loads', async () => {
+    const svc = await service();
+    const typo = `${table.tableName}x`;
+    const { err } = captureOutput();
+    expect(await main(['backfill', '--scan', typo, '-c', svc.config, '--no-progress'])).toBe(EXIT.error);
+    expect(err.join('')).toContain(
+      `NameNotFoundError: --scan ${typo}: no such table. Did you mean '${table.tableName}'?`,
+    );
   });
 
   it('a handler not made by createStreamHandler is refused by name; both sources at once is a usage error', async () => {

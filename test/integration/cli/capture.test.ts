@@ -17,6 +17,7 @@ import {
   uniqueName,
 } from '../../support/aws.js';
 import { runCli, startLogName, startOnce } from '../../support/cli-test.js';
+import { streamFunctionLines } from '../../support/stream-function-yaml.js';
 
 const clients = localClients();
 afterAll(() => clients.dynamodb.destroy());
@@ -199,6 +200,28 @@ it('capture --table <name> in a folder whose serverless.yml cannot be read local
   const byFunction = await runCli(['capture', '-c', file, '-f', 'audit', '-o', join(dir, 'never.jsonl')]);
   expect(byFunction.code).toBe(EXIT.error);
   expect(byFunction.err).toContain(file);
+});
+
+it('capture names a misspelled --table or -f, with the nearest that exist', async () => {
+  const { tableName } = await createTestTable(clients.dynamodb);
+  const dir = await mkdtemp(join(tmpdir(), 'tidewater-capture-typo-'));
+  dynamoShell();
+  // One letter dropped: not the SDK's "Cannot do operations on a non-existent table".
+  const typo = tableName.slice(0, -1);
+  const byTable = await runCli(['capture', '--table', typo, '-o', join(dir, 'never.jsonl')]);
+  expect(byTable.code).toBe(EXIT.error);
+  expect(byTable.err).toContain(
+    `NameNotFoundError: --table ${typo}: no such table. Did you mean '${tableName}'?`,
+  );
+  const file = join(dir, 'serverless.yml');
+  await writeFile(
+    file,
+    ['service: typos', 'provider:', '  name: aws', ...streamFunctionLines('audit'), ''].join('\n'),
+  );
+  await writeFile(join(dir, 'handler.mjs'), 'export async function handler() {}\n');
+  const byFunction = await runCli(['capture', '-c', file, '-f', 'audt', '-o', join(dir, 'never.jsonl')]);
+  expect(byFunction.code).toBe(EXIT.error);
+  expect(byFunction.err).toMatch(/no function 'audt'.* Did you mean 'audit'\?/);
 });
 
 // The orders app as a SAM template and as a CDK app's cdk.out (what start.templates.test.ts runs).

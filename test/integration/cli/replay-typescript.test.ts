@@ -12,38 +12,46 @@ import { streamEvents } from '../../../src/local/emulator/events.js';
 const run = promisify(execFile);
 const builtCli = join(process.cwd(), 'dist', 'cli', 'bin.js');
 
-it("the built CLI replays through a TypeScript handler outside src/, compiled with the service's esbuild, with serverless.yml's environment", async () => {
+/**
+ * A service folder as a user has one: package.json, the service's own esbuild, serverless.yml (its
+ * lines given), functions/, and the endpoints file `tidewater start --write-env` writes (local.env).
+ */
+async function typescriptService(name: string, serverlessYaml: string[]): Promise<string> {
   // What a user runs: the compiled CLI (`npx tidewater`), which cannot import TypeScript itself.
   expect(existsSync(builtCli), `${builtCli} is missing: run \`npm run build\``).toBe(true);
-  const dir = await mkdtemp(join(tmpdir(), 'tidewater-ts-replay-'));
-  const seen = join(dir, 'seen.json');
-  await writeFile(join(dir, 'package.json'), '{ "name": "ts-service", "type": "module" }\n');
+  const dir = await mkdtemp(join(tmpdir(), `tidewater-${name}-`));
+  await writeFile(join(dir, 'package.json'), `{ "name": "${name}", "type": "module" }\n`);
   await mkdir(join(dir, 'node_modules'));
   await symlink(
     dirname(fileURLToPath(import.meta.resolve('esbuild/package.json'))),
     join(dir, 'node_modules', 'esbuild'),
   );
-  await writeFile(
-    join(dir, 'serverless.yml'),
-    [
-      'service: ts-service',
-      'provider:',
-      '  name: aws',
-      '  environment:',
-      '    GREETING: hello',
-      'functions:',
-      '  count:',
-      '    handler: functions/count.handler',
-      '    environment:',
-      '      TARGET: ${sls:stage}-target',
-      '    events:',
-      '      - stream:',
-      '          arn: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
-      '          maximumRetryAttempts: 1',
-      '',
-    ].join('\n'),
-  );
+  await writeFile(join(dir, 'serverless.yml'), [`service: ${name}`, ...serverlessYaml, ''].join('\n'));
   await mkdir(join(dir, 'functions'));
+  await writeFile(
+    join(dir, 'local.env'),
+    `AWS_ENDPOINT_URL_DYNAMODB=${inject('dynamoEndpoint')}\nAWS_ENDPOINT_URL_S3=${inject('s3Endpoint')}\n`,
+  );
+  return dir;
+}
+
+it("the built CLI replays through a TypeScript handler outside src/, compiled with the service's esbuild, with serverless.yml's environment", async () => {
+  const dir = await typescriptService('ts-service', [
+    'provider:',
+    '  name: aws',
+    '  environment:',
+    '    GREETING: hello',
+    'functions:',
+    '  count:',
+    '    handler: functions/count.handler',
+    '    environment:',
+    '      TARGET: ${sls:stage}-target',
+    '    events:',
+    '      - stream:',
+    '          arn: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
+    '          maximumRetryAttempts: 1',
+  ]);
+  const seen = join(dir, 'seen.json');
   await writeFile(
     join(dir, 'functions', 'names.ts'),
     'export const keysOf = (r: { dynamodb: { Keys: Record<string, { S: string }> } }): string => r.dynamodb.Keys.pk!.S;\n',
@@ -68,11 +76,6 @@ it("the built CLI replays through a TypeScript handler outside src/, compiled wi
     `${JSON.stringify({ Records: [build.insert({ pk: 'x' }), build.insert({ pk: 'y' })] })}\n`,
   );
 
-  // The endpoints file `tidewater start --write-env` writes.
-  await writeFile(
-    join(dir, 'local.env'),
-    `AWS_ENDPOINT_URL_DYNAMODB=${inject('dynamoEndpoint')}\nAWS_ENDPOINT_URL_S3=${inject('s3Endpoint')}\n`,
-  );
   const { stdout, stderr } = await run(
     process.execPath,
     [builtCli, 'replay', 'events.jsonl', '--no-progress', '--local-env', 'local.env'],
@@ -89,4 +92,47 @@ it("the built CLI replays through a TypeScript handler outside src/, compiled wi
   });
   // Compiled under the service's .tidewater/, and removed once imported.
   expect(await readdir(join(dir, '.tidewater', 'handlers'))).toEqual([]);
+});
+
+it("a TypeScript handler's stack under the built CLI names its own .ts lines, without NODE_OPTIONS", async () => {
+  const dir = await typescriptService('ts-stack', [
+    'provider:',
+    '  name: aws',
+    'functions:',
+    '  fail:',
+    '    handler: functions/fail.handler',
+    '    events:',
+    '      - stream:',
+    '          arn: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
+  ]);
+  const seen = join(dir, 'stack.txt');
+  await writeFile(
+    join(dir, 'functions', 'fail.ts'),
+    [
+      "import { writeFileSync } from 'node:fs';",
+      'type Empty = { batchItemFailures: never[] };',
+      'export const handler = async (): Promise<Empty> => {',
+      "  const error: Error = new Error('where');",
+      `  writeFileSync(${JSON.stringify(seen)}, error.stack ?? '');`,
+      '  return { batchItemFailures: [] };',
+      '};',
+      '',
+    ].join('\n'),
+  );
+  const build = streamEvents({ tableName: 't' });
+  await writeFile(join(dir, 'events.jsonl'), `${JSON.stringify({ Records: [build.insert({ pk: 'x' })] })}\n`);
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  await run(
+    process.execPath,
+    [builtCli, 'replay', 'events.jsonl', '--no-progress', '--local-env', 'local.env'],
+    {
+      cwd: dir,
+      env,
+    },
+  );
+  const stack = await readFile(seen, 'utf8');
+  // Line 4 of fail.ts, not the bundle under .tidewater/handlers.
+  expect(stack).toMatch(/functions\/fail\.ts:4:\d+/);
+  expect(stack).not.toContain('.tidewater');
 });

@@ -97,8 +97,15 @@ describe('tidewater start --once with a Kinesis mapping', () => {
     for (const source of ['dynamodb-stream', 'kinesis']) {
       const env = { TIDEWATER_ARCHIVE_SOURCE: source };
       const stage = uniqueName(source === 'kinesis' ? 'ok' : 'od').toLowerCase();
-      const log = await startWith(env, flag, stage);
+      const envFile = join(mkdtempSync(join(tmpdir(), 'tidewater-write-env-')), '.env.local');
+      const log = await startWith(env, [...flag, '--show-env-values', '--write-env', envFile], stage);
       const table = startLogName(log, 'table', /RecordsTable/);
+      // Every server start ran is in the file, the Kinesis one too (`capture --local-env` reads it).
+      const written = readFileSync(envFile, 'utf8');
+      expect(written).toMatch(/^AWS_ENDPOINT_URL_DYNAMODB_STREAMS=http:/m);
+      expect(written).toMatch(/^AWS_ENDPOINT_URL_SQS=http:/m);
+      if (source === 'kinesis')
+        expect(written).toMatch(/^AWS_ENDPOINT_URL_KINESIS=http:\/\/127\.0\.0\.1:\d+$/m);
       const bucket = startLogName(log, 'bucket', /ArchiveBucket/);
       if (source === 'kinesis') {
         // The generated DynamoDB stream mapping is switched off; the CloudFormation one reads the stream.
@@ -121,6 +128,9 @@ describe('tidewater start --once with a Kinesis mapping', () => {
     const results = [];
     for (const { env, stage, bucket } of variants) {
       const log = await startWith(env, flag, stage);
+      // Without --show-env-values: the names and whether each is set, never a value.
+      expect(log).toMatch(/environment: .*ARCHIVE_BUCKET \(set\).* \(values: --show-env-values\)/);
+      expect(log).not.toMatch(/ARCHIVE_BUCKET=|EVENT_SOURCE=/);
       // The handler (EVENT_SOURCE=kinesis) takes the Kinesis batches: nothing failed or discarded.
       expect(log).toMatch(/stopped: [1-9]\d* invocations?, 0 records discarded/);
       expect(log).not.toMatch(/→ (function-error|partial-failure|invalid-response|timeout)/);

@@ -2,7 +2,7 @@
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
 import { streamEvents } from '../../../src/local/emulator/events.js';
@@ -100,9 +100,9 @@ async function seenLines(
 let err: string[];
 beforeEach(() => {
   err = [];
-  // replay needs local endpoints (or --aws); nothing listens on port 9, so a stray request fails.
-  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', 'http://127.0.0.1:9');
-  vi.stubEnv('AWS_ENDPOINT_URL_S3', 'http://127.0.0.1:9');
+  // replay needs local endpoints that answer (or --aws): the run's servers, which this handler never calls.
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', inject('dynamoEndpoint'));
+  vi.stubEnv('AWS_ENDPOINT_URL_S3', inject('dynamoEndpoint'));
   vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
   vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
     err.push(String(chunk));
@@ -119,7 +119,7 @@ describe("tidewater replay: the function's environment", () => {
   it('applies provider.environment and the function environment, references resolved to the local names', async () => {
     const { dir, events, seen } = await recordingService();
     // A local endpoint in the shell wins over the AWS one serverless.yml sets.
-    vi.stubEnv('AWS_ENDPOINT_URL_S3', 'http://127.0.0.1:4569');
+    vi.stubEnv('AWS_ENDPOINT_URL_S3', inject('s3Endpoint'));
     vi.stubEnv('SHARED', undefined);
     vi.stubEnv('OVERRIDABLE', undefined);
     const code = await main(['replay', events, '-c', join(dir, 'serverless.yml'), '--no-progress']);
@@ -134,7 +134,7 @@ describe("tidewater replay: the function's environment", () => {
       OVERRIDABLE: 'envcheck-local-bucket',
       // A stream ARN exists only once the table does: left unset, with a warning naming it.
       STREAM: null,
-      AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:4569',
+      AWS_ENDPOINT_URL_S3: inject('s3Endpoint'),
       SUBBED: 'envcheck-local-items@us-east-1',
     };
     expect(await seenLines(seen)).toEqual([
@@ -145,7 +145,7 @@ describe("tidewater replay: the function's environment", () => {
     // The caller's environment is back as it was.
     expect(process.env.SHARED).toBeUndefined();
     expect(process.env.TABLE).toBeUndefined();
-    expect(process.env.AWS_ENDPOINT_URL_S3).toBe('http://127.0.0.1:4569');
+    expect(process.env.AWS_ENDPOINT_URL_S3).toBe(inject('s3Endpoint'));
   });
 
   it('takes a reference from the shell when it is set there, and applies the environment to --handler too', async () => {

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InitError } from '../../../src/cli/errors.js';
 import { EXIT } from '../../../src/cli/exit-codes.js';
-import { initService } from '../../../src/cli/init.js';
+import { formatReport, initService } from '../../../src/cli/init.js';
 import { main } from '../../../src/cli/program.js';
 import { loadServerlessConfig } from '../../../src/local/config/serverless-config.js';
 import { planServiceResources } from '../../../src/local/config/service-resources.js';
@@ -156,7 +156,9 @@ describe('tidewater init', () => {
           'tidewater/testing',
         ]).toContain(specifier);
     }
-    expect(await readFile(join(dir, '.gitignore'), 'utf8')).toContain('.tidewater/');
+    const gitignore = (await readFile(join(dir, '.gitignore'), 'utf8')).split('\n');
+    // The bundles, and the endpoints file `tidewater start --write-env .env.local` writes (README's name).
+    expect(gitignore).toEqual(expect.arrayContaining(['.tidewater/', '.env.local']));
   });
 
   it('is idempotent: a second run changes no file', async () => {
@@ -306,6 +308,33 @@ describe('tidewater init', () => {
     const before = await snapshot(dir);
     await initService({ dir });
     expect(await snapshot(dir)).toEqual(before);
+  });
+
+  it('in a CommonJS package whose own tsconfig compiles as node16, says the scaffold will not type-check and names both fixes', async () => {
+    const dir = await emptyDir();
+    // What `npm init -y` writes with current npm, and a team's own tsconfig.
+    await writeFile(
+      join(dir, 'package.json'),
+      '{ "name": "cjs-service", "version": "1.0.0", "type": "commonjs" }\n',
+    );
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      '{\n  // ours\n  "compilerOptions": { "module": "Node16", "strict": true }\n}\n',
+    );
+    const report = await initService({ dir });
+    expect(report.files).toContainEqual(expect.objectContaining({ path: 'tsconfig.json', status: 'kept' }));
+    expect(report.warnings).toHaveLength(1);
+    expect(report.warnings?.[0]).toMatch(/"module": "Node16" and package\.json has no "type": "module"/);
+    expect(report.warnings?.[0]).toMatch(
+      /TS1479\. Fix: add "type": "module" to package\.json, or type-check these files with a tsconfig of their own/,
+    );
+    expect(formatReport(report)).toContain('warning: your tsconfig.json has');
+
+    // With "type": "module" the same tsconfig compiles the scaffold: nothing to say.
+    const esm = await emptyDir();
+    await writeFile(join(esm, 'package.json'), '{ "name": "esm-service", "type": "module" }\n');
+    await writeFile(join(esm, 'tsconfig.json'), '{ "compilerOptions": { "module": "nodenext" } }\n');
+    expect((await initService({ dir: esm })).warnings).toBeUndefined();
   });
 
   it('stops with InitError, writing nothing, on a package.json that is not JSON or a folder that is not there', async () => {

@@ -2,16 +2,17 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it, onTestFinished, vi } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
 import { streamEvents } from '../../../src/local/emulator/events.js';
 import { captureOutput } from '../../support/capture-output.js';
+import { streamFunctionLines } from '../../support/stream-function-yaml.js';
 
 beforeEach(() => {
-  // replay needs local endpoints (or --aws); nothing listens on port 9, so a stray request fails.
-  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', 'http://127.0.0.1:9');
-  vi.stubEnv('AWS_ENDPOINT_URL_S3', 'http://127.0.0.1:9');
+  // replay needs local endpoints that answer (or --aws): the run's servers, which these handlers never call.
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', inject('dynamoEndpoint'));
+  vi.stubEnv('AWS_ENDPOINT_URL_S3', inject('s3Endpoint'));
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -32,13 +33,7 @@ async function replayService(service: string, streamSettings: string[], handlerS
       `service: ${service}`,
       'provider:',
       '  name: aws',
-      'functions:',
-      '  archive:',
-      '    handler: handler.handler',
-      '    events:',
-      '      - stream:',
-      '          arn: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
-      ...streamSettings.map((line) => `          ${line}`),
+      ...streamFunctionLines('archive', streamSettings),
       '',
     ].join('\n'),
   );
@@ -47,7 +42,13 @@ async function replayService(service: string, streamSettings: string[], handlerS
   const events = join(dir, 'events.jsonl');
   const build = streamEvents({ tableName: 't' });
   await writeFile(events, `${JSON.stringify({ Records: [build.insert({ pk: 'a' })] })}\n`);
-  return { config, handler: `${handler}#handler`, events };
+  return {
+    config,
+    handler: `${handler}#handler`,
+    events,
+    /** `replay` of the events through the handler. */
+    args: ['replay', events, '-c', config, '--handler', `${handler}#handler`],
+  };
 }
 
 describe('tidewater CLI', () => {
@@ -235,6 +236,49 @@ export async function handler(event) {
       stderr.split('\n').filter((line) => line.includes('poison') && !line.includes('ReplayStalledError'))
         .length,
     ).toBeLessThanOrEqual(3);
+  });
+
+  it("replay's summary of partial failures carries the error's message", async () => {
+    const src = JSON.stringify(join(import.meta.dirname, '..', '..', '..', 'src', 'index.ts'));
+    const service = await replayService(
+      'partial',
+      ['functionResponseType: ReportBatchItemFailures', 'maximumRetryAttempts: 2'],
+      [
+        `import { createStreamHandler } from ${src};`,
+        'export const handler = createStreamHandler({',
+        "  handlers: { insert: () => { throw new Error('order total missing'); } },",
+        '  retry: { attempts: 1 },',
+        '  metrics: false,',
+        '});',
+      ].join('\n'),
+    );
+    const { err } = captureOutput();
+    const code = await main([...service.args, '--no-progress']);
+    expect(code).toBe(EXIT.recordsDiscarded);
+    // Once, then with its count: the message is in the human summary, not only in the handler's JSON log.
+    expect(err.join('')).toMatch(
+      /shardId-replay-00000000: partial-failure from \d+: Error: order total missing \(repeated 3 times\)/,
+    );
+  });
+
+  it('replay names a misspelled -f or --handler export, listing what exists and the nearest', async () => {
+    const service = await replayService(
+      'typos',
+      [],
+      'export async function handler() {}\nexport async function other() {}\nexport const value = 1;\n',
+    );
+    const { err } = captureOutput();
+    expect(
+      await main(['replay', service.events, '-c', service.config, '-f', 'archve', '--no-progress']),
+    ).toBe(EXIT.error);
+    expect(err.join('')).toMatch(/no function 'archve' under functions:.* Did you mean 'archive'\?/);
+    const file = service.handler.replace(/#handler$/, '');
+    expect(await main(['replay', service.events, '-c', service.config, '--handler', `${file}#handlr`])).toBe(
+      EXIT.error,
+    );
+    expect(err.join('')).toContain(
+      "exports no function 'handlr' (its functions: handler, other). Did you mean 'handler'?",
+    );
   });
 
   it('replay refuses a --stall-after that is not a positive whole number or Infinity', async () => {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { DescribeTableCommand, DescribeTimeToLiveCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
@@ -5,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { LocalResourceConflictError } from '../../../../src/local/config/errors.js';
 import { planLocalResources } from '../../../../src/local/config/infra.js';
 import { createLocalResources } from '../../../../src/local/config/resources.js';
+import { loadServerlessConfig } from '../../../../src/local/config/serverless-config.js';
+import { createServiceResources } from '../../../../src/local/config/service-resources.js';
 import { localClients, readStreamUntil, startLocalSqs, uniqueName } from '../../../support/aws.js';
 
 // DynamoDB Local + s3rver from the test run's global setup; each test takes its own stage, so
@@ -101,5 +104,18 @@ describe('createLocalResources', () => {
     } finally {
       await stop();
     }
+  });
+});
+
+describe('createServiceResources of an app with a Kinesis stream and no Kinesis client', () => {
+  it('says how to give it one (what a scaffolded test meets once serverless.yml adds a Kinesis function)', async () => {
+    const { dynamodb, s3 } = localClients();
+    const file = join(import.meta.dirname, '../../../fixtures/apps/serverless-kinesis/serverless.yml');
+    const config = await loadServerlessConfig({ file, stage: uniqueName('k').toLowerCase() });
+    const created = createServiceResources({ config, dynamodb, s3 });
+    await expect(created).rejects.toBeInstanceOf(LocalResourceConflictError);
+    await expect(created).rejects.toThrow(
+      /no Kinesis server was given: pass `kinesis: localKinesisClient\(server\.endpoint\)` with `server = await startKinesisServer\(\)`/,
+    );
   });
 });
