@@ -127,8 +127,8 @@ describe('tidewater CLI', () => {
         stderr += chunk.toString();
       });
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-      expect(stderr).toMatch(/JavaMissingError: DynamoDB Local needs a Java 17 \(or newer\) JDK/);
-      expect(stderr).toMatch(/apt-get install -y openjdk-17-jdk-headless/);
+      expect(stderr).toMatch(/JavaMissingError: DynamoDB Local needs a Java 17 \(or newer\) runtime/);
+      expect(stderr).toMatch(/apt-get install -y openjdk-17-jre-headless/);
       expect(code).toBe(EXIT.error);
     },
   );
