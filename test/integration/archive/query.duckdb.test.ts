@@ -5,10 +5,11 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeObject } from '../../../src/archive/format.js';
 import { tenantFromPartitionKey } from '../../../src/archive/partition.js';
-import { parseStreamEvent } from '../../../src/records/index.js';
+import { createPipeline, kinesisSource } from '../../../src/pipeline/index.js';
+import { parseStreamEvent, toKinesisRecord } from '../../../src/records/index.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
-import { sampleSequenceNumber } from '../../../src/sinks/sample-records.js';
+import { sampleSequenceNumber, sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { tenantRecordsRaw } from '../../support/tenant-records.js';
 import { HOUR_10, snapshot } from './helpers.js';
@@ -58,6 +59,21 @@ const userRecords = parseStreamEvent({
   ].map(({ userIdentity: _service, ...record }) => record),
 });
 const ITEM_42 = ttlRecords[42] as ClassifiedRecord;
+
+/** Kinesis sequence numbers, 56 digits. */
+const kseq = (i: number) =>
+  (49657828409187701520019995242508390119953358325192n * 1_000_000n + BigInt(i)).toString();
+/** 30 TTL deletes of hour 10 as Kinesis Data Streams for DynamoDB delivers them. */
+const kinesisChanges = sampleTtlDeletes(30, { firstTime: HOUR_10 / 1000, spacingSeconds: 10, table: TABLE });
+const kinesisRecords = kinesisChanges.map((r, i) =>
+  toKinesisRecord(r.raw, {
+    sequenceNumber: kseq(i * 10),
+    tableName: TABLE,
+    streamArn: 'arn:aws:kinesis:us-east-1:123456789012:stream/orders-changes',
+    shardId: 'shardId-000000000001',
+  }),
+);
+type KinesisRecord = (typeof kinesisRecords)[number];
 
 /** The page's SQL: the view, and each query by its `-- Qn:` label. */
 async function docsSql(): Promise<{ view: string; queries: Map<string, string> }> {
@@ -237,34 +253,48 @@ describe('the archive queried with DuckDB through the docs view', () => {
   });
 
   it('removes a Kinesis copy by its eventID, under another sequence number', async () => {
+    const bucket = await createTestBucket(s3);
+    const pipeline = createPipeline({
+      source: kinesisSource(),
+      routes: [{ when: 'ttl-delete', to: new S3ArchiveSink({ client: s3, bucket, prefix: PREFIX }) }],
+      metrics: false,
+    });
+    // Kinesis delivers changes 5 and 12 twice, under new sequence numbers, in a later batch.
+    const again = [5, 12].map((i, k) => ({
+      ...(kinesisRecords[i] as KinesisRecord),
+      kinesis: { ...(kinesisRecords[i] as KinesisRecord).kinesis, sequenceNumber: kseq(400 + k) },
+    }));
+    expect(await pipeline.process({ Records: kinesisRecords.slice(0, 20) })).toEqual({
+      batchItemFailures: [],
+    });
+    expect(await pipeline.process({ Records: [...kinesisRecords.slice(20), ...again] })).toEqual({
+      batchItemFailures: [],
+    });
+
     const dir = await mkdtemp(join(tmpdir(), 'tidewater-duckdb-'));
     dirs.push(dir);
-    const row = (sequenceNumber: string) => ({
-      eventID: 'ev-1',
-      sequenceNumber,
-      shard: 'shardId-000000000001',
-      eventName: 'REMOVE',
-      kind: 'ttl-delete',
-      approximateCreationDateTime: HOUR_10 / 1000,
-      table: 'orders',
-      tenant: 'acme',
-      keys: { pk: { S: 'acme#1' } },
-      ttlAttribute: 'ttl',
-      ttl: null,
-      kinesis: { partitionKey: 'p', creationTime: HOUR_10, precision: 'MILLISECOND' },
-    });
-    const { gzipSync } = await import('node:zlib');
-    const file = join(dir, 'k.ndjson.gz');
-    await writeFile(file, gzipSync(`${JSON.stringify(row('100'))}\n${JSON.stringify(row('250'))}\n`));
+    const files: string[] = [];
+    for (const [key, { body }] of await snapshot(s3, bucket)) {
+      if (!key.endsWith('.ndjson.gz')) continue;
+      const file = join(dir, `${files.length}.ndjson.gz`);
+      await writeFile(file, body);
+      files.push(file);
+    }
     const { view } = await docsSql();
     const db = await DuckDBInstance.create(':memory:');
     const sql = await db.connect();
     try {
       await sql.run("SET TimeZone = 'UTC'");
-      await sql.run(tableSql('ttl_archive', [file]));
+      await sql.run(tableSql('ttl_archive', files));
       await sql.run(view);
-      const read = (await sql.runAndReadAll('SELECT eventID FROM ttl_archive_dedup')).getRowObjectsJS();
-      expect(read).toEqual([{ eventID: 'ev-1' }]);
+      const count = async (from: string) =>
+        (await sql.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM ${from}`)).getRowObjectsJS();
+      expect(await count('ttl_archive')).toEqual([{ n: 32 }]);
+      expect(await count('ttl_archive_dedup')).toEqual([{ n: 30 }]);
+      const ids = (
+        await sql.runAndReadAll('SELECT eventID FROM ttl_archive_dedup ORDER BY eventID')
+      ).getRowObjectsJS();
+      expect(ids.map((r) => r.eventID)).toEqual(kinesisChanges.map((r) => r.eventID).sort());
     } finally {
       sql.closeSync();
       db.closeSync();
