@@ -6,11 +6,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { decodeObject } from '../../../src/archive/format.js';
 import { tenantFromPartitionKey } from '../../../src/archive/partition.js';
 import { createPipeline, kinesisSource } from '../../../src/pipeline/index.js';
-import { parseStreamEvent, toKinesisRecord } from '../../../src/records/index.js';
+import { parseStreamEvent } from '../../../src/records/index.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import { sampleSequenceNumber, sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
+import { kinesisCopies, kinesisSequenceNumber } from '../../support/kinesis-copies.js';
 import { tenantRecordsRaw } from '../../support/tenant-records.js';
 import { HOUR_10, snapshot } from './helpers.js';
 
@@ -60,19 +61,9 @@ const userRecords = parseStreamEvent({
 });
 const ITEM_42 = ttlRecords[42] as ClassifiedRecord;
 
-/** Kinesis sequence numbers, 56 digits. */
-const kseq = (i: number) =>
-  (49657828409187701520019995242508390119953358325192n * 1_000_000n + BigInt(i)).toString();
 /** 30 TTL deletes of hour 10 as Kinesis Data Streams for DynamoDB delivers them. */
 const kinesisChanges = sampleTtlDeletes(30, { firstTime: HOUR_10 / 1000, spacingSeconds: 10, table: TABLE });
-const kinesisRecords = kinesisChanges.map((r, i) =>
-  toKinesisRecord(r.raw, {
-    sequenceNumber: kseq(i * 10),
-    tableName: TABLE,
-    streamArn: 'arn:aws:kinesis:us-east-1:123456789012:stream/orders-changes',
-    shardId: 'shardId-000000000001',
-  }),
-);
+const kinesisRecords = kinesisCopies(kinesisChanges, TABLE);
 type KinesisRecord = (typeof kinesisRecords)[number];
 
 /** The page's SQL: the view, and each query by its `-- Qn:` label. */
@@ -262,7 +253,10 @@ describe('the archive queried with DuckDB through the docs view', () => {
     // Kinesis delivers changes 5 and 12 twice, under new sequence numbers, in a later batch.
     const again = [5, 12].map((i, k) => ({
       ...(kinesisRecords[i] as KinesisRecord),
-      kinesis: { ...(kinesisRecords[i] as KinesisRecord).kinesis, sequenceNumber: kseq(400 + k) },
+      kinesis: {
+        ...(kinesisRecords[i] as KinesisRecord).kinesis,
+        sequenceNumber: kinesisSequenceNumber(400 + k),
+      },
     }));
     expect(await pipeline.process({ Records: kinesisRecords.slice(0, 20) })).toEqual({
       batchItemFailures: [],
