@@ -12,7 +12,7 @@ import type {
   StreamViewType,
 } from '../records/types.js';
 import { ArchiveFormatError, ArchiveKeyError } from './errors.js';
-import { recordTenantSegment, type TenantPartitioner } from './partition.js';
+import { recordTenant, type TenantPartitioner } from './partition.js';
 
 /** Bumped only on an incompatible change; readers accept every version they know. */
 export const ARCHIVE_FORMAT = 'tidewater-ndjson-v1';
@@ -50,6 +50,13 @@ export interface ArchiveRow {
   /** Epoch seconds, as the stream delivered it. */
   approximateCreationDateTime: number;
   table: string;
+  /**
+   * The tenant id (decoded, as `partitionBy` returned it — not the key's escaped segment), in
+   * every row a sink partitioning by tenant writes, its objects over `maxPartitionsPerBatch`
+   * included: a query groups or filters by it without parsing keys. Absent in rows written
+   * without `partitionBy` (and before this field existed).
+   */
+  tenant?: string;
   keys: AttributeMap;
   oldImage?: AttributeMap;
   newImage?: AttributeMap;
@@ -242,6 +249,7 @@ export function toArchiveRow(
   record: ClassifiedRecord,
   partition: ArchivePartition,
   ttlAttribute: string,
+  tenant?: string,
 ): ArchiveRow {
   const raw = record.raw;
   const d = raw.dynamodb;
@@ -257,6 +265,7 @@ export function toArchiveRow(
     ttlAttribute,
     ttl: ttlText(d.OldImage?.[ttlAttribute] ?? d.NewImage?.[ttlAttribute]),
   };
+  if (tenant !== undefined) row.tenant = tenant;
   if (d.OldImage !== undefined) row.oldImage = d.OldImage;
   if (d.NewImage !== undefined) row.newImage = d.NewImage;
   if (raw.eventSourceARN !== undefined) row.eventSourceARN = raw.eventSourceARN;
@@ -312,6 +321,7 @@ export interface EncodedChunk {
 /**
  * `failed` receives the records that cannot be serialized (a RangeError from nesting too deep for
  * the stack, in a record that skipped the pipeline's image check): each fails alone as malformed.
+ * `tenants[i]`, when given, is the tenant id of `records[i]`, written into its row.
  */
 export function chunkRows(
   records: readonly ClassifiedRecord[],
@@ -319,14 +329,16 @@ export function chunkRows(
   ttlAttribute: string,
   maxBytes: number,
   failed?: UnplacedRecord[],
+  tenants?: readonly string[],
 ): EncodedChunk[] {
   const chunks: EncodedChunk[] = [];
   let current: EncodedChunk | undefined;
   let size = 0;
-  for (const record of records) {
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i] as ClassifiedRecord;
     let line: string;
     try {
-      line = `${JSON.stringify(toArchiveRow(record, partition, ttlAttribute))}\n`;
+      line = `${JSON.stringify(toArchiveRow(record, partition, ttlAttribute, tenants?.[i]))}\n`;
     } catch (error) {
       if (failed === undefined) throw error;
       failed.push({ sequenceNumber: record.sequenceNumber, error: unserializable(record, error) });
@@ -424,35 +436,45 @@ export interface TenantSplit {
   maxPartitions: number;
 }
 
+/** One group of a batch: its partition, its records in stream order and, partitioned by tenant, their tenant ids. */
+export interface PartitionGroup {
+  partition: ArchivePartition;
+  records: ClassifiedRecord[];
+  /** `tenants[i]` is the tenant id of `records[i]`: also in an unpartitioned group, over the bound. */
+  tenants?: string[];
+}
+
 /**
  * Groups records by partition, keeping stream order inside each group and groups in first-seen
  * order. With `tenants`, the first `maxPartitions` distinct tenants of the batch (in stream order,
  * so a redelivered batch groups the same way) get groups of their own; later tenants' records go
- * to their partition's unpartitioned group (`overflow` counts them). A record the partitioner
- * cannot place fails alone.
+ * to their partition's unpartitioned group (`overflow` counts them), still named with their tenant
+ * id for their rows. A record the partitioner cannot place fails alone.
  */
 export function groupByPartition(
   records: readonly ClassifiedRecord[],
   tableFallback: string | undefined,
   tenants?: TenantSplit,
 ): {
-  groups: Map<string, { partition: ArchivePartition; records: ClassifiedRecord[] }>;
+  groups: Map<string, PartitionGroup>;
   failed: UnplacedRecord[];
   overflow: number;
 } {
-  const groups = new Map<string, { partition: ArchivePartition; records: ClassifiedRecord[] }>();
+  const groups = new Map<string, PartitionGroup>();
   const failed: UnplacedRecord[] = [];
   const admitted = new Set<string>();
   let overflow = 0;
   for (const record of records) {
     let partition: ArchivePartition;
+    let tenantId: string | undefined;
     try {
       partition = partitionOf(record, tableFallback);
       if (tenants !== undefined) {
-        const tenant = recordTenantSegment(tenants.partitionBy, record);
-        if (admitted.has(tenant) || admitted.size < tenants.maxPartitions) {
-          admitted.add(tenant);
-          partition.tenant = tenant;
+        const { tenant, segment } = recordTenant(tenants.partitionBy, record);
+        tenantId = tenant;
+        if (admitted.has(segment) || admitted.size < tenants.maxPartitions) {
+          admitted.add(segment);
+          partition.tenant = segment;
         } else overflow++;
       }
     } catch (error) {
@@ -462,10 +484,11 @@ export function groupByPartition(
     const id = `${partition.table}/${partition.dt}/${partition.hour}/${partition.tenant ?? ''}/${partition.shard}`;
     let group = groups.get(id);
     if (group === undefined) {
-      group = { partition, records: [] };
+      group = tenantId === undefined ? { partition, records: [] } : { partition, records: [], tenants: [] };
       groups.set(id, group);
     }
     group.records.push(record);
+    if (tenantId !== undefined) group.tenants?.push(tenantId);
   }
   return { groups, failed, overflow };
 }

@@ -43,13 +43,14 @@ export function planArchiveObjects(
 ): { objects: PlannedObject[]; failed: UnplacedRecord[]; overflow: number } {
   const { groups, failed, overflow } = groupByPartition(records, layout.table, layout.tenants);
   const objects: PlannedObject[] = [];
-  for (const { partition, records: groupRecords } of groups.values()) {
+  for (const { partition, records: groupRecords, tenants } of groups.values()) {
     for (const chunk of chunkRows(
       groupRecords,
       partition,
       layout.ttlAttribute,
       layout.maxObjectBytes,
       failed,
+      tenants,
     )) {
       const { body, sha256 } = encodeObject(chunk.lines);
       const tag = objectTag(partition.shard, (chunk.records[0] as ClassifiedRecord).eventID);

@@ -143,6 +143,17 @@ export function tenantFromPartitionKey(options: TenantFromPartitionKeyOptions = 
  * wrapped with the record's identity.
  */
 export function recordTenantSegment(partitionBy: TenantPartitioner, record: ClassifiedRecord): string {
+  return recordTenant(partitionBy, record).segment;
+}
+
+/**
+ * The tenant id of one record and its key segment, or the ArchiveKeyError that makes the record
+ * fail (see recordTenantSegment). The sinks write the id into the row, the segment into the key.
+ */
+export function recordTenant(
+  partitionBy: TenantPartitioner,
+  record: ClassifiedRecord,
+): { tenant: string; segment: string } {
   let tenant: unknown;
   try {
     tenant = partitionBy(record);
@@ -155,7 +166,7 @@ export function recordTenantSegment(partitionBy: TenantPartitioner, record: Clas
     throw new ArchiveKeyError(`partitionBy returned ${JSON.stringify(tenant)}: ${problem}`, record);
   }
   try {
-    return tenantSegment(tenant as string);
+    return { tenant: tenant as string, segment: tenantSegment(tenant as string) };
   } catch (error) {
     throw new ArchiveKeyError(
       `partitionBy returned an unusable tenant id: ${(error as Error).message}`,

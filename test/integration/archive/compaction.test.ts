@@ -154,7 +154,15 @@ describe('compactArchive on the local S3 server', () => {
     expect((await readBack(s3, bucket, { prefix: PREFIX, tenant: 'initech' })).map((r) => r.raw)).toEqual(
       initech.map((r) => r.raw),
     );
-    expect(duplicateRows(await snapshot(s3, bucket))).toBe(0);
+    const after = await snapshot(s3, bucket);
+    expect(duplicateRows(after)).toBe(0);
+    // Compaction carries each row's tenant field, the rows that sat unpartitioned included.
+    const rows = rawRows(after);
+    expect(rows).toHaveLength(120);
+    for (const row of rows) expect(row.tenant).toBe(String(row.keys.pk?.S).split('#')[0]);
+    expect((await readRowsBack(s3, bucket, PREFIX)).filter((row) => row.tenant === 'initech')).toHaveLength(
+      40,
+    );
   });
 
   it('changes nothing in a dry run, and says what it would do', async () => {

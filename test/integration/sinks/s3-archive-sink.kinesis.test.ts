@@ -1,29 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { compactArchive } from '../../../src/archive.js';
 import { createPipeline, kinesisSource } from '../../../src/pipeline/index.js';
-import { toKinesisRecord } from '../../../src/records/index.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
+import { kinesisCopies, kinesisSequenceNumber } from '../../support/kinesis-copies.js';
 import { duplicateRows, HOUR, HOUR_10, rawRows, readBack, snapshot, TABLE } from '../archive/helpers.js';
 
 const PREFIX = 'archive';
-const STREAM = 'arn:aws:kinesis:us-east-1:123456789012:stream/archive-sample-changes';
-
-/** Kinesis sequence numbers, 56 digits. */
-const kseq = (i: number) =>
-  (49657828409187701520019995242508390119953358325192n * 1_000_000n + BigInt(i)).toString();
-
 /** 30 TTL deletes of hour 10 as Kinesis delivers them, at millisecond precision. */
 const changes = sampleTtlDeletes(30, { firstTime: HOUR_10 / 1000, spacingSeconds: 10, table: TABLE });
-const kinesisRecords = changes.map((r, i) =>
-  toKinesisRecord(r.raw, {
-    sequenceNumber: kseq(i * 10),
-    tableName: TABLE,
-    streamArn: STREAM,
-    shardId: 'shardId-000000000001',
-  }),
-);
+const kinesisRecords = kinesisCopies(changes, TABLE);
 
 describe('S3ArchiveSink fed by Kinesis', () => {
   const { s3 } = localClients();
@@ -43,7 +30,7 @@ describe('S3ArchiveSink fed by Kinesis', () => {
     });
     const again = [5, 12].map((i, k) => ({
       ...kinesisRecords[i]!,
-      kinesis: { ...kinesisRecords[i]!.kinesis, sequenceNumber: kseq(400 + k) },
+      kinesis: { ...kinesisRecords[i]!.kinesis, sequenceNumber: kinesisSequenceNumber(400 + k) },
     }));
     expect(await pipeline.process({ Records: [...kinesisRecords.slice(20), ...again] })).toEqual({
       batchItemFailures: [],

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseArchiveKey } from '../../../src/archive/format.js';
+import { decodeObject, parseArchiveKey, rowToLambdaRecord } from '../../../src/archive/format.js';
 import { planArchiveObjects } from '../../../src/archive/objects.js';
 import {
   recordTenantSegment,
@@ -134,6 +134,38 @@ describe('planArchiveObjects with partitionBy', () => {
     expect(overflow).toBe(60);
     // Deterministic: a redelivery of the same batch writes the same keys and bytes.
     expect(plan().objects.map((o) => [o.key, o.sha256])).toEqual(objects.map((o) => [o.key, o.sha256]));
+  });
+
+  it("writes each row's decoded tenant id into it, over the bound too; rows without partitionBy carry none", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(
+          validTenant.filter((t) => !t.includes('#')),
+          { minLength: 1, maxLength: 6 },
+        ),
+        fc.integer({ min: 1, max: 6 }),
+        (tenants, maxPartitions) => {
+          const records = tenantRecords(24, tenants);
+          const { objects, failed } = planArchiveObjects(records, {
+            ...layout,
+            tenants: { partitionBy, maxPartitions },
+          });
+          expect(failed).toEqual([]);
+          const rows = objects.flatMap((o) => decodeObject(o.body, o.key));
+          expect(rows).toHaveLength(24);
+          for (const row of rows) {
+            expect(row.tenant).toBe(String(row.keys.pk?.S).split('#')[0]);
+            // The field is the row's, not the record's: the record rebuilt from it is the one written.
+            const written = records.find((r) => r.eventID === row.eventID) as ClassifiedRecord;
+            expect(rowToLambdaRecord(row)).toEqual(written.raw);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+    const plain = planArchiveObjects(tenantRecords(4, ['acme']), layout);
+    for (const o of plain.objects)
+      for (const row of decodeObject(o.body, o.key)) expect(row).not.toHaveProperty('tenant');
   });
 
   it('fails only the record whose tenant cannot be told (retried, then dead-lettered)', () => {
