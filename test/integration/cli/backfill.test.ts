@@ -1,6 +1,5 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
@@ -8,45 +7,26 @@ import { main } from '../../../src/cli/program.js';
 import { writeLocalExport } from '../../../src/local/export/index.js';
 import { createTestBucket, createTestTable, localClients } from '../../support/aws.js';
 import { captureOutput } from '../../support/capture-output.js';
+import { PACKAGE_ROOT_SOURCE, writeStreamService } from '../../support/cli-test.js';
 
 const { dynamodb, s3, dynamoEndpoint, s3Endpoint } = localClients();
-const SRC = resolve('src/index.js');
 
 /** A service whose one stream function appends each record's keys and origin to `out`. */
-async function service(handlerSource?: string) {
-  const dir = await mkdtemp(join(tmpdir(), 'tidewater-backfill-cli-'));
-  const out = join(dir, 'out.jsonl');
-  await writeFile(
-    join(dir, 'serverless.yml'),
-    [
-      'service: seeded',
-      'provider:',
-      '  name: aws',
-      '  environment:',
-      `    OUT_FILE: ${out}`,
-      'functions:',
-      '  index:',
-      '    handler: handler.handler',
-      '    events:',
-      '      - stream:',
-      '          arn: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
-      '',
-    ].join('\n'),
-  );
-  await writeFile(
-    join(dir, 'handler.mjs'),
-    handlerSource ??
+function service(handlerSource?: string) {
+  return writeStreamService({
+    name: 'index',
+    handler: () =>
+      handlerSource ??
       [
         "import { appendFileSync } from 'node:fs';",
-        `import { createStreamHandler } from ${JSON.stringify(SRC)};`,
+        `import { createStreamHandler } from ${JSON.stringify(PACKAGE_ROOT_SOURCE)};`,
         'const sink = { name: "out", write(records) {',
         // biome-ignore lint/suspicious/noTemplateCurlyInString: the template literal is the generated module's code
         '  appendFileSync(process.env.OUT_FILE, records.map((r) => `${JSON.stringify({ keys: r.raw.dynamodb.Keys, origin: r.origin })}\\n`).join(""));',
         '} };',
         "export const handler = createStreamHandler({ routes: [{ when: 'insert', to: sink }], metrics: false });",
       ].join('\n'),
-  );
-  return { config: join(dir, 'serverless.yml'), out, dir };
+  });
 }
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
