@@ -16,8 +16,10 @@ import { runBackfill } from '../../../src/backfill/index.js';
 import { EventSourceMappingEmulator } from '../../../src/local/emulator/emulator.js';
 import { StreamPoller } from '../../../src/local/emulator/poller.js';
 import { writeLocalExport } from '../../../src/local/export/index.js';
+import type { OrderingConfig } from '../../../src/pipeline/config.js';
 import { route } from '../../../src/pipeline/config.js';
 import { createStreamHandler } from '../../../src/pipeline/middleware.js';
+import { toJsonAttributeMap } from '../../../src/records/convert.js';
 import { keyIdentity } from '../../../src/records/key-identity.js';
 import { canonicalNumberText } from '../../../src/records/number-canonical.js';
 import type { AttributeMap, ClassifiedRecord } from '../../../src/records/types.js';
@@ -32,6 +34,7 @@ import {
   localClients,
   NUMBER_SORT_KEY,
   readStreamUntil,
+  type TestTableOptions,
 } from '../../support/aws.js';
 import { quietLogger } from '../../support/backfill-table.js';
 import { ItemStateSink } from '../../support/item-state-sink.js';
@@ -84,14 +87,37 @@ async function scanAll(table: string): Promise<Record<string, AttributeValue>[]>
   return items;
 }
 
-/** A table keyed (pk S, sk N), its version table, a bucket, a dead-letter queue, and writes keyed by any spelling. */
-async function setUp() {
-  const table = await createTestTable(dynamodb, NUMBER_SORT_KEY);
+/** How a round trip's table is keyed: its options and the key a write names (`spelling` as written). */
+interface Keying {
+  table: TestTableOptions;
+  key(spelling: string): Record<string, AttributeValue>;
+}
+
+const NUMBER_KEYED: Keying = {
+  table: NUMBER_SORT_KEY,
+  key: (sk) => ({ pk: { S: 'order' }, sk: { N: sk } }),
+};
+
+/** A binary partition key: `hex` is the bytes the key holds. */
+const BINARY_KEYED: Keying = {
+  table: {
+    attributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'B' }],
+    keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+  },
+  key: (hex) => ({ pk: { B: Buffer.from(hex, 'hex') } }),
+};
+
+/**
+ * A table keyed as `keying` says, its version table, a bucket, a dead-letter queue, writes keyed by
+ * any spelling, and the pipeline (in `ordering`) that copies the table through a version guard.
+ */
+async function setUp(keying: Keying, ordering: OrderingConfig = 'ordered') {
+  const table = await createTestTable(dynamodb, keying.table);
   const versions = await createTestTable(dynamodb);
   const bucket = await createTestBucket(s3);
   const { QueueUrl } = await sqs().sqs.send(new CreateQueueCommand({ QueueName: `dl-${table.tableName}` }));
   const queueUrl = QueueUrl as string;
-  const key = (sk: string) => ({ pk: { S: 'order' }, sk: { N: sk } });
+  const { key } = keying;
   const write = {
     put: (sk: string, rev: number) =>
       dynamodb.send(
@@ -121,8 +147,10 @@ async function setUp() {
     metrics: false as const,
     logger: quietLogger,
     retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
+    ordering,
   };
   return {
+    keying,
     table,
     versions,
     bucket,
@@ -164,6 +192,19 @@ async function writesAfter({ write }: RoundTrip): Promise<void> {
 /** Records written by writesBefore and writesAfter. */
 const WRITES = 13;
 
+/** A full export of the table now: its prefix. */
+async function fullExport(rt: RoundTrip, files = 1): Promise<string> {
+  const exported = await writeLocalExport({
+    dynamodb,
+    s3,
+    bucket: rt.bucket,
+    table: rt.table.tableName,
+    type: 'full',
+    files,
+  });
+  return exported.prefix;
+}
+
 async function backfill(rt: RoundTrip, prefix: string): Promise<void> {
   const report = await runBackfill(rt.config, {
     source: { export: { bucket: rt.bucket, prefix } },
@@ -180,16 +221,37 @@ async function stream(rt: RoundTrip): Promise<void> {
   await poller.runEmulator(emulator, { stopWhenCaughtUp: true, emptyPagesToStop: 5 });
 }
 
-/** The copy equals the table by value, and the version table holds one row per item ever written. */
-async function expectCopyEqualsTable(rt: RoundTrip, itemsEver: number): Promise<void> {
-  const source = await scanAll(rt.table.tableName);
-  expect(source).toHaveLength(3);
+/**
+ * The copy equals the table by value (items compared as a stream carries them, binary as base64),
+ * and the version table holds one row per item ever written.
+ */
+async function expectCopyEqualsTable(rt: RoundTrip, items: number, itemsEver: number): Promise<void> {
+  const source = (await scanAll(rt.table.tableName)).map((item) => toJsonAttributeMap(item));
+  expect(source).toHaveLength(items);
+  const keyNames = (rt.keying.table.keySchema ?? []).map((k) => k.AttributeName as string);
   const want = new Map(
-    source.map((item) => [keyIdentity({ pk: item.pk, sk: item.sk }), byValue(item as never)]),
+    source.map((item) => [keyIdentity(Object.fromEntries(keyNames.map((n) => [n, item[n]]))), byValue(item)]),
   );
   const got = new Map([...rt.copy.items].map(([id, image]) => [id, byValue(image)]));
   expect(got).toEqual(want);
   expect(await scanAll(rt.versions.tableName)).toHaveLength(itemsEver);
+}
+
+/** Redrives the dead-letter queue through the same pipeline: every message succeeds and is removed. */
+async function redriveQueue(rt: RoundTrip, messages: number): Promise<void> {
+  const queued = await sqs().sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: rt.queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
+  );
+  expect(Number(queued.Attributes?.ApproximateNumberOfMessages)).toBe(messages);
+  const redriven = await redrive({
+    queueUrl: rt.queueUrl,
+    streamArn: rt.table.streamArn,
+    sqs: sqs().sqs,
+    streams,
+    waitTimeSeconds: 0,
+    target: handlerTarget(createStreamHandler(rt.config)),
+  });
+  expect(redriven).toMatchObject({ messagesRead: messages, succeeded: messages, messagesRemoved: messages });
 }
 
 afterEach(() => {
@@ -197,61 +259,33 @@ afterEach(() => {
 });
 
 describe('backfill → stream → redrive, number keys spelled several ways', () => {
-  it('a full export in the middle; the stream fails some records once, dead-lettered to SQS and redriven: the copy ends equal to the table by value, one version row per item', async () => {
-    const rt = await setUp();
-    await writesBefore(rt);
-    const exported = await writeLocalExport({
-      dynamodb,
-      s3,
-      bucket: rt.bucket,
-      table: rt.table.tableName,
-      type: 'full',
-      files: 2,
-    });
-    await writesAfter(rt);
+  for (const ordering of ['ordered', { mode: 'per-key', concurrency: 4 }] as const) {
+    it(`a full export in the middle; the stream (${typeof ordering === 'string' ? ordering : ordering.mode}) fails some records once, dead-lettered to SQS and redriven: the copy ends equal to the table by value, one version row per item`, async () => {
+      const rt = await setUp(NUMBER_KEYED, ordering);
+      await writesBefore(rt);
+      const exported = await fullExport(rt, 2);
+      await writesAfter(rt);
 
-    const records = await readStreamUntil(streams, rt.table.streamArn, (r) => r.length >= WRITES);
-    expect(records).toHaveLength(WRITES);
-    // The last write to 1.5 (a MODIFY keyed 1.50), the 38-digit item's last write (keyed e+37),
-    // the delete of 2.25 and a write the stream then outdates (0.15e1's): each fails once.
-    for (const i of [12, 8, 9, 7]) rt.index.failOnce.add(records[i]?.dynamodb?.SequenceNumber as string);
+      const records = await readStreamUntil(streams, rt.table.streamArn, (r) => r.length >= WRITES);
+      expect(records).toHaveLength(WRITES);
+      // The last write to 1.5 (a MODIFY keyed 1.50), the 38-digit item's last write (keyed e+37),
+      // the delete of 2.25 and a write the stream then outdates (0.15e1's): each fails once.
+      for (const i of [12, 8, 9, 7]) rt.index.failOnce.add(records[i]?.dynamodb?.SequenceNumber as string);
 
-    await backfill(rt, exported.prefix);
-    await stream(rt);
-    expect(rt.index.failOnce.size).toBe(0);
-    const queued = await sqs().sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: rt.queueUrl,
-        AttributeNames: ['ApproximateNumberOfMessages'],
-      }),
-    );
-    expect(Number(queued.Attributes?.ApproximateNumberOfMessages)).toBe(4);
-
-    const redriven = await redrive({
-      queueUrl: rt.queueUrl,
-      streamArn: rt.table.streamArn,
-      sqs: sqs().sqs,
-      streams,
-      waitTimeSeconds: 0,
-      target: handlerTarget(createStreamHandler(rt.config)),
-    });
-    expect(redriven).toMatchObject({ messagesRead: 4, succeeded: 4, messagesRemoved: 4 });
-    // 2.25's row is its tombstone.
-    await expectCopyEqualsTable(rt, 4);
-    await rt.drop();
-  }, 120_000);
+      await backfill(rt, exported);
+      await stream(rt);
+      expect(rt.index.failOnce.size).toBe(0);
+      await redriveQueue(rt, 4);
+      // 2.25's row is its tombstone.
+      await expectCopyEqualsTable(rt, 3, 4);
+      await rt.drop();
+    }, 120_000);
+  }
 
   it('a full export, then an incremental one taken a minute on: one line per item whatever its writes were keyed by, and the copy ends equal to the table', async () => {
-    const rt = await setUp();
+    const rt = await setUp(NUMBER_KEYED);
     await writesBefore(rt);
-    const full = await writeLocalExport({
-      dynamodb,
-      s3,
-      bucket: rt.bucket,
-      table: rt.table.tableName,
-      type: 'full',
-    });
-    await backfill(rt, full.prefix);
+    await backfill(rt, await fullExport(rt));
     await writesAfter(rt);
 
     // Taken in the minute after the writes (DynamoDB Local stamps the stream to the minute): its
@@ -273,7 +307,28 @@ describe('backfill → stream → redrive, number keys spelled several ways', ()
     expect(incremental.itemCount).toBe(4);
     await backfill(rt, incremental.prefix);
     await stream(rt);
-    await expectCopyEqualsTable(rt, 4);
+    await expectCopyEqualsTable(rt, 3, 4);
+    await rt.drop();
+  }, 120_000);
+
+  it('a binary key (bytes 00 and ff included) takes the same trip: export, backfill, stream with failures, redrive', async () => {
+    const rt = await setUp(BINARY_KEYED, { mode: 'per-key', concurrency: 4 });
+    await rt.write.put('00ff', 1);
+    await rt.write.update('00ff', '2');
+    await rt.write.put('ff00ff', 1);
+    await rt.write.put('2b2f3d', 1);
+    const exported = await fullExport(rt);
+    await rt.write.update('ff00ff', '2');
+    await rt.write.remove('00ff');
+    await rt.write.update('2b2f3d', '2');
+    const records = await readStreamUntil(streams, rt.table.streamArn, (r) => r.length >= 7);
+    expect(records).toHaveLength(7);
+    for (const i of [4, 5]) rt.index.failOnce.add(records[i]?.dynamodb?.SequenceNumber as string);
+
+    await backfill(rt, exported);
+    await stream(rt);
+    await redriveQueue(rt, 2);
+    await expectCopyEqualsTable(rt, 2, 3);
     await rt.drop();
   }, 120_000);
 });
