@@ -1,4 +1,9 @@
 import { Command } from 'commander';
+import { defineEnvironment } from '../core/options.js';
+import { DEFAULT_DEAD_LETTER_OVERFLOW_PREFIX } from '../handlers/archive-settings.js';
+import { HandlerConfigError } from '../handlers/config-error.js';
+import { KEY_PREFIX_OPTION } from '../handlers/key-prefix.js';
+import type { StreamFunctionSettings } from '../local/index.js';
 import { overlayEnv } from '../local/servers/process-env.js';
 import {
   formatProgress,
@@ -47,11 +52,11 @@ export function redriveCommand(): Command {
     )
     .option(
       '--pointer-bucket <name>',
-      "SqsDeadLetterSink's overflow bucket: the only bucket a dead-letter pointer may lead to (without it, pointers are refused)",
+      "SqsDeadLetterSink's overflow bucket: the only bucket a dead-letter pointer may lead to (default, through a function's handler: its ARCHIVE_BUCKET when it sets DEAD_LETTER_QUEUE_URL; otherwise pointers are refused)",
     )
     .option(
       '--pointer-prefix <prefix>',
-      'key prefix a pointer must lead under in --pointer-bucket (e.g. dead-letter/)',
+      'key prefix a pointer must lead under in --pointer-bucket (e.g. dead-letter/; default with the bucket above: its DEAD_LETTER_OVERFLOW_PREFIX)',
     )
     .option('--max-messages <n>', 'read at most this many messages and objects (default 1000)', positive)
     .option('--max-seconds <n>', 'read no further message after this many seconds (default 240)', positive)
@@ -73,7 +78,7 @@ export function redriveCommand(): Command {
     await withFunctionHandler(
       flags,
       async (fn, handler) => {
-        finish(await run(flags, handlerTarget(handler, { functionName: fn.key })));
+        finish(await run(configuredPointers(flags, fn), handlerTarget(handler, { functionName: fn.key })));
       },
       target,
     );
@@ -93,6 +98,51 @@ function redriveServices(flags: RedriveFlags): string[] {
     ...(flags.bucket === undefined ? [] : ['S3']),
     ...(flags.invoke === undefined ? ['DYNAMODB', 'S3'] : ['LAMBDA']),
   ].filter((service, i, all) => all.indexOf(service) === i);
+}
+
+/**
+ * The two variables of archiveTtl's that say where its dead-letter overflow goes, read by the same
+ * rules as the handler reads them (archive-ttl.ts; that module builds its handler at import, so it
+ * is not imported here).
+ */
+const readOverflow = /* @__PURE__ */ defineEnvironment<{
+  ARCHIVE_BUCKET: string;
+  DEAD_LETTER_OVERFLOW_PREFIX?: string;
+}>({ error: (message, variable) => new HandlerConfigError(variable ?? '', message) })('redrive', {
+  ARCHIVE_BUCKET: { kind: 'nonEmptyString', required: true },
+  DEAD_LETTER_OVERFLOW_PREFIX: { ...KEY_PREFIX_OPTION, default: DEFAULT_DEAD_LETTER_OVERFLOW_PREFIX },
+});
+
+/**
+ * The flags with the pointer bucket and prefix taken from the function's own dead-letter sink when
+ * neither flag is given: a function configured as archiveTtl is (DEAD_LETTER_QUEUE_URL, its
+ * overflow under DEAD_LETTER_OVERFLOW_PREFIX in ARCHIVE_BUCKET; serverless.yml and TtlArchive set
+ * them) overflows large entries there, so that is the one place its pointers may lead. Read from
+ * the environment the handler runs with (set by withFunctionHandler), by the handler's rules, so
+ * redrive follows pointers exactly where the handler writes them. Any other function leaves
+ * pointers refused unless the flags say where.
+ */
+function configuredPointers(flags: RedriveFlags, fn: StreamFunctionSettings): RedriveFlags {
+  if (flags.pointerBucket !== undefined || flags.pointerPrefix !== undefined) return flags;
+  if (!Object.hasOwn(fn.environment, 'DEAD_LETTER_QUEUE_URL')) return flags;
+  try {
+    const overflow = readOverflow(process.env);
+    process.stderr.write(
+      `redrive: dead-letter pointers followed into ${fn.key}'s ARCHIVE_BUCKET under its DEAD_LETTER_OVERFLOW_PREFIX\n`,
+    );
+    return {
+      ...flags,
+      pointerBucket: overflow.ARCHIVE_BUCKET,
+      pointerPrefix: overflow.DEAD_LETTER_OVERFLOW_PREFIX,
+    };
+  } catch (error) {
+    if (!(error instanceof HandlerConfigError)) throw error;
+    // The variable's name only: its value is the deployment's, not for a log line.
+    process.stderr.write(
+      `warning: ${fn.key}'s dead-letter overflow cannot be read (${error.variable}); pointers are refused unless --pointer-bucket is given\n`,
+    );
+    return flags;
+  }
 }
 
 function run(flags: RedriveFlags, target: RedriveTarget): Promise<RedriveReport> {

@@ -9,6 +9,12 @@ export const ARCHIVE_ROUTES = ['ttl-deletes', 'all-deletes'] as const;
 /** What the archive handler archives: TTL deletes, or user deletes too. */
 export type ArchiveRoutes = (typeof ARCHIVE_ROUTES)[number];
 
+/**
+ * DEAD_LETTER_OVERFLOW_PREFIX's default: where archiveTtl puts a dead-letter entry too large for an
+ * SQS message, and so where `tidewater redrive -f` lets its pointers lead.
+ */
+export const DEFAULT_DEAD_LETTER_OVERFLOW_PREFIX = 'dead-letter/';
+
 /** Where `all-deletes` archives user deletes: `<prefix>user-deletes/` (`prefix` ends in `/`). */
 export function userDeletePrefix(prefix: string): string {
   return `${prefix}user-deletes/`;

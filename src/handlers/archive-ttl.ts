@@ -4,7 +4,13 @@ import { defineEnvironment, type Environment } from '../core/options.js';
 import { createStreamHandler, kinesisSource, type RouteConfig, route, ttlHealth } from '../pipeline/index.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, S3ArchiveSink, S3DeadLetterSink } from '../s3.js';
 import { SqsDeadLetterSink } from '../sqs.js';
-import { ARCHIVE_ROUTES, type ArchiveRoutes, clientRetry, userDeletePrefix } from './archive-settings.js';
+import {
+  ARCHIVE_ROUTES,
+  type ArchiveRoutes,
+  clientRetry,
+  DEFAULT_DEAD_LETTER_OVERFLOW_PREFIX,
+  userDeletePrefix,
+} from './archive-settings.js';
 import { HandlerConfigError } from './config-error.js';
 import { KEY_PREFIX_OPTION } from './key-prefix.js';
 
@@ -51,7 +57,7 @@ const readEnvironment = /* @__PURE__ */ defineEnvironment<{
     check: (v) => typeof v === 'string' && /^https?:\/\//.test(v.trim()),
     required: true,
   },
-  DEAD_LETTER_OVERFLOW_PREFIX: { ...KEY_PREFIX_OPTION, default: 'dead-letter/' },
+  DEAD_LETTER_OVERFLOW_PREFIX: { ...KEY_PREFIX_OPTION, default: DEFAULT_DEAD_LETTER_OVERFLOW_PREFIX },
   MAX_RECORD_AGE_SECONDS: { kind: 'integer', min: 1 },
   EVENT_SOURCE: { kind: 'enum', values: ARCHIVE_EVENT_SOURCES, default: 'dynamodb-stream' },
 });

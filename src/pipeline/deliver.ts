@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import { MalformedRecordError } from '../records/errors.js';
+import { type KeyIdentity, recordKeyIdentity } from '../records/key-identity.js';
 import type { ClassifiedRecord } from '../records/types.js';
 import type { Sink } from '../sinks/types.js';
 import { SinkContractError } from './errors.js';
@@ -27,9 +28,10 @@ export function deliverOrdered(ledger: Ledger, config: CompiledConfig): Promise<
 }
 
 /**
- * Per-key mode: one lane per item key, each in stream order, `concurrency` lanes at a time. The
- * raw Keys JSON is the item's identity: DynamoDB sends an item's key attributes the same way
- * every time.
+ * Per-key mode: one lane per item, each in stream order, `concurrency` lanes at a time. The item
+ * is its keys' identity by value (records/key-identity), not their text: DynamoDB Local's MODIFY
+ * carries a number key as the request spelt it (`1.50`), so by text one item's records ran in two
+ * lanes at once and could reach a sink out of order.
  */
 export async function deliverPerKey(ledger: Ledger, config: CompiledConfig): Promise<void> {
   const lanes = new Map<string, number[]>();
@@ -52,24 +54,15 @@ export async function deliverPerKey(ledger: Ledger, config: CompiledConfig): Pro
 }
 
 /**
- * A record's lane: its Keys as JSON. Keys nested too deep to serialize are no keys DynamoDB has
- * (key attributes are scalars): the record is malformed, dead-lettered rather than failing the batch.
+ * A record's lane: its item's key identity. Keys DynamoDB could not hold (a key attribute that is
+ * not one S, N or B) are a malformed record, dead-lettered rather than failing the batch.
  */
-function laneKey(ledger: Ledger, i: number): string | undefined {
-  const record = ledger.records[i]!;
+function laneKey(ledger: Ledger, i: number): KeyIdentity | undefined {
   try {
-    return JSON.stringify(record.raw.dynamodb.Keys);
+    return recordKeyIdentity(ledger.records[i]!);
   } catch (error) {
-    malformed(
-      ledger,
-      i,
-      new MalformedRecordError('invalid-attribute-value', `Keys cannot be read (${String(error)})`, {
-        eventID: record.eventID,
-        sequenceNumber: record.sequenceNumber,
-        path: 'dynamodb.Keys',
-      }),
-      undefined,
-    );
+    if (!(error instanceof MalformedRecordError)) throw error;
+    malformed(ledger, i, error, undefined);
     return undefined;
   }
 }

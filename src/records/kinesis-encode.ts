@@ -1,3 +1,5 @@
+import { InvalidAttributeValueError } from './errors.js';
+import { keyIdentity } from './key-identity.js';
 import type { LambdaStreamRecord } from './types.js';
 
 /** What a Kinesis record adds to a DynamoDB change record. */
@@ -102,10 +104,18 @@ export function kinesisChangeRecord(
 
 /**
  * An item's Kinesis partition key: 32 hex digits from its keys (FNV-1a, four rounds), stable per
- * item, as the streaming destination's hash of the keys is.
+ * item, as the streaming destination's hash of the keys is. Hashed by key value (key-identity), so
+ * a MODIFY that DynamoDB Local keys `1.50` lands on the shard its INSERT keyed `1.5` did; keys no
+ * table could hold are hashed as their text.
  */
 export function kinesisPartitionKey(keys: LambdaStreamRecord['dynamodb']['Keys']): string {
-  const text = JSON.stringify(keys);
+  let text: string;
+  try {
+    text = keyIdentity(keys);
+  } catch (error) {
+    if (!(error instanceof InvalidAttributeValueError)) throw error;
+    text = JSON.stringify(keys);
+  }
   let out = '';
   for (let round = 0; round < 4; round++) {
     let h = 0x811c9dc5 ^ round;

@@ -86,6 +86,18 @@ export interface TestTableOptions {
   attributeDefinitions?: AttributeDefinition[];
 }
 
+/** A table keyed by a string partition key `pk` and a number sort key `sk`: where a number key's spellings meet. */
+export const NUMBER_SORT_KEY: TestTableOptions = {
+  attributeDefinitions: [
+    { AttributeName: 'pk', AttributeType: 'S' },
+    { AttributeName: 'sk', AttributeType: 'N' },
+  ],
+  keySchema: [
+    { AttributeName: 'pk', KeyType: 'HASH' },
+    { AttributeName: 'sk', KeyType: 'RANGE' },
+  ],
+};
+
 /** A fresh table (pk string hash key by default) with a stream and, if asked, TTL. */
 export async function createTestTable(dynamodb: DynamoDBClient, options: TestTableOptions = {}) {
   const tableName = uniqueName('t');

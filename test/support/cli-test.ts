@@ -1,5 +1,6 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, afterEach, expect, inject, vi } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { main } from '../../src/cli/program.js';
@@ -80,4 +81,41 @@ export function startLogName(log: string, kind: 'table' | 'bucket', logicalId: R
   const name = line?.trim().split(/\s+/)[3];
   if (!name) throw new Error(`no ${kind} ${logicalId} in:\n${log}`);
   return name;
+}
+
+/** The package's root entry as a generated handler module imports it. */
+export const PACKAGE_ROOT_SOURCE = resolve('src/index.js');
+
+/**
+ * A service in a fresh folder: serverless.yml with one function `name` (a DynamoDB stream event;
+ * `environment` and OUT_FILE, the folder's out.jsonl, as its own variables) and handler.mjs, the
+ * module `handler` writes for that file.
+ */
+export async function writeStreamService(options: {
+  name: string;
+  environment?: Readonly<Record<string, string>>;
+  handler: (out: string) => string;
+}): Promise<{ dir: string; config: string; out: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'tidewater-cli-service-'));
+  const out = join(dir, 'out.jsonl');
+  const environment = { OUT_FILE: out, ...options.environment };
+  await writeFile(
+    join(dir, 'serverless.yml'),
+    [
+      'service: seeded',
+      'provider:',
+      '  name: aws',
+      'functions:',
+      `  ${options.name}:`,
+      '    handler: handler.handler',
+      '    environment:',
+      ...Object.entries(environment).map(([name, value]) => `      ${name}: ${JSON.stringify(value)}`),
+      '    events:',
+      '      - stream:',
+      '          arn: arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-01-01T00:00:00.000',
+      '',
+    ].join('\n'),
+  );
+  await writeFile(join(dir, 'handler.mjs'), options.handler(out));
+  return { dir, config: join(dir, 'serverless.yml'), out };
 }

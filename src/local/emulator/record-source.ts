@@ -1,5 +1,7 @@
 import { kinesisFilterInput } from '../../filters/index.js';
+import { InvalidAttributeValueError } from '../../records/errors.js';
 import type { LambdaKinesisRecord, LambdaStreamRecord } from '../../records/index.js';
+import { keyIdentity } from '../../records/key-identity.js';
 import { MAX_KINESIS_SEQUENCE_DIGITS } from '../../records/kinesis-position.js';
 import { UnstreamableRecordError } from './errors.js';
 import { createdAtMs } from './record-age.js';
@@ -59,11 +61,16 @@ export const DYNAMODB_SOURCE: RecordSource<LambdaStreamRecord> = {
       record.eventID,
       'a DynamoDB sequence number (1 to 40 digits)',
     ),
+  // By value (records/key-identity), not by text: DynamoDB Local's MODIFY carries a number key as
+  // the request spelt it (1.50), and by text one item's records ran in concurrent batches.
   laneKey(record) {
-    const keys = record.dynamodb.Keys;
-    let text = '';
-    for (const name of Object.keys(keys).sort()) text += `${name}=${JSON.stringify(keys[name])};`;
-    return text;
+    try {
+      return keyIdentity(record.dynamodb.Keys);
+    } catch (error) {
+      if (!(error instanceof InvalidAttributeValueError)) throw error;
+      // Keys no table could hold name no item: they share one lane, so the handler sees them in order.
+      return '';
+    }
   },
   stampedAtMs: createdAtMs,
   filterInput: (record) => record,

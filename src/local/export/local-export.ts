@@ -11,6 +11,8 @@ import {
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { defineOptions } from '../../core/options.js';
 import { toJsonAttributeMap, toLambdaRecord } from '../../records/convert.js';
+import { keyIdentity } from '../../records/key-identity.js';
+import { canonicalNumberText } from '../../records/number-canonical.js';
 import type { AttributeMap, LambdaStreamRecord } from '../../records/types.js';
 
 /**
@@ -99,13 +101,26 @@ async function streamRecords(
 }
 
 /**
+ * A key as the table stores it: DynamoDB Local's MODIFY record carries a number key as the request
+ * spelt it (`1.50`), while an export, like every other read, holds the stored form (`1.5`).
+ */
+function storedKeys(keys: AttributeMap): AttributeMap {
+  const out: AttributeMap = Object.create(null);
+  for (const [name, value] of Object.entries(keys))
+    out[name] = value.N === undefined ? value : { N: canonicalNumberText(value.N) };
+  return out;
+}
+
+/**
  * An incremental export's lines: per item changed in [from, to), its image before the range
  * (OldImage) and after it (NewImage), with the last write's time — what DynamoDB's
  * NEW_AND_OLD_IMAGES view holds. An item created and deleted within the range leaves a delete
  * with its keys alone: harmless to a sink that never had it, and DynamoDB Local stamps stream
  * records to the minute, so "created within the range" may be a write just before it.
+ * Changes are grouped by key value (records/key-identity): writes keyed `1.5` and `1.50` are one
+ * item and make one line, as in DynamoDB's own export.
  */
-function incrementalLines(records: readonly LambdaStreamRecord[], from: number, to: number): string[] {
+export function incrementalLines(records: readonly LambdaStreamRecord[], from: number, to: number): string[] {
   const byKey = new Map<
     string,
     {
@@ -119,12 +134,12 @@ function incrementalLines(records: readonly LambdaStreamRecord[], from: number, 
   for (const r of records) {
     const at = (r.dynamodb.ApproximateCreationDateTime ?? 0) * 1000;
     if (at < from || at >= to) continue;
-    const id = JSON.stringify(r.dynamodb.Keys);
+    const id = keyIdentity(r.dynamodb.Keys);
     const seen = byKey.get(id);
     const now = r.eventName === 'REMOVE' ? undefined : r.dynamodb.NewImage;
     if (seen === undefined)
       byKey.set(id, {
-        keys: r.dynamodb.Keys,
+        keys: storedKeys(r.dynamodb.Keys),
         old: r.dynamodb.OldImage,
         now,
         at,

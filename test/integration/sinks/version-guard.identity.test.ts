@@ -9,7 +9,13 @@ import { createStreamHandler } from '../../../src/pipeline/middleware.js';
 import { DynamoDbVersionStore } from '../../../src/sinks/dynamodb-version-store.js';
 import { MemoryDeadLetterSink } from '../../../src/sinks/memory-dead-letter-sink.js';
 import { versionGuard } from '../../../src/sinks/version-guard.js';
-import { createTestBucket, createTestTable, localClients, readStreamUntil } from '../../support/aws.js';
+import {
+  createTestBucket,
+  createTestTable,
+  localClients,
+  NUMBER_SORT_KEY,
+  readStreamUntil,
+} from '../../support/aws.js';
 import { ItemStateSink } from '../../support/item-state-sink.js';
 
 const { dynamodb, streams, s3 } = localClients();
@@ -20,16 +26,7 @@ afterEach(() => {
 
 describe('version guard: one item, whatever spelling its number key arrives in', () => {
   it("issue 36's repro: put 1.5 rev 1, update by key 1.50 to rev 2, put rev 3, export a minute on, backfill, stream from TRIM_HORIZON: the copy ends at rev 3", async () => {
-    const table = await createTestTable(dynamodb, {
-      attributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'N' },
-      ],
-      keySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-    });
+    const table = await createTestTable(dynamodb, NUMBER_SORT_KEY);
     const versions = await createTestTable(dynamodb);
     const bucket = await createTestBucket(s3);
     const put = (rev: number) =>

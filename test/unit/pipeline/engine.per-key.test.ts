@@ -41,6 +41,26 @@ describe('per-key mode', () => {
     expect(sink.written.sort()).toEqual(event.Records.map((r) => r.dynamodb.SequenceNumber).sort());
   });
 
+  it("one item's records are one lane by key value, however its number key is spelled (1.5, 1.50, 15E-1, 0.15e1)", async () => {
+    const spellings = ['1.5', '1.50', '15E-1', '0.15e1', '2.5', '25e-1'];
+    const event = batch(spellings.length, (i) => ({ kind: i % 3 === 0 ? 'insert' : 'modify' }));
+    event.Records.forEach((r, i) => {
+      r.dynamodb.Keys = { pk: { S: 'order' }, sk: { N: spellings[i]! } };
+    });
+    const sink = new RecordingSink('s', () => false, deferredTick);
+    const response = await processBatch(event, {
+      ...quiet,
+      ordering: { mode: 'per-key', concurrency: 4 },
+      routes: [{ when: ['insert', 'modify'], to: sink }],
+    });
+    expect(response.batchItemFailures).toEqual([]);
+    // Two items (1.5 and 2.5): one call each, in stream order.
+    expect(sink.calls).toEqual([
+      [seq(0), seq(1), seq(2), seq(3)],
+      [seq(4), seq(5)],
+    ]);
+  });
+
   it('stops a key at its first failure and reports the lowest failed sequence number over all keys', async () => {
     // key-1 fails at 9, key-2 fails at 6; other keys succeed.
     const sink = new RecordingSink('s', (s) => s === seq(9) || s === seq(6));
