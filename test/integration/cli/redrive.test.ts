@@ -121,6 +121,8 @@ function deadLetterService(environment: Record<string, string>) {
 
 /** Two dead-letter entries too large for a 100-byte message in a fresh queue: each a pointer to its copy under overflow/. */
 async function pointerQueue() {
+  // A handler target reaches DynamoDB and S3 too: every service the command uses has a local endpoint.
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', inject('dynamoEndpoint'));
   vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB_STREAMS', inject('dynamoEndpoint'));
   vi.stubEnv('AWS_ENDPOINT_URL_SQS', local.server.endpoint);
   vi.stubEnv('AWS_ENDPOINT_URL_S3', inject('s3Endpoint'));
