@@ -203,13 +203,28 @@ export async function startSqsServer(input: { port?: number } = {}): Promise<Sqs
   };
 
   const server: Server = createServer((request, response) => {
-    void handle(request, response);
+    // A client that resets mid-body (or any fault reading it) ends that request alone: an
+    // unhandled rejection here would take `tidewater start` down with it.
+    handle(request, response).catch(() => response.destroy());
   });
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
+    let bytes = 0;
+    for await (const chunk of request) {
+      bytes += (chunk as Buffer).length;
+      if (bytes > MAX_REQUEST_BYTES) {
+        response.statusCode = 413;
+        response.setHeader('connection', 'close');
+        response.end();
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk as Buffer);
+    }
     const target = String(request.headers['x-amz-target'] ?? '');
-    const operation = operations[target.replace(/^AmazonSQS\./, '')];
+    const name = target.replace(/^AmazonSQS\./, '');
+    // Own entries only: `constructor`, `toString` or `__proto__` name no operation.
+    const operation = Object.hasOwn(operations, name) ? operations[name] : undefined;
     response.setHeader('content-type', 'application/x-amz-json-1.0');
     response.setHeader('x-amzn-requestid', randomUUID());
     try {
@@ -219,10 +234,14 @@ export async function startSqsServer(input: { port?: number } = {}): Promise<Sqs
           'AWS.SimpleQueueService.UnsupportedOperation',
           `unsupported operation ${target}`,
         );
-      const input = chunks.length
-        ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>)
-        : {};
-      response.end(JSON.stringify(operation(input)));
+      const input = chunks.length ? parseBody(Buffer.concat(chunks).toString('utf8')) : {};
+      if (input === null || typeof input !== 'object' || Array.isArray(input))
+        throw new SqsFault(
+          'InvalidParameterValue',
+          'InvalidParameterValue',
+          'the request body is not a JSON object',
+        );
+      response.end(JSON.stringify(operation(input as Record<string, unknown>)));
     } catch (error) {
       const fault =
         error instanceof SqsFault ? error : new SqsFault('InternalError', 'InternalError', String(error));
@@ -250,6 +269,17 @@ export async function startSqsServer(input: { port?: number } = {}): Promise<Sqs
       }),
   };
 }
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new SqsFault('InvalidParameterValue', 'InvalidParameterValue', 'the request body is not JSON');
+  }
+}
+
+/** SQS takes at most 1 MiB a message and a batch; twice that leaves room for the JSON around it. */
+const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 
 function md5(text: string): string {
   return createHash('md5').update(text, 'utf8').digest('hex');

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
@@ -63,5 +64,47 @@ describe('local SQS server through the real SQSClient', () => {
         new SendMessageCommand({ QueueUrl: `${server.endpoint}/000000000000/nope`, MessageBody: 'x' }),
       ),
     ).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
+  });
+
+  /** One raw request: its status and body, as a hostile loopback client would send it. */
+  async function raw(target: string, body: string | Buffer): Promise<{ status: number; text: string }> {
+    const response = await fetch(server.endpoint, {
+      method: 'POST',
+      headers: { 'x-amz-target': target, 'content-type': 'application/x-amz-json-1.0' },
+      body,
+    }).catch((error: unknown) => ({ status: 0, text: async () => String(error) }));
+    return { status: response.status, text: await response.text() };
+  }
+
+  it('answers hostile requests alone: a reset mid-body, prototype names, bodies not JSON objects, a flood', async () => {
+    // A client that promises 1,000 bytes, sends 10 and resets: the server must not die with it.
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1', () => {
+        socket.write(
+          'POST / HTTP/1.1\r\nhost: x\r\nx-amz-target: AmazonSQS.ListQueues\r\ncontent-length: 1000\r\n\r\n0123456789',
+          () => {
+            socket.resetAndDestroy();
+            resolve();
+          },
+        );
+      });
+      socket.on('error', reject);
+    });
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const answer = await raw(`AmazonSQS.${name}`, '{}');
+      expect(answer.status, name).toBe(400);
+      expect(answer.text, name).toContain('UnsupportedOperation');
+    }
+    for (const body of ['null', '[1]', '"text"', 'not json']) {
+      const answer = await raw('AmazonSQS.ListQueues', body);
+      expect(answer.status, body).toBe(400);
+      expect(answer.text, body).toContain('InvalidParameterValue');
+    }
+    const flood = await raw('AmazonSQS.ListQueues', Buffer.alloc(3 * 1024 * 1024, 0x20));
+    expect([0, 413]).toContain(flood.status);
+    // Still serving.
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'after-hostile' }));
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'still here' }));
+    expect(server.messages('after-hostile')).toHaveLength(1);
   });
 });
