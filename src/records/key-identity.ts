@@ -57,9 +57,9 @@ function attributePart(name: string, value: unknown): string {
   const av = value as { S?: unknown; N?: unknown; B?: unknown };
   try {
     if (types === 1) {
-      if (typeof av.S === 'string') return part(name, 'S', av.S);
+      if (typeof av.S === 'string') return part(name, 'S', nonEmpty(av.S));
       if (typeof av.N === 'string') return part(name, 'N', canonicalNumberText(av.N));
-      if (av.B !== undefined) return part(name, 'B', toBase64(toBytes(av.B)));
+      if (av.B !== undefined) return part(name, 'B', toBase64(nonEmpty(toBytes(av.B))));
     }
   } catch (error) {
     if (error instanceof InvalidAttributeValueError) throw atPath(error, name);
@@ -77,17 +77,24 @@ function attributePart(name: string, value: unknown): string {
 /** One unmarshalled key value: a string, a number (number, bigint, NumberValue) or bytes. */
 function valuePart(name: string, value: unknown): string {
   try {
-    if (typeof value === 'string') return part(name, 'S', value);
+    if (typeof value === 'string') return part(name, 'S', nonEmpty(value));
     if (typeof value === 'bigint') return part(name, 'N', canonicalNumberText(String(value)));
     if (typeof value === 'number' && Number.isFinite(value))
       return part(name, 'N', canonicalNumberText(String(value)));
     if (value instanceof NumberValue) return part(name, 'N', canonicalNumberText(value.value));
-    if (value instanceof Uint8Array) return part(name, 'B', toBase64(value));
+    if (value instanceof Uint8Array) return part(name, 'B', toBase64(nonEmpty(value)));
   } catch (error) {
     if (error instanceof InvalidAttributeValueError) throw atPath(error, name);
     throw error;
   }
   throw atPath(new UnsupportedValueError('a key value must be a string, a number or bytes'), name);
+}
+
+/** DynamoDB refuses a key attribute that is an empty string or empty binary. */
+function nonEmpty<T extends string | Uint8Array>(value: T): T {
+  if (value.length === 0)
+    throw new InvalidAttributeValueError('wrong-shape', 'a key attribute cannot be empty');
+  return value;
 }
 
 function identityOf(keys: unknown, partOf: (name: string, value: unknown) => string): KeyIdentity {
@@ -96,6 +103,13 @@ function identityOf(keys: unknown, partOf: (name: string, value: unknown) => str
   }
   const map = keys as Record<string, unknown>;
   const names = Object.keys(map);
+  // A table's key is its partition key, or that and a sort key: anything else names no item.
+  if (names.length === 0 || names.length > 2) {
+    throw new InvalidAttributeValueError(
+      'wrong-shape',
+      `a key has one or two attributes (a partition key and an optional sort key), not ${names.length}`,
+    );
+  }
   // A table key has one or two attributes: the common case sorts nothing.
   if (names.length === 1) return partOf(names[0]!, map[names[0]!]);
   names.sort(byCodePoint);

@@ -30,12 +30,14 @@ const name = fc.oneof(tricky, fc.string({ unit: 'grapheme', maxLength: 6 }));
 const keyValue: fc.Arbitrary<KeyValue> = fc.oneof(
   fc.record({
     type: fc.constant('S' as const),
-    value: fc.oneof(tricky, fc.string({ unit: 'binary', maxLength: 8 })),
+    // DynamoDB refuses an empty key string or binary: every key value has a character or a byte.
+    value: fc.oneof(tricky, fc.string({ unit: 'binary', maxLength: 8 })).filter((v) => v.length > 0),
   }),
   fc.record({ type: fc.constant('N' as const), parts: numberParts }),
-  fc.record({ type: fc.constant('B' as const), bytes: fc.uint8Array({ maxLength: 5 }) }),
+  fc.record({ type: fc.constant('B' as const), bytes: fc.uint8Array({ minLength: 1, maxLength: 5 }) }),
 );
-const key = fc.dictionary(name, keyValue, { minKeys: 1, maxKeys: 3, noNullPrototype: true });
+// A table's key: a partition key and an optional sort key.
+const key = fc.dictionary(name, keyValue, { minKeys: 1, maxKeys: 2, noNullPrototype: true });
 const binarySpelling = fc.constantFrom('padded', 'unpadded', 'url', 'bytes');
 
 function asJson(value: KeyValue, spelling: Spelling, binary: string): unknown {
@@ -165,6 +167,13 @@ describe('keyIdentity', () => {
       { pk: { N: '1E+999999999' } },
       { pk: { B: 'sécret!' } },
       { pk: { S: 5 } },
+      // No item has these keys: DynamoDB refuses an empty key string or binary, and a key has one
+      // or two attributes.
+      {},
+      { pk: { S: '' } },
+      { pk: { B: '' } },
+      { pk: { B: new Uint8Array(0) } },
+      { a: { S: 'x' }, b: { S: 'y' }, c: { S: 'z' } },
     ];
     for (const input of bad) {
       let thrown: unknown;
@@ -178,6 +187,9 @@ describe('keyIdentity', () => {
     }
     expect(() => keyIdentityOfValues({ pk: true })).toThrow(UnsupportedValueError);
     expect(() => keyIdentityOfValues({ pk: Number.NaN })).toThrow(UnsupportedValueError);
+    expect(() => keyIdentityOfValues({})).toThrow(InvalidAttributeValueError);
+    expect(() => keyIdentityOfValues({ pk: '' })).toThrow(InvalidAttributeValueError);
+    expect(() => keyIdentityOfValues({ pk: new Uint8Array(0) })).toThrow(InvalidAttributeValueError);
   });
 
   it('a record whose key cannot be named is a MalformedRecordError with its identity and the path', () => {
