@@ -15,9 +15,23 @@ export const MAX_JSON_BYTES = 10 * 1024 * 1024;
  * 200,000-deep list, and every walker after it would overflow the stack.
  */
 export function readJsonFile(file: string): unknown {
-  const size = statSync(file).size;
-  if (size > MAX_JSON_BYTES) throw new Error(`is larger than ${MAX_JSON_BYTES} bytes (${size})`);
-  return parseJsonText(readFileSync(file, 'utf8'));
+  return parseJsonText(readBoundedText(file, MAX_JSON_BYTES));
+}
+
+/**
+ * A config file's text, refused (an Error saying why) unless it is a regular file of at most
+ * `maxBytes`: a device or a FIFO reports size 0 and then reads without end (`/dev/zero`) or
+ * blocks the process (a FIFO), so its size alone bounds nothing.
+ */
+export function readBoundedText(file: string, maxBytes: number): string {
+  checkBoundedFile(statSync(file), maxBytes);
+  return readFileSync(file, 'utf8');
+}
+
+/** The check readBoundedText makes, for a caller that stats the file itself. */
+export function checkBoundedFile(stats: { isFile(): boolean; size: number }, maxBytes: number): void {
+  if (!stats.isFile()) throw new Error('is not a regular file');
+  if (stats.size > maxBytes) throw new Error(`is larger than ${maxBytes} bytes (${stats.size})`);
 }
 
 /** JSON text parsed as readJsonFile does, depth checked first. */

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { TemplateReadError } from './errors.js';
 import { isRecord } from './intrinsics.js';
+import { readBoundedText } from './json.js';
 import { projectRoot, resolveInside } from './paths.js';
 import type { StreamFunctionSettings } from './stream-function.js';
 import {
@@ -11,7 +12,7 @@ import {
   parameterDefaults,
   type TemplateSite,
 } from './template-mapping.js';
-import { parseServerlessYaml } from './yaml.js';
+import { MAX_YAML_LENGTH, parseServerlessYaml } from './yaml.js';
 
 /**
  * A SAM template (template.yaml) read for the local runtime: its AWS::Serverless::Function
@@ -43,7 +44,7 @@ export function readSamTemplate(file: string): TemplateApp {
   const path = resolve(file);
   let template: unknown;
   try {
-    template = parseServerlessYaml(readFileSync(path, 'utf8'), path);
+    template = parseServerlessYaml(readBoundedText(path, MAX_YAML_LENGTH * 4), path);
   } catch (error) {
     throw new TemplateReadError(path, 'template', '', `cannot be read (${(error as Error).message})`);
   }

@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { defineOptions } from '../../core/index.js';
 import { ServerlessConfigError } from './errors.js';
+import { checkBoundedFile } from './json.js';
 import { projectRoot, resolveModuleInside } from './paths.js';
 import {
   parseStreamEvent,
@@ -66,8 +67,7 @@ export class ServerlessConfig {
     let text: string;
     try {
       // Refused before it is read: a file past the parser's limit would be held whole first.
-      if ((await stat(file)).size > MAX_YAML_LENGTH * 4)
-        throw new Error(`larger than ${MAX_YAML_LENGTH} characters`);
+      checkBoundedFile(await stat(file), MAX_YAML_LENGTH * 4);
       text = await readFile(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {

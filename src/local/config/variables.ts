@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, resolve } from 'node:path';
 import { LOCAL_ACCOUNT_ID } from '../servers/dynamodb-local.js';
-import { MAX_JSON_BYTES, parseJsonText } from './json.js';
+import { MAX_JSON_BYTES, parseJsonText, readBoundedText } from './json.js';
 import { MAX_NESTING_DEPTH } from './nesting.js';
 import { MAX_YAML_LENGTH, parseServerlessYaml } from './yaml.js';
 
@@ -301,9 +301,7 @@ export class VariableResolver {
           ? (exported as (arg: unknown) => unknown)(this.jsArgument())
           : exported;
       }
-      if (statSync(target).size > MAX_JSON_BYTES)
-        throw new Error(`it is larger than ${MAX_JSON_BYTES} bytes`);
-      const text = readFileSync(target, 'utf8');
+      const text = readBoundedText(target, MAX_JSON_BYTES);
       return ext === '.json' ? parseJsonText(text) : parseServerlessYaml(text, target);
     } catch (error) {
       throw this.settings.fail(`cannot load ${target}: ${(error as Error).message}`);

@@ -57,6 +57,10 @@ function readError(file: string): TemplateReadError {
 }
 
 describe('readSamTemplate', () => {
+  it('refuses a template that is not a regular file (a device reads without end) before reading it', () => {
+    expect(readError('/dev/zero').message).toMatch(/is not a regular file/);
+  });
+
   it('reads a DynamoDB event as the emulator settings Lambda would run it with', () => {
     const app = readSamTemplate(join(fixture, 'template.yaml'));
     expect(app.functions).toHaveLength(1);

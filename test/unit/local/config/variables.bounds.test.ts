@@ -78,6 +78,11 @@ describe('VariableResolver: bounded on hostile serverless.yml', () => {
     expect(error.message).toMatch(/deep\.json: nests deeper than 100 levels/);
   });
 
+  it('a variable file that is a device (size 0, endless): refused before it is read', async () => {
+    const error = await resolveError(['custom:', '  z: ${file(/dev/zero)}'], 'custom.z');
+    expect(error.message).toMatch(/\/dev\/zero: is not a regular file/);
+  });
+
   it('values nested inside values past the bound once resolved', async () => {
     // Each level is 60 deep and holds the next: within the file's bound, past it once resolved.
     const nest = (inner: string) => `${'['.repeat(60)}'${inner}'${']'.repeat(60)}`;
