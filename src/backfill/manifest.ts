@@ -124,6 +124,18 @@ function outsideReason(key: string, folder: string, under: string): string | und
   return undefined;
 }
 
+/**
+ * Why `key` is not a data file of an export (`…/AWSDynamoDB/<id>/data/<file>`, no `.`, `..` or
+ * empty segment, no control character), or undefined when it is one: the check runBackfill makes
+ * of each manifest line, for a caller given one data file's key alone (a Distributed Map child).
+ */
+export function dataFileKeyProblem(key: string): string | undefined {
+  const at = key.lastIndexOf('/data/');
+  if (at === -1 || key.indexOf('/', at + '/data/'.length) !== -1)
+    return "is not a file in an export's data/ folder";
+  return outsideReason(key, '', '');
+}
+
 /** The export's folder for a manifest-summary.json key, or a prefix given as `…/AWSDynamoDB/<id>`. */
 export function summaryKeyOf(prefix: string): string {
   const trimmed = prefix.replace(/^\/+/, '').replace(/\/+$/, '');

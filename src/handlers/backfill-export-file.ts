@@ -4,6 +4,7 @@ import {
   backfillExportFile,
   type ExportFileReport,
 } from '../backfill/index.js';
+import { dataFileKeyProblem } from '../backfill/manifest.js';
 import { defineEnvironment, defineOptions, type Environment } from '../core/options.js';
 import type { Pipeline } from '../pipeline/engine.js';
 import { pipelineOfHandler } from '../pipeline/middleware.js';
@@ -84,6 +85,8 @@ export function createBackfillFileHandler(
     const e = readEvent(event);
     if (!e.key.startsWith(config.exportPrefix))
       throw readEvent.fail(`key is outside the export prefix ${JSON.stringify(config.exportPrefix)}`, 'key');
+    const problem = dataFileKeyProblem(e.key);
+    if (problem !== undefined) throw readEvent.fail(`key ${problem}`, 'key');
     const report = await backfillExportFile(
       pipeline,
       {

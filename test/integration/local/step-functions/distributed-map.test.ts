@@ -149,6 +149,31 @@ describe('the backfill state machine, run locally', () => {
     expect(JSON.parse(failed[0].Cause).errorMessage).toContain(swapped);
   });
 
+  it('a child refuses a key that is not a data file of an export, as runBackfill refuses the manifest line', async () => {
+    const { child, exported, sink } = await exportAndChild();
+    const event = {
+      bucket,
+      fileIndex: 0,
+      exportType: 'FULL_EXPORT',
+      exportTime: exported.exportTime,
+      md5Checksum: 'AAAAAAAAAAAAAAAAAAAAAA==',
+      itemCount: 0,
+    };
+    const folder = exported.dataFiles[0]!.slice(0, exported.dataFiles[0]!.lastIndexOf('/data/'));
+    for (const key of [
+      `exports/../elsewhere/AWSDynamoDB/x/data/f.json.gz`,
+      `${folder}/data/../manifest-files.json`,
+      `${folder}/data//f.json.gz`,
+      `${folder}/manifest-files.json`,
+      `${folder}/data/f\u0000.json.gz`,
+    ]) {
+      await expect(child({ ...event, key }), key).rejects.toThrow(
+        /export's data\/ folder|'\.\.' segment|control character/,
+      );
+    }
+    expect(sink.state.size).toBe(0);
+  });
+
   it('a data file that cannot be read fails its child: the run fails at 0% tolerated, not at 25%', async () => {
     const { exported, child, input, sink } = await exportAndChild();
     const missing = exported.dataFiles[2]!;
