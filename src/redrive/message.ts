@@ -32,7 +32,13 @@ export type RedriveMessage =
       records?: RedriveRecord[];
     }
   /** tidewater's dead-letter entry: it carries the record itself. */
-  | { kind: 'dead-letter'; records: RedriveRecord[]; sequenceNumber: string | undefined }
+  | {
+      kind: 'dead-letter';
+      records: RedriveRecord[];
+      sequenceNumber: string | undefined;
+      /** When the entry was made (its `at`, epoch milliseconds), if it says so readably. */
+      madeAt: number | undefined;
+    }
   /** An SqsDeadLetterSink entry too large for SQS: the entry is in S3. */
   | { kind: 'dead-letter-pointer'; bucket: string; key: string };
 
@@ -165,7 +171,13 @@ function deadLetter(value: Record<string, unknown>, source: string, streamArn: s
   if (!isObject(value.record))
     throw new RedriveMessageError('malformed', source, 'dead-letter entry without a record');
   const sequenceNumber = typeof value.sequenceNumber === 'string' ? value.sequenceNumber : undefined;
-  return { kind: 'dead-letter', records: checkedRecords([value.record], source, streamArn), sequenceNumber };
+  const madeAt = typeof value.at === 'string' ? Date.parse(value.at) : Number.NaN;
+  return {
+    kind: 'dead-letter',
+    records: checkedRecords([value.record], source, streamArn),
+    sequenceNumber,
+    madeAt: Number.isFinite(madeAt) ? madeAt : undefined,
+  };
 }
 
 function checkStream(actual: unknown, source: string, expected: string): void {

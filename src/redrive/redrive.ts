@@ -340,6 +340,8 @@ interface Work {
   alsoRemove?: () => Promise<void>;
   /** Whether the pointer's overflow object is still the one read. */
   unchanged?: () => Promise<boolean>;
+  /** A dead-letter entry's `at`: only an entry made during the run can be the run's own copy. */
+  madeAt?: number | undefined;
 }
 
 async function workOf(run: Run, source: string, message: RedriveMessage): Promise<Work> {
@@ -366,6 +368,7 @@ async function workOf(run: Run, source: string, message: RedriveMessage): Promis
     return {
       item: { source, kind: 'dead-letter', records: message.records.length },
       records: message.records,
+      madeAt: message.madeAt,
     };
   const { bucket, key } = message;
   // A pointer is the message's claim, not the run's: followed only into the overflow bucket and
@@ -393,8 +396,20 @@ async function workOf(run: Run, source: string, message: RedriveMessage): Promis
     records: inner.records,
     alsoRemove: () => deleteObject(s3, bucket, key),
     unchanged: () => sameObject(s3, bucket, key, read),
+    madeAt: inner.madeAt,
   };
 }
+
+/**
+ * Whether a dead-letter entry was made while this run ran: its `at` no earlier than the run's
+ * start, less a minute for a deployed function's clock. An entry that says no time could be
+ * anyone's, and is taken as the run's own (the safe side: kept, the run ended).
+ */
+function madeDuringRun(run: Run, madeAt: number | undefined): boolean {
+  return madeAt === undefined || madeAt >= run.startedAt - CLOCK_SKEW_MS;
+}
+
+const CLOCK_SKEW_MS = 60_000;
 
 /** Why a message could not be used, as the report keeps it; an abort of the run is no message's fault. */
 function problemOf(run: Run, source: string, error: unknown): { reason: KeptReason; error: Error } {
@@ -459,8 +474,12 @@ async function handleRead(run: Run, source: string, text: string, place: Place):
   }
   // Only the function's dead-letter sink writes while redrive runs it: an on-failure record comes
   // from Lambda's mapping, and two of one batch are at-least-once delivery, not a copy.
+  // An entry made before the run (a sink's retried send, a queue's own duplicate) is an old copy,
+  // run again like any message: only one made while the run ran can be the function's doing.
   const earlier =
-    o.dryRun || work.item.kind !== 'dead-letter' ? undefined : ledger.earlierSourceOf(work.records);
+    o.dryRun || work.item.kind !== 'dead-letter' || !madeDuringRun(run, work.madeAt)
+      ? undefined
+      : ledger.earlierSourceOf(work.records);
   if (earlier !== undefined) {
     await deadLetteredAgain(run, earlier, `its record came back as ${source}, which was removed`);
     // This copy is the run's own doing: the kept original stands for the record. Its pointer's

@@ -126,6 +126,27 @@ describe('redrive believes nothing it reads', () => {
     },
   );
 
+  it('two entries of one record made before the run (a retried send) are both run and removed, not taken for the run feeding itself', async () => {
+    const { table, records } = await streamRecords(['twice']);
+    const { queueUrl, name } = await queue(`dup-${table.tableName}`);
+    const anHourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    const entry = serializeDeadLetterEntry({ ...entryOf(records[0]!, table.streamArn), at: anHourAgo });
+    await send(queueUrl, entry);
+    await send(queueUrl, entry);
+    const sink: StateSink = new Map();
+    const report = await redrive({
+      ...common(),
+      streamArn: table.streamArn,
+      queueUrl,
+      target: handlerTarget(sinkHandler(sink)),
+    });
+    expect(report.stopped).toBeUndefined();
+    expect(report).toMatchObject({ messagesRead: 2, messagesRemoved: 2, succeeded: 2, failed: 0 });
+    expect(report.kept).toEqual([]);
+    expect(sink.has('twice')).toBe(true);
+    expect(sqs().server.messages(name)).toEqual([]);
+  });
+
   it('a bucket that is also the dead-letter destination: the entry is written again to its key and kept', async () => {
     const { table, records } = await streamRecords(['loop-s3']);
     const bucket = await createTestBucket(s3);

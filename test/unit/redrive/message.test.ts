@@ -119,7 +119,15 @@ describe('decodeRedriveMessage', () => {
       kind: 'dead-letter',
       records: [entry.record],
       sequenceNumber: '42',
+      madeAt: Date.parse('2026-01-02T03:04:05.000Z'),
     });
+    // An entry whose `at` is not a time says no time.
+    const undated = decodeRedriveMessage(
+      serializeDeadLetterEntry({ ...entry, at: 'soon' }),
+      'sqs:m-1',
+      STREAM,
+    );
+    expect(undated).toMatchObject({ kind: 'dead-letter', madeAt: undefined });
     expect(
       decodeRedriveMessage(serializeDeadLetterPointer(entry, 'bkt', 'dead-letter/k', 999), 'sqs:m-1', STREAM),
     ).toEqual({ kind: 'dead-letter-pointer', bucket: 'bkt', key: 'dead-letter/k' });
