@@ -302,12 +302,15 @@ async function readObject(
   signal: AbortSignal | undefined,
 ): Promise<ObjectRead> {
   const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: signal });
-  if ((object.ContentLength ?? 0) > MAX_OBJECT_BYTES) {
+  // An object that does not say its length could be any length: read only what says it fits.
+  if (object.ContentLength === undefined || object.ContentLength > MAX_OBJECT_BYTES) {
     await object.Body?.transformToWebStream().cancel();
     throw new RedriveMessageError(
       'too-large',
       source,
-      `${object.ContentLength} bytes, more than the ${MAX_OBJECT_BYTES} redrive reads`,
+      object.ContentLength === undefined
+        ? `its length is not given; redrive reads at most ${MAX_OBJECT_BYTES} bytes`
+        : `${object.ContentLength} bytes, more than the ${MAX_OBJECT_BYTES} redrive reads`,
     );
   }
   return { text: (await object.Body?.transformToString('utf8')) ?? '', etag: object.ETag };
