@@ -1,6 +1,7 @@
 // A local S3 server in a sandbox: its directory and a sibling canary folder under one temporary
 // root, so a test sees any file a request wrote (or removed) outside the server's directory.
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -9,7 +10,11 @@ import { type S3Server, startS3Server } from '../../../../src/local/servers/s3-s
 export interface S3Sandbox {
   readonly server: S3Server;
   readonly root: string;
-  /** Every path under the root but inside the server's directory, sorted. */
+  /**
+   * Every path under the root but inside the server's directory, sorted, each with its mode and,
+   * for a file, its size and a hash of its bytes: a request that overwrote, truncated or chmod-ed
+   * a file outside shows as a change, not only one that made or removed a path.
+   */
   outside(): Promise<string[]>;
   stop(): Promise<void>;
 }
@@ -17,7 +22,13 @@ export interface S3Sandbox {
 async function walk(folder: string, root: string, out: string[]): Promise<void> {
   for (const entry of await readdir(folder, { withFileTypes: true })) {
     const path = join(folder, entry.name);
-    out.push(relative(root, path));
+    const stats = await stat(path);
+    const content = entry.isFile()
+      ? ` ${stats.size} ${createHash('sha256')
+          .update(await readFile(path))
+          .digest('hex')}`
+      : '';
+    out.push(`${relative(root, path)} ${(stats.mode & 0o7777).toString(8)}${content}`);
     if (entry.isDirectory()) await walk(path, root, out);
   }
 }
@@ -34,7 +45,7 @@ export async function startS3Sandbox(buckets: string[] = []): Promise<S3Sandbox>
     async outside() {
       const all: string[] = [];
       await walk(root, root, all);
-      return all.filter((path) => path !== 'server' && !path.startsWith(`server/`)).sort();
+      return all.filter((line) => !line.startsWith('server ') && !line.startsWith('server/')).sort();
     },
     async stop() {
       await server.stop();
