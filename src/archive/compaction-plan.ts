@@ -69,7 +69,7 @@ export function planCompaction(
   const ordered = [...sources].sort(
     (a, b) => Number(a.tenant === undefined) - Number(b.tenant === undefined) || (a.key < b.key ? -1 : 1),
   );
-  const seen = new Set<string>();
+  const seen = new Map<string, Placed>();
   const groups = new Map<string, { tenant: string | undefined; shard: string; rows: Placed[] }>();
   let rowsRead = 0;
   let duplicates = 0;
@@ -78,11 +78,18 @@ export function planCompaction(
     for (const row of source.rows) {
       rowsRead++;
       const id = archiveRowId(row);
-      if (seen.has(id)) {
+      const kept = seen.get(id);
+      if (kept !== undefined) {
         duplicates++;
+        // Copies of a row differ in one field only: `tenant`, which rows written before it existed
+        // (or without partitionBy) lack. The copy that has it is kept, whichever was read first,
+        // so the plan stays a function of the rows read and not of their order.
+        if (kept.row.tenant === undefined && row.tenant !== undefined) {
+          kept.row = row;
+          kept.line = `${JSON.stringify(row)}\n`;
+        }
         continue;
       }
-      seen.add(id);
       let tenant = source.tenant;
       if (tenant === undefined && layout.partitionBy !== undefined) {
         try {
@@ -97,7 +104,9 @@ export function planCompaction(
         group = { tenant, shard: source.shard, rows: [] };
         groups.set(groupId, group);
       }
-      group.rows.push({ row, sequence: BigInt(row.sequenceNumber), line: `${JSON.stringify(row)}\n` });
+      const placed: Placed = { row, sequence: BigInt(row.sequenceNumber), line: `${JSON.stringify(row)}\n` };
+      seen.set(id, placed);
+      group.rows.push(placed);
     }
   }
 
@@ -131,7 +140,7 @@ export function planCompaction(
     duplicates,
     rowsWritten: seen.size,
     unassigned,
-    rowSetSha256: rowSetSha256(seen),
+    rowSetSha256: rowSetSha256(seen.keys()),
   };
 }
 
