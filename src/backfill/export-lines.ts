@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import { pipeline, type Readable, Transform } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
+import { md5Tap } from '../core/digest.js';
 import {
   type BackfillError,
   CorruptExportFileError,
@@ -76,17 +76,9 @@ export async function* exportLines(
 ): AsyncGenerator<ExportLine> {
   // Not the ETag: a copy of the export (a multipart copy) has another, its bytes the same MD5.
   const body = await openObject(client, bucket, key, check.manifestKey);
-  const md5 = createHash('md5');
-  let compressed = 0;
-  const tap = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      md5.update(chunk);
-      compressed += chunk.length;
-      done(null, chunk);
-    },
-  });
+  const tap = md5Tap();
   // pipeline() destroys the gunzip stream with the body's error too, so one for-await sees both.
-  const inflated = pipeline(body, tap, createGunzip(), () => undefined);
+  const inflated = pipeline(body, tap.stream, createGunzip(), () => undefined);
   const decoder = new StringDecoder('utf8');
   const splitter = new LineSplitter(key, MAX_LINE_CHARS);
   let decompressed = 0;
@@ -104,7 +96,7 @@ export async function* exportLines(
   try {
     for await (const chunk of inflated as AsyncIterable<Buffer>) {
       decompressed += chunk.length;
-      if (decompressed > INFLATE_RATIO_FLOOR_BYTES && decompressed > check.maxInflateRatio * compressed)
+      if (decompressed > INFLATE_RATIO_FLOOR_BYTES && decompressed > check.maxInflateRatio * tap.bytes())
         throw new ExportFileInflationError(key, splitter.line + 1, check.maxInflateRatio);
       for (const line of splitter.push(decoder.write(chunk))) yield counted(line);
     }
@@ -118,7 +110,7 @@ export async function* exportLines(
   splitter.push(decoder.end());
   const last = splitter.end();
   if (last !== undefined) counted(last);
-  const digest = md5.digest('base64');
+  const digest = tap.digest('base64');
   if (check.md5Checksum !== undefined && digest !== check.md5Checksum)
     throw new ExportFileMismatchError(key, 'md5Checksum', `its MD5 is ${digest}`, check.manifestKey);
   if (check.itemCount !== undefined && items !== check.itemCount)

@@ -3,8 +3,8 @@ import { createWriteStream } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { md5Tap } from '../../core/digest.js';
 import { OWNER_ONLY } from '../../core/write-file-atomic.js';
 
 // How the local S3 server lays keys out on disk. s3rver 3.7 joins a key's segments into a path:
@@ -210,17 +210,10 @@ export function patchStore(store: PatchableStore): void {
   };
   store.putPart = async (bucket, uploadId, partNumber, content) => {
     const partPath = uploadPath(bucket, uploadId, String(partNumber));
-    const hash = createHash('md5');
-    let size = 0;
-    const count = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        hash.update(chunk);
-        size += chunk.length;
-        callback(null, chunk);
-      },
-    });
-    await pipeline(content, count, createWriteStream(partPath, { mode: FILE_MODE }));
-    const md5 = hash.digest('hex');
+    const tap = md5Tap();
+    await pipeline(content, tap.stream, createWriteStream(partPath, { mode: FILE_MODE }));
+    const size = tap.bytes();
+    const md5 = tap.digest('hex');
     await writeFile(`${partPath}.md5`, md5, { mode: FILE_MODE });
     return { size, md5 };
   };
@@ -243,25 +236,20 @@ export function patchStore(store: PatchableStore): void {
   store.putObject = async (object) => {
     const objectPath = store.getResourcePath(object.bucket, object.key, 'object');
     await mkdir(dirname(objectPath), { recursive: true, mode: FOLDER_MODE });
-    const hash = createHash('md5');
     let size = 0;
+    let md5 = '';
     await writeAtomically(objectPath, async (temp) => {
       if (Buffer.isBuffer(object.content)) {
-        hash.update(object.content);
         size = object.content.length;
+        md5 = createHash('md5').update(object.content).digest('hex');
         await writeFile(temp, object.content, { mode: FILE_MODE });
         return;
       }
-      const count = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          hash.update(chunk);
-          size += chunk.length;
-          callback(null, chunk);
-        },
-      });
-      await pipeline(object.content, count, createWriteStream(temp, { mode: FILE_MODE }));
+      const tap = md5Tap();
+      await pipeline(object.content, tap.stream, createWriteStream(temp, { mode: FILE_MODE }));
+      size = tap.bytes();
+      md5 = tap.digest('hex');
     });
-    const md5 = hash.digest('hex');
     await store.putMetadata(object.bucket, object.key, object.metadata, md5);
     return { size, md5 };
   };
