@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { packageEntries } from '../../support/package-entries.js';
+import { packageProgram } from '../../support/package-entries.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const pinned = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public-surface.json');
@@ -15,16 +15,7 @@ const pinned = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public-s
 type Surface = Record<string, { values: string[]; types: string[] }>;
 
 function surface(): Surface {
-  const list = packageEntries(root);
-  const program = ts.createProgram(
-    list.map(([, file]) => file),
-    {
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      skipLibCheck: true,
-    },
-  );
-  const checker = program.getTypeChecker();
+  const { list, program, checker } = packageProgram(root);
   const out: Surface = {};
   for (const [entry, file] of list) {
     const source = program.getSourceFile(file);

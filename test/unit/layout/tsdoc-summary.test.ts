@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { packageEntries } from '../../support/package-entries.js';
+import { packageProgram } from '../../support/package-entries.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -21,16 +21,7 @@ function summaryOf(declaration: ts.Declaration): string {
 }
 
 function undocumentedExports(): { checked: number; missing: string[] } {
-  const list = packageEntries(root);
-  const program = ts.createProgram(
-    list.map(([, file]) => file),
-    {
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      skipLibCheck: true,
-    },
-  );
-  const checker = program.getTypeChecker();
+  const { list, program, checker } = packageProgram(root);
   const missing: string[] = [];
   let checked = 0;
   for (const [entry, file] of list) {
