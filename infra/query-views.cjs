@@ -1,28 +1,33 @@
-// The de-duplicating views of the NDJSON tables (infra/query.yml saves each as an Athena query;
-// docs/query.md shows the TTL archive's, and test/unit/deploy/query-tables.test.ts keeps the two
-// equal). A redelivery cut at another point leaves overlapping objects, and Kinesis may carry one
-// change twice under two sequence numbers: a change is its eventID either way, and its copies
-// always share its hour (the hour is its ApproximateCreationDateTime's), so the window is
-// partitioned by the partition columns too and filters on them reach the table (projection prunes).
+// The de-duplicating views of the NDJSON tables, which infra/query.yml saves as Athena queries:
+// generated at packaging time by the same code the CDK's ArchiveQueryTables uses
+// (src/archive/query-layout.ts; docs/query.md shows the statement, compared by test).
+//
+// Serverless v3 `${file(...)}` only `require`s .js/.cjs, and tidewater is ESM, so the built module
+// (dist/, next to this folder in the installed package) is loaded with import(): a `${file()}`
+// module may export a promise.
+//
+// Exports a promise of { ttl_archive, user_delete_archive, change_archive }: each a CREATE OR
+// REPLACE VIEW <table>_dedup statement.
 'use strict';
 
-/** The view over `table` (ttl_archive, user_delete_archive or change_archive). */
-function dedupView(table) {
-  return `CREATE OR REPLACE VIEW ${table}_dedup AS
-SELECT event_id, sequence_number, shard, event_name, kind, approximate_creation_date_time,
-       table_name, tenant_id, keys, old_image, new_image, ttl_attribute, ttl_text,
-       event_source_arn, aws_region, user_identity, size_bytes, stream_view_type,
-       event_version, event_source, kinesis, "table", dt, hour
-FROM (
-  SELECT t.*, row_number() OVER (PARTITION BY "table", dt, hour, event_id) AS copy_number
-  FROM ${table} t
-)
-WHERE copy_number = 1;`;
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+
+async function queryViews() {
+  const built = path.join(__dirname, '..', 'dist', 'archive', 'query-layout.js');
+  let layout;
+  try {
+    layout = await import(pathToFileURL(built).href);
+  } catch (error) {
+    throw new Error(
+      `infra/query-views.cjs: cannot load ${built} (${error.message}). In the tidewater repository, run \`npm run build\` first.`,
+    );
+  }
+  return {
+    ttl_archive: layout.dedupViewSql('ttl_archive'),
+    user_delete_archive: layout.dedupViewSql('user_delete_archive'),
+    change_archive: layout.dedupViewSql('change_archive'),
+  };
 }
 
-module.exports = {
-  dedupView,
-  ttl_archive: dedupView('ttl_archive'),
-  user_delete_archive: dedupView('user_delete_archive'),
-  change_archive: dedupView('change_archive'),
-};
+module.exports = queryViews();
