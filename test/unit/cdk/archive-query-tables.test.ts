@@ -9,29 +9,15 @@ import {
   PARQUET_COLUMNS,
   PARTITION_COLUMNS,
   projectionParameters,
-  type QueryColumn,
 } from '../../../src/archive/query-layout.js';
 import { ArchiveQueryTables, type ArchiveQueryTablesProps, TtlArchive } from '../../../src/cdk.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
+import { cfnColumns, type GlueTableInput } from '../../support/glue-table.js';
 import { inlineCode, newStack, streamTable } from './stack.js';
 
 interface GlueTable {
-  Properties: {
-    DatabaseName: unknown;
-    TableInput: {
-      Name: string;
-      PartitionKeys: { Name: string; Type: string }[];
-      Parameters: Record<string, unknown>;
-      StorageDescriptor: {
-        Location: unknown;
-        Columns: { Name: string; Type: string }[];
-        SerdeInfo: { SerializationLibrary: string; Parameters?: Record<string, string> };
-      };
-    };
-  };
+  Properties: { DatabaseName: unknown; TableInput: GlueTableInput };
 }
-
-const cfnColumns = (columns: readonly QueryColumn[]) => columns.map((c) => ({ Name: c.name, Type: c.type }));
 
 function synth(props: Partial<ArchiveQueryTablesProps> = {}) {
   const stack = newStack();

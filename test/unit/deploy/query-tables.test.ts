@@ -14,8 +14,8 @@ import {
   PARTITION_COLUMNS,
   PARTITION_LOCATION,
   projectionParameters,
-  type QueryColumn,
 } from '../../../src/archive/query-layout.js';
+import { cfnColumns, type GlueTableInput } from '../../support/glue-table.js';
 import { queryDocs } from '../../support/query-docs.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -30,22 +30,9 @@ const infra = yaml.load(readFileSync(path.join(root, 'infra/query.yml'), 'utf8')
   Resources: Record<string, Resource>;
 };
 
-interface TableInput {
-  Name: string;
-  PartitionKeys: { Name: string; Type: string }[];
-  Parameters: Record<string, unknown>;
-  StorageDescriptor: {
-    Location: unknown;
-    Columns: { Name: string; Type: string }[];
-    SerdeInfo: { SerializationLibrary: string; Parameters?: Record<string, string> };
-  };
-}
-
 const glueTables = Object.entries(infra.Resources)
   .filter(([, r]) => r.Type === 'AWS::Glue::Table')
-  .map(([id, r]) => ({ id, condition: r.Condition, input: r.Properties.TableInput as TableInput }));
-
-const cfnColumns = (columns: readonly QueryColumn[]) => columns.map((c) => ({ Name: c.name, Type: c.type }));
+  .map(([id, r]) => ({ id, condition: r.Condition, input: r.Properties.TableInput as GlueTableInput }));
 
 /** A Fn::Join of infra/query.yml as text, the bucket and prefixes standing for themselves. */
 function joined(value: unknown): string {
