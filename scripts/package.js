@@ -246,6 +246,9 @@ const PARAMETER_SETTINGS = {
   KmsKeyArn: 'kmsKeyArn (TIDEWATER_KMS_KEY_ARN)',
   ArchiveBucketName: 'bucketName (TIDEWATER_BUCKET_NAME)',
   ArchiveSource: 'archiveSource (TIDEWATER_ARCHIVE_SOURCE)',
+  ArchiveQueryTables: 'queryTables (TIDEWATER_QUERY_TABLES)',
+  ArchiveRoutes: 'archiveRoutes (TIDEWATER_ARCHIVE_ROUTES)',
+  ChangeArchivePrefix: 'changeArchivePrefix (TIDEWATER_CHANGE_ARCHIVE_PREFIX)',
 };
 
 /**

@@ -1,3 +1,5 @@
+export type { ArchiveQueryFormat, ArchiveQueryTablesProps } from './archive-query-tables.js';
+export { ArchiveQueryTables } from './archive-query-tables.js';
 export type { ArchiveCompactionProps } from './compaction.js';
 export type { FunctionCode, FunctionSource } from './function.js';
 export type { OnFailureTarget } from './on-failure.js';

@@ -19,6 +19,7 @@ import { ARCHIVE_ROUTES, type ArchiveRoutes } from '../handlers/archive-settings
 import { isKeyPrefix, KEY_PREFIX_RULE } from '../handlers/key-prefix.js';
 import { queueDepthAlarm } from './alarms.js';
 import { archiveBucket } from './archive-bucket.js';
+import { ArchiveQueryTables, type ArchiveQueryTablesProps } from './archive-query-tables.js';
 import { ArchiveCompaction, type ArchiveCompactionProps, readCompactionProps } from './compaction.js';
 import { type FunctionSource, setEnvironment } from './function.js';
 import { Grants } from './grants.js';
@@ -82,6 +83,12 @@ export interface TtlArchiveProps {
    * Glacier. Default: none.
    */
   readonly compaction?: ArchiveCompactionProps;
+  /**
+   * The archive's Athena tables (an ArchiveQueryTables over this bucket, table, prefix and routes;
+   * docs/query.md): the Glue database's name, and optionally the formats and a change-log prefix.
+   * Default: none.
+   */
+  readonly queryTables?: Pick<ArchiveQueryTablesProps, 'databaseName' | 'formats' | 'changeArchivePrefix'>;
 }
 
 const readProps = /* @__PURE__ */ defineOptions<TtlArchiveProps>()('TtlArchive', {
@@ -107,6 +114,7 @@ const readProps = /* @__PURE__ */ defineOptions<TtlArchiveProps>()('TtlArchive',
   },
   stream: { kind: 'object' },
   compaction: { kind: 'object' },
+  queryTables: { kind: 'object' },
 });
 
 // How the archive rules (shared with `npm run package`) name TtlArchive's options; Durations in seconds.
@@ -140,6 +148,8 @@ export class TtlArchive extends Construct {
   readonly processor: StreamProcessor;
   /** The scheduled compaction, when `compaction` is given. */
   readonly compaction: ArchiveCompaction | undefined;
+  /** The archive's Athena tables, when `queryTables` is given. */
+  readonly queryTables: ArchiveQueryTables | undefined;
   readonly alarms: TtlArchiveAlarms;
 
   constructor(scope: Construct, id: string, props: TtlArchiveProps) {
@@ -212,6 +222,16 @@ export class TtlArchive extends Construct {
             routes: o.routes,
             storageClass: o.storageClass,
             tableName: o.table.tableName,
+          });
+    this.queryTables =
+      o.queryTables === undefined
+        ? undefined
+        : new ArchiveQueryTables(this, 'QueryTables', {
+            ...o.queryTables,
+            bucket: this.bucket,
+            tables: [o.table.tableName],
+            archivePrefix: o.archivePrefix,
+            userDeletes: o.routes === 'all-deletes',
           });
     this.alarms = {
       ...this.processor.alarms,

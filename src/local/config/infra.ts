@@ -49,6 +49,12 @@ export interface InfraSettings {
   maximumRecordAgeInSeconds: number;
   archiveTimeout: number;
   deadLetterAfterAgeSeconds: number;
+  /** The archive's Athena tables (infra/query.yml): `none`, `ndjson`, `parquet` or `ndjson-and-parquet`. */
+  queryTables: string;
+  /** The Glue database holding them. */
+  queryDatabase: string;
+  /** Where a route archiving every change writes; empty: no change-log tables. */
+  changeArchivePrefix: string;
   poll: string;
   /** The poll's layout the aggregator expects (VoteCounter's shards and registry partitions). */
   voteShards: number;

@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { dirname, join } from 'node:path';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeObject } from '../../../src/archive/format.js';
-import { tenantFromPartitionKey } from '../../../src/archive/partition.js';
+import { tenantFromPartitionKey, tenantSegment } from '../../../src/archive/partition.js';
 import { createPipeline, kinesisSource } from '../../../src/pipeline/index.js';
 import { parseStreamEvent } from '../../../src/records/index.js';
 import type { ClassifiedRecord } from '../../../src/records/types.js';
@@ -12,13 +12,15 @@ import { S3ArchiveSink } from '../../../src/s3.js';
 import { sampleSequenceNumber, sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { kinesisCopies, kinesisSequenceNumber } from '../../support/kinesis-copies.js';
+import { queryDocs } from '../../support/query-docs.js';
 import { tenantRecordsRaw } from '../../support/tenant-records.js';
 import { HOUR_10, snapshot } from './helpers.js';
 
 /**
- * The archive as a data engineer queries it: the objects S3ArchiveSink wrote, read by DuckDB,
- * through the view and the queries of docs/sinks.md#athena, taken from the page as written. What
- * DuckDB spells differently (the tables, `json_extract_scalar`) is here and listed on the page.
+ * The archive as a data engineer queries it: the objects S3ArchiveSink wrote, copied under their
+ * keys and read by DuckDB through docs/query.md's DuckDB tables, view and first queries, taken
+ * from the page as written (only the bucket becomes the local copy) — over the NDJSON objects and
+ * over the same hours in the Parquet layout.
  */
 
 const PREFIX = 'archive';
@@ -66,47 +68,85 @@ const kinesisChanges = sampleTtlDeletes(30, { firstTime: HOUR_10 / 1000, spacing
 const kinesisRecords = kinesisCopies(kinesisChanges, TABLE);
 type KinesisRecord = (typeof kinesisRecords)[number];
 
-/** The page's SQL: the view, and each query by its `-- Qn:` label. */
-async function docsSql(): Promise<{ view: string; queries: Map<string, string> }> {
-  const page = await readFile(new URL('../../../docs/sinks.md', import.meta.url), 'utf8');
-  const view = /CREATE OR REPLACE VIEW ttl_archive_dedup AS[\s\S]*?;/.exec(page)?.[0];
-  const queries = new Map<string, string>();
-  for (const m of page.matchAll(/^-- (Q\d): .*\n([\s\S]*?;)/gm)) queries.set(m[1] as string, m[2] as string);
-  if (view === undefined || queries.size !== 4)
-    throw new Error('docs/sinks.md: the Athena view or Q1–Q4 not found');
-  return { view, queries };
-}
+/** The docs' bucket: the DuckDB statements read `s3://my-archive/…`; here a local copy of the keys. */
+const DOCS_BUCKET = 's3://my-archive/';
 
 /** The user-delete archive's spelling of a statement over the TTL archive, as the docs say. */
 const overUserDeletes = (statement: string) =>
   statement
     .replaceAll('ttl_archive_dedup', 'user_delete_archive_dedup')
-    .replaceAll('FROM ttl_archive t', 'FROM user_delete_archive t');
+    .replaceAll('ttl_archive_parquet', 'user_delete_archive_parquet')
+    .replaceAll('FROM ttl_archive t', 'FROM user_delete_archive t')
+    .replace('VIEW ttl_archive AS', 'VIEW user_delete_archive AS')
+    .replace('/archive/table=*', '/archive/user-deletes/table=*');
 
 /**
- * The table as the docs' DDL declares it, DuckDB-side: every row field, images as JSON text.
- * `tbl`, `dt` and `hour` stand for Athena's projected partition columns; DuckDB reads files
- * without hive partitioning (it would overwrite the data column `table` with the key's).
+ * The docs' DuckDB setup over a local copy of the bucket (`dir` holds the objects under their
+ * keys), for one layout: NDJSON (the macro, the tables, the de-duplicating views) or Parquet (its
+ * tables). DuckDB binds a view's files when it is created, so each layout's files must exist by then.
  */
-function tableSql(name: string, files: readonly string[]): string {
-  const list = files.map((f) => `'${f}'`).join(', ');
-  return `
-CREATE TABLE ${name} AS
-SELECT *, "table" AS tbl,
-       strftime(to_timestamp(approximateCreationDateTime), '%Y-%m-%d') AS dt,
-       strftime(to_timestamp(approximateCreationDateTime), '%H') AS hour
-FROM read_ndjson([${list}], compression = 'gzip', hive_partitioning = false, columns = {
-  eventID: 'VARCHAR', sequenceNumber: 'VARCHAR', shard: 'VARCHAR', eventName: 'VARCHAR', kind: 'VARCHAR',
-  approximateCreationDateTime: 'DOUBLE', "table": 'VARCHAR', tenant: 'VARCHAR',
-  keys: 'JSON', oldImage: 'JSON', newImage: 'JSON',
-  ttlAttribute: 'VARCHAR', ttl: 'VARCHAR', eventSourceARN: 'VARCHAR', awsRegion: 'VARCHAR',
-  userIdentity: 'JSON', sizeBytes: 'BIGINT', streamViewType: 'VARCHAR', eventVersion: 'VARCHAR',
-  eventSource: 'VARCHAR', kinesis: 'JSON'
-})`;
+async function createDocsTables(
+  sql: DuckDBConnection,
+  dir: string,
+  layout: 'ndjson' | 'parquet',
+  userDeletes = true,
+): Promise<void> {
+  const { duckdb, view } = queryDocs();
+  await sql.run("SET TimeZone = 'UTC'");
+  for (const statement of duckdb) {
+    const local = statement.replaceAll(DOCS_BUCKET, `${dir}/`);
+    const reads = /read_(ndjson|parquet)\(/.exec(local)?.[1] ?? 'ndjson';
+    if (reads !== layout) continue;
+    await sql.run(local);
+    if (userDeletes && local.startsWith('CREATE VIEW')) await sql.run(overUserDeletes(local));
+  }
+  if (layout === 'parquet') return;
+  await sql.run(view);
+  if (userDeletes) await sql.run(overUserDeletes(view));
 }
 
-/** Athena's name for DuckDB's json_extract_string: the one function the queries spell differently. */
-const JSON_EXTRACT_SCALAR = 'CREATE MACRO json_extract_scalar(j, p) AS json_extract_string(j, p)';
+/** Writes every object of a bucket snapshot under its key below `dir`. */
+async function copyBucket(objects: Map<string, { body: Buffer }>, dir: string): Promise<void> {
+  for (const [key, { body }] of objects) {
+    await mkdir(dirname(join(dir, key)), { recursive: true });
+    await writeFile(join(dir, key), body);
+  }
+}
+
+/**
+ * The archive's hours as compaction with `format: 'parquet'` lays them out (the Parquet layout,
+ * docs/query.md's columns, `tenant=<segment>/` folders, no shard folder), made by DuckDB from the
+ * de-duplicated NDJSON rows: the Parquet tables must answer as the NDJSON ones do.
+ */
+async function writeParquetHours(sql: DuckDBConnection, dir: string, archive: string, prefix: string) {
+  const groups = (
+    await sql.runAndReadAll(`SELECT DISTINCT "table", dt, hour, tenant_id FROM ${archive}_dedup`)
+  ).getRowObjectsJS();
+  for (const g of groups) {
+    const folder = join(
+      dir,
+      prefix,
+      `table=${g.table}/dt=${g.dt}/hour=${g.hour}/tenant=${tenantSegment(String(g.tenant_id))}`,
+    );
+    await mkdir(folder, { recursive: true });
+    await sql.run(`
+COPY (
+  SELECT kind, event_name, table_name, tenant_id,
+         coalesce(json_extract_string(keys, '$.pk.S'), json_extract_string(keys, '$.pk.N')) AS pk,
+         coalesce(json_extract_string(keys, '$.sk.S'), json_extract_string(keys, '$.sk.N')) AS sk,
+         keys::VARCHAR AS keys, shard, lpad(sequence_number, 40, '0') AS sequence_number, event_id,
+         epoch_ms(CAST(approximate_creation_date_time * 1000 AS BIGINT))::TIMESTAMP_MS AS approximate_creation_time,
+         ttl_attribute, epoch_ms(TRY_CAST(ttl_text AS BIGINT) * 1000)::TIMESTAMP_MS AS ttl, ttl_text,
+         json_extract_string(user_identity, '$.principalId') AS deleted_by,
+         json_extract_string(user_identity, '$.type') AS user_identity_type,
+         old_image::VARCHAR AS old_image, new_image::VARCHAR AS new_image, event_source_arn, aws_region,
+         stream_view_type, event_version, event_source, size_bytes, kinesis::VARCHAR AS kinesis
+  FROM ${archive}_dedup
+  WHERE "table" = '${g.table}' AND dt = '${g.dt}' AND hour = '${g.hour}' AND tenant_id = '${g.tenant_id}'
+  ORDER BY sequence_number
+) TO '${folder}/compacted.parquet' (FORMAT parquet)`);
+  }
+}
 
 function hourOf(record: ClassifiedRecord): string {
   return new Date((record.approximateCreationTime as number) * 1000).toISOString().slice(11, 13);
@@ -150,93 +190,104 @@ describe('the archive queried with DuckDB through the docs view', () => {
     expect(await userSink.write(userRecords.slice(10, 40), {})).toEqual({});
 
     const objects = await snapshot(s3, bucket);
-    const dir = await mkdtemp(join(tmpdir(), 'tidewater-duckdb-'));
-    dirs.push(dir);
-    await mkdir(join(dir, 'ttl'));
-    await mkdir(join(dir, 'user'));
-    const ttlFiles: string[] = [];
-    const userFiles: string[] = [];
     let rawTtlRows = 0;
-    let n = 0;
-    for (const [key, { body }] of objects) {
-      if (!key.endsWith('.ndjson.gz')) continue;
-      const user = key.startsWith(`${USER_PREFIX}/`);
-      const file = join(dir, user ? 'user' : 'ttl', `${n++}.ndjson.gz`);
-      await writeFile(file, body);
-      (user ? userFiles : ttlFiles).push(file);
-      if (!user) rawTtlRows += decodeObject(body, key).length;
-    }
+    for (const [key, { body }] of objects)
+      if (key.startsWith(`${PREFIX}/table=`)) rawTtlRows += decodeObject(body, key).length;
     // The raw objects hold copies: 140 from the cut redeliveries.
     expect(rawTtlRows).toBe(TTL_COUNT + 140);
+    const dir = await mkdtemp(join(tmpdir(), 'tidewater-duckdb-'));
+    dirs.push(dir);
+    await copyBucket(objects, dir);
 
-    const { view, queries } = await docsSql();
+    const { queries } = queryDocs();
     const query = (label: string) => queries.get(label) as string;
     const db = await DuckDBInstance.create(':memory:');
     const sql = await db.connect();
     try {
       const rows = async (statement: string) => (await sql.runAndReadAll(statement)).getRowObjectsJS();
-      await sql.run("SET TimeZone = 'UTC'");
-      await sql.run(JSON_EXTRACT_SCALAR);
-      await sql.run(tableSql('ttl_archive', ttlFiles));
-      await sql.run(tableSql('user_delete_archive', userFiles));
-      await sql.run(view);
-      await sql.run(overUserDeletes(view));
+      await createDocsTables(sql, dir, 'ndjson');
+      await writeParquetHours(sql, dir, 'ttl_archive', PREFIX);
+      await writeParquetHours(sql, dir, 'user_delete_archive', USER_PREFIX);
+      await createDocsTables(sql, dir, 'parquet');
 
       expect(await rows('SELECT count(*)::INTEGER AS n FROM ttl_archive')).toEqual([{ n: TTL_COUNT + 140 }]);
       expect(await rows('SELECT count(*)::INTEGER AS n FROM ttl_archive_dedup')).toEqual([{ n: TTL_COUNT }]);
       expect(await rows('SELECT count(*)::INTEGER AS n FROM user_delete_archive')).toEqual([
         { n: USER_COUNT + 1 + 30 },
       ]);
+      // Each layout's glob reads its own files only, the two side by side under one prefix.
+      expect(await rows('SELECT count(*)::INTEGER AS n FROM ttl_archive_parquet')).toEqual([
+        { n: TTL_COUNT },
+      ]);
+      expect(await rows('SELECT count(*)::INTEGER AS n FROM user_delete_archive_parquet')).toEqual([
+        { n: USER_COUNT + 1 },
+      ]);
 
-      // Q1: expired per tenant per hour — and user deletes through the same query — as written.
-      for (const [records, statement] of [
-        [ttlRecords, query('Q1')],
-        [userRecords, overUserDeletes(query('Q1'))],
-      ] as const) {
-        const expected = new Map<string, number>();
-        for (const r of records) {
-          const id = `${tenantOf(r)}/2026-01-15/${hourOf(r)}`;
-          expected.set(id, (expected.get(id) ?? 0) + 1);
+      // Q3 / P3: expired per tenant per hour — and user deletes through the same query — as written.
+      for (const label of ['Q3', 'P3']) {
+        for (const [records, statement] of [
+          [ttlRecords, query(label)],
+          [userRecords, overUserDeletes(query(label))],
+        ] as const) {
+          const expected = new Map<string, number>();
+          for (const r of records) {
+            const id = `${tenantOf(r)}/2026-01-15/${hourOf(r)}`;
+            expected.set(id, (expected.get(id) ?? 0) + 1);
+          }
+          const counted = await rows(statement);
+          expect(
+            new Map(counted.map((r) => [`${r.tenant_id}/${r.dt}/${r.hour}`, Number(r.expired)])),
+            label,
+          ).toEqual(expected);
+          expect(counted).toHaveLength(TENANTS.length * 2);
         }
-        const counted = await rows(statement);
-        expect(new Map(counted.map((r) => [`${r.tenant}/${r.dt}/${r.hour}`, Number(r.expired)]))).toEqual(
-          expected,
-        );
-        expect(counted).toHaveLength(TENANTS.length * 2);
       }
 
-      // Q2: one tenant's expired items of a day, the 38-digit number exact; the tenant is the
+      // Q1 / P1: one tenant's expired items of a day, the 38-digit number exact; the tenant is the
       // decoded id (its key segment is z!C3!BCrich!20corp).
-      // DuckDB's own values (getRowObjects): its JS conversion would turn a DECIMAL into a double.
-      const zurich = (await sql.runAndReadAll(query('Q2'))).getRowObjects();
       const zurichRecords = ttlRecords.filter((r) => tenantOf(r) === 'zürich corp');
-      expect(zurich).toHaveLength(zurichRecords.length);
       const amounts = new Map(
         zurichRecords.map((r) => [String(r.raw.dynamodb.Keys.pk?.S), r.raw.dynamodb.OldImage?.amount?.N]),
       );
-      for (const row of zurich) {
-        const written = amounts.get(String(row.pk)) as string;
-        expect(written).toHaveLength(38);
-        expect(String(row.amount_text)).toBe(written);
-        expect(String(row.amount)).toBe(written);
+      const answers: string[] = [];
+      for (const label of ['Q1', 'P1']) {
+        // DuckDB's own values (getRowObjects): its JS conversion would turn a DECIMAL into a double.
+        const zurich = (await sql.runAndReadAll(query(label))).getRowObjects();
+        expect(zurich, label).toHaveLength(zurichRecords.length);
+        for (const row of zurich) {
+          const written = amounts.get(String(row.pk)) as string;
+          expect(written).toHaveLength(38);
+          expect(String(row.amount_text)).toBe(written);
+          expect(String(row.amount)).toBe(written);
+        }
+        answers.push(JSON.stringify(zurich.map((r) => [String(r.pk), String(r.amount)])));
       }
+      expect(answers[0]).toBe(answers[1]);
 
-      // Q3: every change of one item, across both archives: once each, though its TTL row was redelivered.
-      expect(await rows(query('Q3'))).toEqual([
-        { kind: 'user-delete', eventID: 'ev-user-42', approximateCreationDateTime: HOUR_10 / 1000 + 20 },
-        {
-          kind: 'ttl-delete',
-          eventID: ITEM_42.eventID,
-          approximateCreationDateTime: ITEM_42.approximateCreationTime,
-        },
-      ]);
+      // Q2 / P2: every change of one item, across both archives, in order: once each, though its
+      // TTL row was redelivered.
+      const history = [
+        { kind: 'user-delete', event_id: 'ev-user-42', time: HOUR_10 / 1000 + 20 },
+        { kind: 'ttl-delete', event_id: ITEM_42.eventID, time: ITEM_42.approximateCreationTime as number },
+      ];
+      expect(await rows(query('Q2'))).toEqual(
+        history.map(({ kind, event_id, time }) => ({ kind, event_id, approximate_creation_date_time: time })),
+      );
+      expect(await rows(query('P2'))).toEqual(
+        history.map(({ kind, event_id, time }) => ({
+          kind,
+          event_id,
+          approximate_creation_time: new Date(time * 1000),
+        })),
+      );
 
-      // Q4: the sum of a nested number attribute, exact.
+      // Q4 / P4: the sum of a nested number attribute, exact.
       const hits = ttlRecords.reduce(
         (total, r) => total + BigInt(r.raw.dynamodb.OldImage?.attrs?.M?.hits?.N ?? '0'),
         0n,
       );
       expect(await rows(query('Q4'))).toEqual([{ hits: hits.toString() }]);
+      expect(await rows(query('P4'))).toEqual([{ hits: hits.toString() }]);
     } finally {
       sql.closeSync();
       db.closeSync();
@@ -267,28 +318,19 @@ describe('the archive queried with DuckDB through the docs view', () => {
 
     const dir = await mkdtemp(join(tmpdir(), 'tidewater-duckdb-'));
     dirs.push(dir);
-    const files: string[] = [];
-    for (const [key, { body }] of await snapshot(s3, bucket)) {
-      if (!key.endsWith('.ndjson.gz')) continue;
-      const file = join(dir, `${files.length}.ndjson.gz`);
-      await writeFile(file, body);
-      files.push(file);
-    }
-    const { view } = await docsSql();
+    await copyBucket(await snapshot(s3, bucket), dir);
     const db = await DuckDBInstance.create(':memory:');
     const sql = await db.connect();
     try {
-      await sql.run("SET TimeZone = 'UTC'");
-      await sql.run(tableSql('ttl_archive', files));
-      await sql.run(view);
+      await createDocsTables(sql, dir, 'ndjson', false);
       const count = async (from: string) =>
         (await sql.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM ${from}`)).getRowObjectsJS();
       expect(await count('ttl_archive')).toEqual([{ n: 32 }]);
       expect(await count('ttl_archive_dedup')).toEqual([{ n: 30 }]);
       const ids = (
-        await sql.runAndReadAll('SELECT eventID FROM ttl_archive_dedup ORDER BY eventID')
+        await sql.runAndReadAll('SELECT event_id FROM ttl_archive_dedup ORDER BY event_id')
       ).getRowObjectsJS();
-      expect(ids.map((r) => r.eventID)).toEqual(kinesisChanges.map((r) => r.eventID).sort());
+      expect(ids.map((r) => r.event_id)).toEqual(kinesisChanges.map((r) => r.eventID).sort());
     } finally {
       sql.closeSync();
       db.closeSync();

@@ -51,6 +51,11 @@ function synthesize(outdir: string): string {
     encryptionKey: key,
     routes: 'all-deletes',
     compaction: { function: { code } },
+    queryTables: {
+      databaseName: 'orders_archive',
+      formats: ['ndjson', 'parquet'],
+      changeArchivePrefix: 'changes/',
+    },
   });
   const failures = new s3.Bucket(stack, 'Failures', {
     encryption: s3.BucketEncryption.S3_MANAGED,
@@ -76,6 +81,9 @@ it('synthesizes an app with every construct into a template cfn-lint finds no er
   const types = Object.values(template.Resources).map((r) => r.Type);
   expect(types.filter((t) => t === 'AWS::Lambda::EventSourceMapping')).toHaveLength(2);
   expect(types.filter((t) => t === 'AWS::Events::Rule')).toHaveLength(2);
+  // TTL, user-delete and change-log archives, each NDJSON and Parquet; a view per NDJSON table.
+  expect(types.filter((t) => t === 'AWS::Glue::Table')).toHaveLength(6);
+  expect(types.filter((t) => t === 'AWS::Athena::NamedQuery')).toHaveLength(3);
   // The handlers' code is a file asset in cdk.out, as the CDK CLI would upload it.
   const assets = JSON.parse(readFileSync(path.join(outdir, 'Orders.assets.json'), 'utf8')) as {
     files: Record<string, { source: { path: string } }>;

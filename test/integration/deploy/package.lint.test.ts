@@ -4,6 +4,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dedupViewSql } from '../../../src/archive/query-layout.js';
 import { forKinesis, toFilterCriteria, ttlDeletes, userDeletes } from '../../../src/filters/index.js';
 import { conditionHolds, grants, streamMapping, type Template, viaService } from './template.js';
 
@@ -44,6 +45,8 @@ const VARIANTS: readonly Variant[] = [
       TIDEWATER_BACKFILL_EXPORT_PREFIX: 'exp/',
       TIDEWATER_BACKFILL_RESULTS_PREFIX: 'results/',
       TIDEWATER_LOG_LEVEL: 'debug',
+      TIDEWATER_QUERY_TABLES: 'ndjson-and-parquet',
+      TIDEWATER_CHANGE_ARCHIVE_PREFIX: 'changes/',
     },
   },
   { name: 'kinesis', args: [], env: { TIDEWATER_ARCHIVE_SOURCE: 'kinesis' } },
@@ -168,7 +171,7 @@ describe('cfn-lint on every packaged variant', () => {
     // Every condition tests a parameter, none compares two literals (cfn-lint W8003).
     for (const [name, condition] of Object.entries(parsed.Conditions)) {
       expect(JSON.stringify(condition), name).toMatch(
-        /"Ref":"(KmsKeyArn|ArchiveBucketName|ArchiveSource)"|"Condition":/,
+        /"Ref":"(KmsKeyArn|ArchiveBucketName|ArchiveSource|ArchiveQueryTables|ArchiveRoutes|ChangeArchivePrefix)"|"Condition":/,
       );
     }
   });
@@ -285,5 +288,48 @@ describe('the Kinesis variant (archiveSource: kinesis, infra/kinesis.yml)', () =
         },
       },
     });
+  });
+});
+
+describe("the archive's Athena tables (infra/query.yml, docs/query.md)", () => {
+  const made = (name: string) =>
+    Object.values(template(name).Resources)
+      .filter((r) => r.Type === 'AWS::Glue::Table' || r.Type === 'AWS::Athena::NamedQuery')
+      .filter((r) => r.Condition === undefined || conditionHolds(template(name), r.Condition))
+      .map((r) => r.Properties.TableInput?.Name ?? r.Properties.Name)
+      .sort();
+
+  it('deploys the NDJSON TTL table and its view by default, every table and view with every setting on', () => {
+    expect(made('default')).toEqual(['tidewater_dev_archive ttl_archive_dedup view', 'ttl_archive']);
+    expect(made('kms key, every setting changed')).toEqual(
+      [
+        'change_archive',
+        'change_archive_parquet',
+        'tidewater_prod_archive change_archive_dedup view',
+        'tidewater_prod_archive ttl_archive_dedup view',
+        'tidewater_prod_archive user_delete_archive_dedup view',
+        'ttl_archive',
+        'ttl_archive_parquet',
+        'user_delete_archive',
+        'user_delete_archive_parquet',
+      ].sort(),
+    );
+  });
+
+  it('saves the views the layout writes, and projects the table and the prefixes the settings name', () => {
+    const resources = template('kms key, every setting changed').Resources;
+    expect(resources.UserDeleteArchiveDedupView?.Properties.QueryString).toBe(
+      dedupViewSql('user_delete_archive'),
+    );
+    const input = resources.UserDeleteArchiveParquetTable?.Properties.TableInput;
+    expect(input.Parameters['projection.table.values']).toBe('tidewater-prod-records');
+    expect(input.StorageDescriptor.Location['Fn::Join'][1]).toEqual([
+      's3://',
+      { Ref: 'ArchiveBucket' },
+      '/cold/user-deletes/',
+    ]);
+    expect(template('kms key, every setting changed').Parameters?.ChangeArchivePrefix?.Default).toBe(
+      'changes/',
+    );
   });
 });

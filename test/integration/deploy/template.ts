@@ -33,6 +33,7 @@ export function conditionHolds(template: Template, name: string): boolean {
     if (typeof node?.Condition === 'string') return conditionHolds(template, node.Condition);
     if (Array.isArray(node?.['Fn::Not'])) return !evaluate(node['Fn::Not'][0]);
     if (Array.isArray(node?.['Fn::And'])) return node['Fn::And'].every(evaluate);
+    if (Array.isArray(node?.['Fn::Or'])) return node['Fn::Or'].some(evaluate);
     if (Array.isArray(node?.['Fn::Equals']))
       return JSON.stringify(node['Fn::Equals'][0]) === JSON.stringify(node['Fn::Equals'][1]);
     throw new Error(`condition ${name}: unsupported ${JSON.stringify(node)}`);

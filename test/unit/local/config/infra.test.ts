@@ -24,6 +24,7 @@ describe('infra/ files', () => {
       'iam.yml',
       'kinesis.yml',
       'parameters.yml',
+      'query.yml',
       'queues.yml',
       'settings.yml',
       'table.yml',
@@ -55,6 +56,7 @@ describe('infra/ files', () => {
       '${file(./infra/alarms.yml)}',
       '${file(./infra/backfill.yml)}',
       '${file(./infra/kinesis.yml)}',
+      '${file(./infra/query.yml)}',
       '${file(./infra/functions.yml)}',
     ]);
   });
