@@ -2,12 +2,7 @@ import pLimit from 'p-limit';
 import { defineOptions } from '../core/options.js';
 import { type ServerSideEncryption, SSE_OPTION, sseParams } from './bucket-options.js';
 import { type CompactionSource, planCompaction } from './compaction-plan.js';
-import {
-  CompactionIncompleteError,
-  hourLabel,
-  isS3Answer,
-  OpenPartitionError,
-} from './errors.js';
+import { CompactionIncompleteError, hourLabel, isS3Answer, OpenPartitionError } from './errors.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, partitionTime } from './format.js';
 import { closesAt, DEFAULT_CLOSED_AFTER_SECONDS, wholeHours } from './hours.js';
 import { type CompactionManifest, manifestKey, manifestPrefix, parseManifest } from './manifest.js';
