@@ -1,5 +1,4 @@
-import type { S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { tenantFromPartitionKey } from '../../../src/archive/partition.js';
 import {
   ArchiveRestoreRequiredError,
@@ -11,11 +10,10 @@ import {
   restoreItems,
 } from '../../../src/archive.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
-import { type S3Server, startS3Server } from '../../../src/local/servers/s3-server.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import { createTestBucket } from '../../support/aws.js';
+import { startClockedS3 } from '../../support/clocked-s3.js';
 import { tenantRecords } from '../../support/tenant-records.js';
-import { s3ClientFor } from '../sinks/s3-helpers.js';
 import { HOUR_10, HOUR_11, TABLE, WIDE } from './helpers.js';
 
 // Archived objects restored before they are read, on a local S3 server whose clock the test
@@ -28,19 +26,12 @@ const TENANTS = ['acme', 'globex'];
 const cold = tenantRecords(40, TENANTS, { firstTime: HOUR_10 / 1000, spacingSeconds: 30 });
 const warm = tenantRecords(20, TENANTS, { start: 40, firstTime: HOUR_11 / 1000, spacingSeconds: 30 });
 
-let server: S3Server;
-let s3: S3Client;
-const clock = { now: Date.UTC(2026, 5, 1) };
-beforeAll(async () => {
-  server = await startS3Server({ restoreDelayMs: DELAY, clock: () => clock.now });
-  s3 = s3ClientFor(server.endpoint, { maxAttempts: 1 });
-});
-afterAll(async () => {
-  s3.destroy();
-  await server.stop();
-});
+const START = Date.UTC(2026, 5, 1);
+const local = await startClockedS3(DELAY, START);
+const { s3, clock } = local;
+afterAll(() => local.stop());
 beforeEach(() => {
-  clock.now = Date.UTC(2026, 5, 1);
+  clock.now = START;
 });
 
 async function archive(storageClass: 'GLACIER' | 'DEEP_ARCHIVE' = 'GLACIER'): Promise<string> {

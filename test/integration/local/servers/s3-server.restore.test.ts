@@ -7,14 +7,12 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
   RestoreObjectCommand,
-  type S3Client,
   S3ServiceException,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type S3Server, startS3Server } from '../../../../src/local/servers/s3-server.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createTestBucket } from '../../../support/aws.js';
-import { s3ClientFor } from '../../sinks/s3-helpers.js';
+import { startClockedS3 } from '../../../support/clocked-s3.js';
 import { errorCodeOf, rawRequest } from './s3-sandbox.js';
 
 // RestoreObject as the local S3 server emulates it, on a server whose clock the test moves: a
@@ -23,17 +21,9 @@ const DAY = 86_400_000;
 const DELAY = 60_000;
 const START = Date.UTC(2026, 2, 1, 9, 30);
 
-let server: S3Server;
-let s3: S3Client;
-const clock = { now: START };
-beforeAll(async () => {
-  server = await startS3Server({ restoreDelayMs: DELAY, clock: () => clock.now });
-  s3 = s3ClientFor(server.endpoint, { maxAttempts: 1 });
-});
-afterAll(async () => {
-  s3.destroy();
-  await server.stop();
-});
+const local = await startClockedS3(DELAY, START);
+const { server, s3, clock } = local;
+afterAll(() => local.stop());
 
 async function outcome(promise: Promise<{ $metadata: { httpStatusCode?: number } }>): Promise<string> {
   try {
@@ -61,7 +51,9 @@ describe('local S3 server: archived objects and RestoreObject', () => {
     async (storageClass) => {
       clock.now = START;
       const bucket = await createTestBucket(s3);
-      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'cold', StorageClass: storageClass }));
+      await s3.send(
+        new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'cold', StorageClass: storageClass }),
+      );
       expect(await outcome(get(bucket, 'k'))).toBe('InvalidObjectState 403');
       const before = await head(bucket, 'k');
       expect(before.StorageClass).toBe(storageClass);
@@ -127,7 +119,12 @@ describe('local S3 server: archived objects and RestoreObject', () => {
 
     const copy = (key: string) =>
       s3.send(
-        new CopyObjectCommand({ Bucket: bucket, Key: key, CopySource: `${bucket}/mp`, StorageClass: 'GLACIER' }),
+        new CopyObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          CopySource: `${bucket}/mp`,
+          StorageClass: 'GLACIER',
+        }),
       );
     expect(await outcome(copy('copied'))).toBe('InvalidObjectState 403');
     expect(await outcome(restore(bucket, 'mp'))).toBe('ok 202');
@@ -159,7 +156,9 @@ describe('local S3 server: archived objects and RestoreObject', () => {
     }
     const select = await post('<RestoreRequest><Type>SELECT</Type></RestoreRequest>');
     expect([select.status, errorCodeOf(select.body)]).toEqual([501, 'NotImplemented']);
-    const huge = await post(`<RestoreRequest><Description>${'x'.repeat(20_000)}</Description></RestoreRequest>`);
+    const huge = await post(
+      `<RestoreRequest><Description>${'x'.repeat(20_000)}</Description></RestoreRequest>`,
+    );
     expect([huge.status, errorCodeOf(huge.body)]).toEqual([400, 'MaxMessageLengthExceeded']);
     expect((await head(bucket, 'k')).Restore).toBeUndefined();
     const good = await post(
