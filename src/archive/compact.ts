@@ -2,18 +2,13 @@ import pLimit from 'p-limit';
 import { defineOptions } from '../core/options.js';
 import { type ServerSideEncryption, SSE_OPTION, sseParams } from './bucket-options.js';
 import { type CompactionSource, planCompaction } from './compaction-plan.js';
-import {
-  ArchiveRestoreRequiredError,
-  CompactionIncompleteError,
-  hourLabel,
-  isS3Answer,
-  OpenPartitionError,
-} from './errors.js';
+import { CompactionIncompleteError, hourLabel, isS3Answer, OpenPartitionError } from './errors.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, partitionTime } from './format.js';
 import { closesAt, DEFAULT_CLOSED_AFTER_SECONDS, wholeHours } from './hours.js';
 import { type CompactionManifest, manifestKey, manifestPrefix, parseManifest } from './manifest.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from './objects.js';
 import type { TenantPartitioner } from './partition.js';
+import { requireRestored } from './restore-state.js';
 import {
   type ArchiveRangeOptions,
   deleteObject,
@@ -25,7 +20,6 @@ import {
   type ListedHour,
   listArchiveHours,
   listKeys,
-  needsRestore,
   putArchiveObject,
   putJson,
   RANGE_OPTIONS,
@@ -49,7 +43,11 @@ export interface CompactArchiveOptions extends ArchiveRangeOptions {
    * OpenPartitionError. Default 90,000 (25 hours: the 24-hour record age limit plus one).
    */
   closedAfterSeconds?: number;
-  /** GLACIER / DEEP_ARCHIVE objects in range were restored: read them instead of refusing. */
+  /**
+   * GLACIER / DEEP_ARCHIVE objects in range were restored: read them without asking S3 first.
+   * Default false: each is checked with a HeadObject (its restore state) before anything is read,
+   * and one without a readable copy throws ArchiveRestoreRequiredError.
+   */
   restored?: boolean;
   /** Plan and report, write and delete nothing. */
   dryRun?: boolean;
@@ -177,10 +175,6 @@ function isMissing(error: unknown): boolean {
   return isS3Answer(error, 'NoSuchKey', 404);
 }
 
-function isArchived(error: unknown): boolean {
-  return (error as { name?: string } | undefined)?.name === 'InvalidObjectState';
-}
-
 async function compactHour(run: Run, listed: ListedHour): Promise<HourCompaction> {
   const partition = hourLabel(run.table, listed.dt, listed.hour);
   const result: HourCompaction = {
@@ -206,8 +200,9 @@ async function compactHour(run: Run, listed: ListedHour): Promise<HourCompaction
     if (objects.every((object) => outputs.has(object.key))) return result;
   }
 
-  const archived = objects.filter((object) => needsRestore(object.storageClass)).map((x) => x.key);
-  if (archived.length > 0 && !run.restored) throw new ArchiveRestoreRequiredError(archived);
+  // Before reading anything: every archived object of the hour needs a readable restored copy.
+  // With `restored` the caller vouches for that, and a refused read still names the key.
+  if (!run.restored) await requireRestored(run, objects, run.limit);
 
   // Read every object of the hour. One deleted meanwhile (a concurrent run compacted it) is not
   // read, so it is neither counted on nor deleted here.
@@ -223,7 +218,6 @@ async function compactHour(run: Run, listed: ListedHour): Promise<HourCompaction
           read.set(object.key, { object, fetched });
         } catch (error) {
           if (isMissing(error)) return;
-          if (isArchived(error)) throw new ArchiveRestoreRequiredError([object.key], { cause: error });
           throw error;
         }
       }),

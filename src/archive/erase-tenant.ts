@@ -9,11 +9,12 @@ import {
 } from './bucket-options.js';
 import { type DeadLetterScan, scanDeadLetters } from './dead-letters.js';
 import { eraseAction, splitRows } from './erase-plan.js';
-import { ArchiveRestoreRequiredError, EraseIncompleteError, UnpartitionedObjectsError } from './errors.js';
+import { EraseIncompleteError, UnpartitionedObjectsError } from './errors.js';
 import type { ArchivePartition, ArchiveRow } from './format.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from './format.js';
 import { recordTenantSegment, type TenantPartitioner, tenantSegment } from './partition.js';
 import { rowToRecord } from './read-archive.js';
+import { requireRestored } from './restore-state.js';
 import { type RewrittenObject, rewrittenObject } from './rewritten-object.js';
 import {
   type ArchiveRangeOptions,
@@ -22,7 +23,6 @@ import {
   keepsVersions,
   type ListedArchiveObject,
   listArchiveHours,
-  needsRestore,
   putArchiveObject,
   RANGE_OPTIONS,
   recordCount,
@@ -48,7 +48,10 @@ export interface EraseTenantOptions extends ArchiveRangeOptions {
   /** Storage class of rewritten objects. Default STANDARD. */
   storageClass?: ArchiveStorageClass;
   sse?: ServerSideEncryption;
-  /** GLACIER / DEEP_ARCHIVE objects that must be read were restored. */
+  /**
+   * GLACIER / DEEP_ARCHIVE objects that must be read were restored: read them without asking S3
+   * first. Default false: their restore state is checked (HeadObject) before anything changes.
+   */
   restored?: boolean;
   /** List what would go, change nothing. */
   dryRun?: boolean;
@@ -166,8 +169,7 @@ export async function eraseTenant(options: EraseTenantOptions): Promise<EraseRep
     }
   }
   if (unpartitioned.length > 0) throw new UnpartitionedObjectsError(o.tenant, unpartitioned);
-  const archived = toRead.filter((x) => needsRestore(x.storageClass));
-  if (archived.length > 0 && !o.restored) throw new ArchiveRestoreRequiredError(archived.map((x) => x.key));
+  if (!o.restored) await requireRestored(store, toRead, limit);
 
   // 2. Read what may hold some of the tenant's rows; decide per object.
   const isTenantRow =

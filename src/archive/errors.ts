@@ -158,19 +158,26 @@ export class OpenPartitionError extends TidewaterError {
 }
 
 /**
- * Objects that must be read are in GLACIER or DEEP_ARCHIVE: S3 serves them only after a restore
- * (RestoreObject). Thrown before anything is written or deleted. Restore them, then run again
- * with `restored: true` (`--restored`).
+ * Objects that must be read are in GLACIER or DEEP_ARCHIVE and no restored copy of them is
+ * readable: S3 serves them only after a restore (RestoreObject). Thrown before anything is
+ * written or deleted, and before anything of the hour holding them is read. `keys` are all such
+ * objects found; `inProgress` those of them whose restore was asked for and is still running.
+ * Restore them (`restoreArchive`, `tidewater archive restore`), then run again once restored.
  */
 export class ArchiveRestoreRequiredError extends TidewaterError {
   override name = 'ArchiveRestoreRequiredError';
   readonly keys: readonly string[];
-  constructor(keys: readonly string[], options?: { cause?: unknown }) {
+  readonly inProgress: readonly string[];
+  constructor(keys: readonly string[], options?: { cause?: unknown; inProgress?: readonly string[] }) {
+    const inProgress = options?.inProgress ?? [];
     super(
-      `${keys.length} object(s) to read are in GLACIER / DEEP_ARCHIVE and need a restore first: ${someKeys(keys)}`,
-      options,
+      `${keys.length} object(s) to read are in GLACIER / DEEP_ARCHIVE and need a restore first` +
+        `${inProgress.length > 0 ? ` (${inProgress.length} restore(s) in progress)` : ''}: ${someKeys(keys)}; ` +
+        'restore them with restoreArchive (tidewater archive restore) and run again once restored',
+      options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.keys = keys;
+    this.inProgress = inProgress;
   }
 }
 

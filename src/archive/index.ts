@@ -1,5 +1,5 @@
-// Operations on a stored archive: compaction of closed hours into duplicate-free objects, and
-// erasing one tenant. Reached through `tidewater/archive` (src/archive.ts), beside readArchive.
+// Operations on a stored archive: compaction of closed hours into duplicate-free objects,
+// erasing one tenant, and restoring GLACIER / DEEP_ARCHIVE objects before they are read. Reached through `tidewater/archive` (src/archive.ts), beside readArchive.
 export type { CompactArchiveOptions, CompactionReport, HourCompaction } from './compact.js';
 export { compactArchive } from './compact.js';
 export type { CompactionLayout, CompactionPlan, CompactionSource } from './compaction-plan.js';
@@ -14,5 +14,13 @@ export {
   OpenPartitionError,
 } from './errors.js';
 export type { CompactionManifest } from './manifest.js';
+export type {
+  ArchivedObject,
+  ArchiveRestoreTier,
+  FindArchivedObjectsOptions,
+  RestoreArchiveOptions,
+  RestoreArchiveReport,
+} from './restore-archive.js';
+export { ARCHIVE_RESTORE_TIERS, findArchivedObjects, restoreArchive } from './restore-archive.js';
 export type { RecentHoursOptions, RecentHoursSummary } from './scheduled.js';
 export { compactRecentHours } from './scheduled.js';

@@ -4,6 +4,7 @@ import type { ClassifiedRecord } from '../records/types.js';
 import { ArchiveFormatError, UnpartitionedObjectsError } from './errors.js';
 import { type ArchiveRow, archiveRowId, isStandInShard, rowToLambdaRecord } from './format.js';
 import { recordTenantSegment, type TenantPartitioner, tenantSegment } from './partition.js';
+import { requireRestored } from './restore-state.js';
 import {
   type ArchiveRange,
   type ArchiveRangeOptions,
@@ -120,7 +121,9 @@ function toRead(
  * The archived rows of one table between `from` and `to` (record time, for a TTL delete the
  * deletion time), listing only the dt/hour partitions in range. Rows come hour by hour, then
  * tenant by tenant and shard by shard in sequence order, each (shard, sequenceNumber, eventID)
- * once even when a retried batch was cut differently and objects overlap.
+ * once even when a retried batch was cut differently and objects overlap. An hour holding GLACIER /
+ * DEEP_ARCHIVE objects without a readable restored copy throws ArchiveRestoreRequiredError (naming
+ * them) before any of its rows is yielded.
  */
 export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenerator<ArchiveRow> {
   const r = resolve(options);
@@ -139,7 +142,13 @@ export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenera
   const seen = new Set<string>();
   for await (const hour of listArchiveHours(r)) {
     seen.clear();
-    for (const { object, pick } of toRead(r, hour.objects)) {
+    const reading = toRead(r, hour.objects);
+    // Before the hour's first row: all of its archived objects to read, named at once.
+    await requireRestored(
+      r,
+      reading.map((x) => x.object),
+    );
+    for (const { object, pick } of reading) {
       let rows: ArchiveRow[];
       try {
         ({ rows } = await fetchArchiveObject(r.client, r.bucket, object.key, {

@@ -2,19 +2,29 @@ import {
   DeleteObjectCommand,
   GetBucketVersioningCommand,
   GetObjectCommand,
+  type GetObjectCommandOutput,
   HeadObjectCommand,
+  type HeadObjectCommandOutput,
   ListObjectsV2Command,
   type ListObjectsV2CommandOutput,
   ListObjectVersionsCommand,
   PutObjectCommand,
   type PutObjectCommandInput,
+  RestoreObjectCommand,
   S3Client,
   type StorageClass,
+  type Tier,
 } from '@aws-sdk/client-s3';
 import { sha256Base64 } from '../core/digest.js';
 import type { InvalidOptionsError } from '../core/errors.js';
 import { keyPrefix, PREFIX_OPTION } from './bucket-options.js';
-import { ArchiveBucketNotFoundError, ArchiveFormatError, isNoSuchBucket, isS3Answer } from './errors.js';
+import {
+  ArchiveBucketNotFoundError,
+  ArchiveFormatError,
+  ArchiveRestoreRequiredError,
+  isNoSuchBucket,
+  isS3Answer,
+} from './errors.js';
 import {
   ARCHIVE_FORMAT,
   type ArchiveKeyParts,
@@ -213,7 +223,8 @@ export interface FetchedArchiveObject {
 
 /**
  * Gets and decodes one archive object, comparing its body to the SHA-256 in its metadata when
- * `verify` (ArchiveFormatError on a mismatch, bad gzip or a line that is no row).
+ * `verify` (ArchiveFormatError on a mismatch, bad gzip or a line that is no row). An archived
+ * object S3 will not serve yet (InvalidObjectState) is an ArchiveRestoreRequiredError naming it.
  */
 export async function fetchArchiveObject(
   client: S3Client,
@@ -221,9 +232,18 @@ export async function fetchArchiveObject(
   key: string,
   options: { verify: boolean; signal?: AbortSignal | undefined },
 ): Promise<FetchedArchiveObject> {
-  const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), {
-    abortSignal: options.signal,
-  });
+  let response: GetObjectCommandOutput;
+  try {
+    response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), {
+      abortSignal: options.signal,
+    });
+  } catch (error) {
+    // GLACIER / DEEP_ARCHIVE without a restored copy (or one expired since it was checked).
+    // By its code alone: a 403 is also AccessDenied.
+    if ((error as { name?: string } | undefined)?.name === 'InvalidObjectState')
+      throw new ArchiveRestoreRequiredError([key], { cause: error });
+    throw error;
+  }
   if (response.Body === undefined) throw new ArchiveFormatError(key, 'empty response body');
   const body = await response.Body.transformToByteArray();
   const expected = response.Metadata?.sha256;
@@ -326,6 +346,37 @@ export async function recordCount(store: Store, key: string): Promise<number | u
   const answer = await guard(store, (o) => store.client.send(head, o));
   const count = Number(answer.Metadata?.['record-count']);
   return Number.isInteger(count) ? count : undefined;
+}
+
+/** HeadObject of one key (works in every class); undefined when the key does not exist. */
+export async function headObject(store: Store, key: string): Promise<HeadObjectCommandOutput | undefined> {
+  const head = new HeadObjectCommand({ Bucket: store.bucket, Key: key });
+  try {
+    return await guard(store, (o) => store.client.send(head, o));
+  } catch (error) {
+    if (isS3Answer(error, 'NotFound', 404) || isS3Answer(error, 'NoSuchKey', 404)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * RestoreObject of one archived key: a readable copy for `days` days, retrieved at `tier`. Returns
+ * S3's status: 202 a restore started, 200 the object was restored already (its copy now lasts
+ * `days` from now). S3's refusals (409 RestoreAlreadyInProgress, 403 InvalidObjectState, 404) are
+ * thrown as the SDK's errors, for the caller to read.
+ */
+export async function restoreObject(
+  store: Store,
+  key: string,
+  request: { tier: Tier; days: number },
+): Promise<number | undefined> {
+  const restore = new RestoreObjectCommand({
+    Bucket: store.bucket,
+    Key: key,
+    RestoreRequest: { Days: request.days, GlacierJobParameters: { Tier: request.tier } },
+  });
+  const answer = await guard(store, (o) => store.client.send(restore, o));
+  return answer.$metadata.httpStatusCode;
 }
 
 /** Every key under a prefix, with its ETag, in key order. */

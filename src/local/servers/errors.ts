@@ -22,3 +22,18 @@ export class LocalServerStartError extends TidewaterError {
     super(`${server} did not start: ${detail}`);
   }
 }
+
+/**
+ * A RestoreObject request body the local S3 server does not take: `code` is S3's answer to it,
+ * MalformedXML (not a RestoreRequest document of known elements, Days missing or not a positive
+ * whole number, an unknown tier) or NotImplemented (an S3 Select restore, which S3 no longer offers).
+ */
+export class RestoreRequestError extends TidewaterError {
+  override name = 'RestoreRequestError';
+  constructor(
+    readonly code: 'MalformedXML' | 'NotImplemented',
+    detail: string,
+  ) {
+    super(`RestoreObject request body: ${detail}`);
+  }
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, utimes } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,21 @@ import {
 import { deleteObjects } from './s3-delete-objects.js';
 import { s3Fence } from './s3-fence.js';
 import { KeyedQueue } from './s3-keyed-queue.js';
+import {
+  classOf,
+  readJson,
+  recordClass,
+  STORAGE_CLASS_HEADER,
+  storedClass,
+  storedMetadata,
+} from './s3-metadata.js';
+import {
+  invalidObjectState,
+  isUnreadable,
+  type RestoreSettings,
+  restoreHeader,
+  restoreObject,
+} from './s3-restore.js';
 import { patchStore } from './s3-store.js';
 
 export type { S3ServerRequestContext } from './s3-context.js';
@@ -40,6 +55,18 @@ export interface S3ServerOptions {
    * throttling).
    */
   middleware?: S3ServerMiddleware[];
+  /**
+   * How long a RestoreObject of a GLACIER / DEEP_ARCHIVE object takes before GetObject serves it.
+   * Default 100 ms (S3 takes minutes to hours by tier).
+   */
+  restoreDelayMs?: number;
+  /** The length of one of RestoreObject's Days, after which the restored copy expires. Default one day. */
+  restoreDayMs?: number;
+  /**
+   * The clock restores are timed by, epoch milliseconds. Default `Date.now`. A test that moves it
+   * sees a restore in progress, done, then expired, without waiting.
+   */
+  clock?: () => number;
 }
 
 /** A hook in front of the local S3 server's requests (tests inject faults with it). */
@@ -104,6 +131,9 @@ const readOptions = defineOptions<S3ServerOptions>()('startS3Server', {
   directory: { kind: 'nonEmptyString' },
   buckets: BUCKETS_OPTION,
   middleware: MIDDLEWARE_OPTION,
+  restoreDelayMs: { kind: 'integer', min: 0, max: 2_147_483_647, default: 100 },
+  restoreDayMs: { kind: 'integer', min: 1, max: 86_400_000, default: 86_400_000 },
+  clock: { kind: 'function' },
 });
 
 /** Starts s3rver (an optional peer dependency) on loopback. Use path-style addressing against it. */
@@ -145,7 +175,17 @@ export async function startS3Server(input: S3ServerOptions = {}): Promise<S3Serv
       );
     }
     patchStore(server.store);
-    server.middleware.splice(router, 0, s3Fence(server.store), s3Semantics(server.store, spoolDirectory));
+    const restores: RestoreSettings = {
+      delayMs: options.restoreDelayMs,
+      dayMs: options.restoreDayMs,
+      now: options.clock ?? Date.now,
+    };
+    server.middleware.splice(
+      router,
+      0,
+      s3Fence(server.store),
+      s3Semantics(server.store, spoolDirectory, restores),
+    );
     // Run the caller's middleware first: s3rver's router would otherwise answer before it.
     for (const mw of options.middleware ?? []) server.middleware.unshift(mw);
     try {
@@ -172,15 +212,8 @@ export async function startS3Server(input: S3ServerOptions = {}): Promise<S3Serv
 // What S3 does and s3rver does not: storage classes, conditional creates, aborted uploads.
 // ---------------------------------------------------------------------------------------------
 
-/**
- * The class is kept in s3rver's metadata.json under a name that is no header (s3rver returns
- * only headers from it), so it goes wherever s3rver moves that file: deleted with the object,
- * copied with it (and then set by CopyObject), kept across restarts of a persistent directory.
- */
-const CLASS_FIELD = 'tidewater:storage-class';
 /** Carries the class from CreateMultipartUpload to completion in the upload's saved headers. */
 const UPLOAD_CLASS_HEADER = 'x-tidewater-storage-class';
-const STORAGE_CLASS_HEADER = 'x-amz-storage-class';
 const KNOWN_CLASSES: ReadonlySet<string> = new Set(S3_STORAGE_CLASSES);
 /** s3rver 3.7's own list (S3Object.STORAGE_CLASSES), the enum's first eight: it refuses any other class. */
 const S3RVER_CLASSES: ReadonlySet<string> = new Set(S3_STORAGE_CLASSES.slice(0, 8));
@@ -227,7 +260,11 @@ const SUBRESOURCES: ReadonlySet<string> = new Set([
  * upload stores nothing, and serialises writes per key so `If-None-Match: *` is decided when the
  * write completes.
  */
-function s3Semantics(store: S3rverStore, spoolDirectory: string): S3rverMiddleware {
+function s3Semantics(
+  store: S3rverStore,
+  spoolDirectory: string,
+  restores: RestoreSettings,
+): S3rverMiddleware {
   const writes = new KeyedQueue();
 
   async function putObject(ctx: S3rverContext, next: () => Promise<void>, bucket: string, key: string) {
@@ -260,6 +297,13 @@ function s3Semantics(store: S3rverStore, spoolDirectory: string): S3rverMiddlewa
     const onto = source?.bucket === bucket && source.key === key;
     const replace = first(ctx.headers['x-amz-metadata-directive']) === 'REPLACE';
     await writes.run(`${bucket}/${key}`, async () => {
+      // S3 copies an archived object only once restored (a copy onto itself in STANDARD is how
+      // a restored object is kept for good).
+      const sourceMetadata = source && (await storedMetadata(store, source.bucket, source.key));
+      if (isUnreadable(sourceMetadata, restores.now())) {
+        ctx.req.resume();
+        return invalidObjectState(ctx, classOf(sourceMetadata));
+      }
       // S3 changes a stored object's class by copying it onto itself; s3rver refuses every copy
       // onto itself that does not replace the metadata.
       if (onto && !replace && storageClass !== undefined && (await store.existsObject(bucket, key))) {
@@ -307,12 +351,20 @@ function s3Semantics(store: S3rverStore, spoolDirectory: string): S3rverMiddlewa
   }
 
   async function readObject(ctx: S3rverContext, next: () => Promise<void>, bucket: string, key: string) {
+    const metadata = await storedMetadata(store, bucket, key);
+    const now = restores.now();
+    // GetObject of an archived object not restored is refused before its body is opened;
+    // HeadObject answers (and tells the restore's state).
+    if (ctx.method === 'GET' && isUnreadable(metadata, now))
+      return invalidObjectState(ctx, classOf(metadata));
     await next();
     if (ctx.status !== 200 && ctx.status !== 206) return;
     // S3 sends the header for every class but STANDARD.
-    const storageClass = await storedClass(store, bucket, key);
+    const storageClass = classOf(metadata);
     ctx.remove(STORAGE_CLASS_HEADER);
     if (storageClass !== 'STANDARD') ctx.set(STORAGE_CLASS_HEADER, storageClass);
+    const restore = restoreHeader(metadata, now);
+    if (restore !== undefined) ctx.set('x-amz-restore', restore);
   }
 
   async function listObjects(ctx: S3rverContext, next: () => Promise<void>, bucket: string) {
@@ -349,6 +401,8 @@ function s3Semantics(store: S3rverStore, spoolDirectory: string): S3rverMiddlewa
         return createMultipartUpload(ctx, next);
       case 'POST uploadId':
         return completeMultipartUpload(ctx, next, bucket, key);
+      case 'POST restore':
+        return restoreObject(ctx, store, writes, { bucket, key }, restores);
       case 'DELETE ':
         return writes.run(`${bucket}/${key}`, next);
       case 'GET ':
@@ -512,33 +566,6 @@ async function spoolBody(ctx: S3rverContext, file: string): Promise<boolean> {
     );
     return false;
   }
-}
-
-async function readJson(file: string): Promise<Record<string, unknown> | undefined> {
-  try {
-    return JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
-/** The class of a stored object; one s3rver stored itself (before this middleware) still counts. */
-async function storedClass(store: S3rverStore, bucket: string, key: string): Promise<string> {
-  const metadata = await readJson(store.getResourcePath(bucket, key, 'metadata.json'));
-  const value = metadata?.[CLASS_FIELD] ?? metadata?.[STORAGE_CLASS_HEADER];
-  return typeof value === 'string' ? value : 'STANDARD';
-}
-
-async function recordClass(store: S3rverStore, bucket: string, key: string, storageClass: string) {
-  const file = store.getResourcePath(bucket, key, 'metadata.json');
-  const metadata = (await readJson(file)) ?? {};
-  delete metadata[STORAGE_CLASS_HEADER];
-  metadata[CLASS_FIELD] = storageClass;
-  // Rename, so a concurrent read never parses half a file. Writes to one key are serialised.
-  await writeFile(`${file}.tidewater`, JSON.stringify(metadata, null, 2), { mode: OWNER_ONLY });
-  await chmod(`${file}.tidewater`, OWNER_ONLY);
-  await rename(`${file}.tidewater`, file);
 }
 
 async function uploadClass(

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tenantFromPartitionKey } from '../../../src/archive/partition.js';
 import {
   ArchiveBucketNotFoundError,
@@ -9,7 +9,9 @@ import {
   CompactionIncompleteError,
   type CompactionManifest,
   compactArchive,
+  findArchivedObjects,
   OpenPartitionError,
+  restoreArchive,
   rowSetSha256,
 } from '../../../src/archive.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
@@ -197,15 +199,21 @@ describe('compactArchive on the local S3 server', () => {
     await expect(frozen).rejects.toMatchObject({
       keys: expect.arrayContaining([expect.stringContaining('/hour=10/')]),
     });
-    expect(duplicateRows(await snapshot(s3, bucket))).toBe(25);
-    // Once restored (the local server serves every class), it compacts.
-    const thawed = await compactArchive({
-      client: s3,
-      bucket,
-      ...hour10,
-      restored: true,
-      storageClass: 'GLACIER',
-    });
+    // Nothing changed: the same objects, still in GLACIER (GetObject would be refused).
+    const archived = await findArchivedObjects({ client: s3, bucket, ...hour10 });
+    expect(archived.map((x) => x.state)).toEqual(['needs-restore', 'needs-restore']);
+    // Once restored (the shared local server finishes a restore in 100 ms), it compacts.
+    expect(
+      (await restoreArchive({ client: s3, bucket, ...hour10, tier: 'Bulk', days: 1 })).requested,
+    ).toHaveLength(2);
+    await vi.waitFor(
+      async () => {
+        const states = (await findArchivedObjects({ client: s3, bucket, ...hour10 })).map((x) => x.state);
+        expect(states).toEqual(['restored', 'restored']);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    const thawed = await compactArchive({ client: s3, bucket, ...hour10, storageClass: 'GLACIER' });
     expect(thawed.hours[0]).toMatchObject({ status: 'compacted', rowsWritten: 80 });
 
     await expect(

@@ -1,23 +1,16 @@
-import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { tenantFromPartitionKey } from '../../../src/archive/partition.js';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { main } from '../../../src/cli/program.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../src/local/servers/dynamodb-local.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
 import { captureOutput } from '../../support/capture-output.js';
+import { stubLocalS3Env } from '../../support/local-s3-env.js';
 import { tenantRecords } from '../../support/tenant-records.js';
 import { duplicateRows, HOUR_10, snapshot, TABLE } from '../archive/helpers.js';
 
-beforeEach(() => {
-  // The command builds its client from the environment, as it would against AWS.
-  vi.stubEnv('AWS_ENDPOINT_URL_S3', inject('s3Endpoint'));
-  vi.stubEnv('AWS_REGION', LOCAL_REGION);
-  vi.stubEnv('AWS_ACCESS_KEY_ID', LOCAL_CREDENTIALS.accessKeyId);
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', LOCAL_CREDENTIALS.secretAccessKey);
-  vi.stubEnv('AWS_REQUEST_CHECKSUM_CALCULATION', 'WHEN_REQUIRED');
-  vi.stubEnv('AWS_RESPONSE_CHECKSUM_VALIDATION', 'WHEN_REQUIRED');
-});
+// The command builds its client from the environment, as it would against AWS.
+beforeEach(stubLocalS3Env);
 
 afterEach(() => {
   vi.restoreAllMocks();

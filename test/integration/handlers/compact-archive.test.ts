@@ -1,5 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { partitionTime } from '../../../src/archive/format.js';
 import { floorHour } from '../../../src/archive/hours.js';
+import { findArchivedObjects } from '../../../src/archive.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket, localClients } from '../../support/aws.js';
@@ -141,7 +143,22 @@ describe('compactArchive handler on the local S3 server', () => {
       name: 'CompactionFailedHoursError',
       failures: [{ error: expect.objectContaining({ name: 'ArchiveRestoreRequiredError' }) }],
     });
-    // The readable hour was compacted all the same; the Glacier one is untouched (20 copies left).
-    expect(duplicateRows(await snapshot(s3, bucket))).toBe(20);
+    // The readable hour was compacted all the same; the Glacier one is untouched (its two objects,
+    // 20 copies in them, unreadable until restored).
+    const { dt, hour } = partitionTime(hourStart / 1000);
+    const readable = `archive/table=${TABLE}/dt=${dt}/hour=${hour}/`;
+    expect(duplicateRows(await snapshot(s3, bucket, readable))).toBe(0);
+    const frozenHour = {
+      client: s3,
+      bucket,
+      prefix: 'archive',
+      table: TABLE,
+      from: hourStart - HOUR,
+      to: hourStart,
+    };
+    expect((await findArchivedObjects(frozenHour)).map((x) => x.state)).toEqual([
+      'needs-restore',
+      'needs-restore',
+    ]);
   });
 });

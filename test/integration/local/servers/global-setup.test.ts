@@ -22,10 +22,10 @@ describe('local servers from the global setup', () => {
     const bucket = await createTestBucket(clients.s3);
     const body = new Uint8Array([0, 1, 2, 250, 255]);
     await clients.s3.send(
-      new PutObjectCommand({ Bucket: bucket, Key: 'a/b.bin', Body: body, StorageClass: 'GLACIER' }),
+      new PutObjectCommand({ Bucket: bucket, Key: 'a/b.bin', Body: body, StorageClass: 'GLACIER_IR' }),
     );
     const got = await clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'a/b.bin' }));
-    expect(got.StorageClass).toBe('GLACIER');
+    expect(got.StorageClass).toBe('GLACIER_IR');
     expect(await got.Body?.transformToByteArray()).toEqual(body);
   });
 });

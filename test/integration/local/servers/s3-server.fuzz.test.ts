@@ -18,6 +18,7 @@ beforeAll(async () => {
   sandbox = await startS3Sandbox([BUCKET]);
   s3 = s3ClientFor(sandbox.server.endpoint);
   await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'dir/object', Body: 'x' }));
+  await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'cold', Body: 'x', StorageClass: 'GLACIER' }));
   uploadId = (await s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: 'up' }))).UploadId ?? '';
 });
 afterAll(async () => {
@@ -80,6 +81,7 @@ const queryName = fc.constantFrom(
   'versionId',
   'select',
   'location',
+  'restore',
 );
 const queryValue = fc.oneof(
   fc.constant(''),
@@ -133,6 +135,10 @@ const body = fc.oneof(
     '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"x"</ETag></Part></CompleteMultipartUpload>',
     '<__proto__><polluted>yes</polluted></__proto__>',
     '<Tagging><TagSet><Tag><Key>__proto__</Key><Value>x</Value></Tag></TagSet></Tagging>',
+    '<RestoreRequest><Days>1</Days><GlacierJobParameters><Tier>Bulk</Tier></GlacierJobParameters></RestoreRequest>',
+    '<RestoreRequest><Days>99999999999999999999</Days></RestoreRequest>',
+    '<RestoreRequest><Days>1</Days><Days>2</Days></RestoreRequest>',
+    '<RestoreRequest><Type>SELECT</Type><SelectParameters/></RestoreRequest>',
   ),
 );
 const method = fc.constantFrom('GET', 'PUT', 'POST', 'DELETE', 'HEAD', 'OPTIONS', 'PATCH');
@@ -178,6 +184,13 @@ const shaped: fc.Arbitrary<FuzzRequest> = fc.oneof(
     method: 'POST',
     target: `/${BUCKET}${q}`,
     headers: [['content-type', `multipart/form-data; boundary=${boundary}`] as const],
+    body: b,
+  })),
+  // RestoreObject on an archived object, a plain one and hostile keys.
+  fc.tuple(fc.oneof(fc.constantFrom('cold', 'dir/object'), segment), body).map(([k, b]) => ({
+    method: 'POST',
+    target: `/${BUCKET}/${k}?restore`,
+    headers: [],
     body: b,
   })),
   fc.tuple(fc.constantFrom('delete', 'cors', 'website'), body).map(([sub, b]) => ({
