@@ -1,8 +1,8 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { defineEnvironment, type Environment } from '../core/options.js';
+import { RECORD_KINDS } from '../index.js';
 import { createStreamHandler, kinesisSource, type RouteConfig, route, ttlHealth } from '../pipeline/index.js';
-import { RECORD_KINDS } from '../records/types.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, S3ArchiveSink, S3DeadLetterSink } from '../s3.js';
 import { SqsDeadLetterSink } from '../sqs.js';
 import {
