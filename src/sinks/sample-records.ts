@@ -104,13 +104,17 @@ export function sampleTtlDeleteRecords(
   return out;
 }
 
-/** `sampleTtlDeleteRecords`, parsed into classified records. */
-export function sampleTtlDeletes(count: number, options: SampleRecordOptions = {}): ClassifiedRecord[] {
-  const raw = sampleTtlDeleteRecords(count, options);
+/** Sample records parsed as a stream event, with the shard id a GetRecords poller would set. */
+function parsed(raw: LambdaStreamRecord[], options: SampleRecordOptions): ClassifiedRecord[] {
   return parseStreamEvent(
     { Records: raw },
     options.shardId === undefined ? undefined : { shardId: options.shardId },
   );
+}
+
+/** `sampleTtlDeleteRecords`, parsed into classified records. */
+export function sampleTtlDeletes(count: number, options: SampleRecordOptions = {}): ClassifiedRecord[] {
+  return parsed(sampleTtlDeleteRecords(count, options), options);
 }
 
 /** Changes per 20 of a change log's sample: 5 inserts, 12 modifies, 3 deletes (25% / 60% / 15%). */
@@ -200,9 +204,5 @@ export function sampleChangeRecords(count: number, options: SampleChangeOptions 
 
 /** `sampleChangeRecords`, parsed into classified records. */
 export function sampleChanges(count: number, options: SampleChangeOptions = {}): ClassifiedRecord[] {
-  const raw = sampleChangeRecords(count, options);
-  return parseStreamEvent(
-    { Records: raw },
-    options.shardId === undefined ? undefined : { shardId: options.shardId },
-  );
+  return parsed(sampleChangeRecords(count, options), options);
 }

@@ -5,6 +5,7 @@ import { type ArchiveRow, decodeObject, parseArchiveKey } from '../../../src/arc
 import { planArchiveObjects } from '../../../src/archive/objects.js';
 import { tenantFromPartitionKey } from '../../../src/archive/partition.js';
 import { sampleChanges } from '../../../src/sinks/sample-records.js';
+import { compactionSource } from './compaction-source.js';
 
 // A change log holds many rows per item: compaction must keep every change of an item (one per
 // eventID), never one row per item, whatever the overlapping redeliveries stored.
@@ -25,15 +26,7 @@ function stored(windows: readonly [number, number, boolean][]): CompactionSource
     planArchiveObjects(changes.slice(start, start + length), {
       ...sink,
       tenants: partitioned ? { partitionBy, maxPartitions: 2 } : undefined,
-    }).objects.map((object) => {
-      const parts = parseArchiveKey(object.key)!;
-      return {
-        key: object.key,
-        tenant: parts.tenant,
-        shard: parts.shard,
-        rows: decodeObject(object.body, object.key),
-      };
-    }),
+    }).objects.map(compactionSource),
   );
 }
 
