@@ -6,9 +6,10 @@
 // filters (dist/, next to this folder in the installed package) are loaded with import(): a
 // `${file()}` module may export a promise.
 //
-// Exports a promise of { 'ttl-deletes': patterns, 'all-deletes': patterns } for serverless.yml's
-// stream event, and the same as FilterCriteria for Kinesis ('kinesis-ttl-deletes',
-// 'kinesis-all-deletes', infra/kinesis.yml); each picked with custom.tidewater.archiveRoutes.
+// Exports a promise of { 'ttl-deletes': patterns, 'all-deletes': patterns, 'every-change': patterns }
+// for serverless.yml's stream event, and the same as FilterCriteria for Kinesis ('kinesis-ttl-deletes',
+// 'kinesis-all-deletes', 'kinesis-every-change', infra/kinesis.yml); each picked with
+// custom.tidewater.archiveRoutes.
 'use strict';
 
 const path = require('node:path');
@@ -27,15 +28,16 @@ async function filterPatterns() {
   const routes = {
     'ttl-deletes': [filters.ttlDeletes()],
     'all-deletes': [filters.ttlDeletes(), filters.userDeletes()],
+    'every-change': [filters.everyChange()],
   };
-  return {
-    'ttl-deletes': filters.toServerlessFilterPatterns(routes['ttl-deletes']),
-    'all-deletes': filters.toServerlessFilterPatterns(routes['all-deletes']),
+  const out = {};
+  for (const [name, patterns] of Object.entries(routes)) {
+    out[name] = filters.toServerlessFilterPatterns(patterns);
     // The Kinesis trigger (infra/kinesis.yml) is a plain mapping resource: FilterCriteria as
     // CloudFormation takes it, the same patterns nested under `data`.
-    'kinesis-ttl-deletes': filters.toFilterCriteria(filters.forKinesis(routes['ttl-deletes'])),
-    'kinesis-all-deletes': filters.toFilterCriteria(filters.forKinesis(routes['all-deletes'])),
-  };
+    out[`kinesis-${name}`] = filters.toFilterCriteria(filters.forKinesis(patterns));
+  }
+  return out;
 }
 
 module.exports = filterPatterns();

@@ -1,10 +1,17 @@
 /**
  * What archiving 1M TTL-expired records costs at different batch sizes, against one object per
- * record. Bytes are measured by encoding realistic records with the sink's own encoder; request
- * and storage costs use the prices stated below.
+ * record; and what the change log (every insert, modify and delete, docs/archive.md) costs per 1M
+ * changes of a realistic mix. Bytes are measured by encoding realistic records with the sink's own
+ * encoder; request and storage costs use the prices stated below.
  */
 import { planArchiveObjects } from '../../src/archive/objects.js';
-import { sampleTtlDeletes } from '../../src/sinks/sample-records.js';
+import type { ClassifiedRecord } from '../../src/records/types.js';
+import {
+  SAMPLE_CHANGE_MIX,
+  type SampleRecordOptions,
+  sampleChanges,
+  sampleTtlDeletes,
+} from '../../src/sinks/sample-records.js';
 
 const RECORDS = 1_000_000;
 const KB = 1024;
@@ -62,12 +69,14 @@ interface Scenario {
   bytesStored: number;
 }
 
+type Sampler = (count: number, options: SampleRecordOptions) => ClassifiedRecord[];
+
 /** Gzip bytes of one object of `batch` records, averaged over `samples` objects. */
-function measure(batch: number, samples: number): number {
+function measure(batch: number, samples: number, sample: Sampler = sampleTtlDeletes): number {
   let total = 0;
   for (let s = 0; s < samples; s++) {
     // Records 1 s apart in one hour and shard: one object per batch, as in steady state.
-    const records = sampleTtlDeletes(batch, {
+    const records = sample(batch, {
       start: s * batch,
       spacingSeconds: batch > 3_600 ? 3_600 / batch : 1,
     });
@@ -131,6 +140,21 @@ export default {
       });
 
     const rows = scenarios.map((s) => ({ ...s, costs: cost(s) }));
+    // The change log: the same sink, every change of a realistic mix (modifies carry both images).
+    const changeLog = [100, 1_000].map((batch) => {
+      const bytesPerObject = measure(batch, quick ? 5 : 20, sampleChanges);
+      const objects = Math.ceil(RECORDS / batch);
+      log(`change log, batch ${batch}: ${bytesPerObject.toFixed(0)} B per object`);
+      const scenario: Scenario = {
+        label: `change log, batch ${batch.toLocaleString('en-US')}`,
+        batch,
+        objects,
+        puts: objects,
+        bytesPerObject,
+        bytesStored: bytesPerObject * objects,
+      };
+      return { ...scenario, costs: cost(scenario) };
+    });
     const base = rows[0] as (typeof rows)[number];
     const lines: string[] = [];
     lines.push(
@@ -155,6 +179,33 @@ export default {
         `| ${r.label} | ${r.costs.map((c) => `${money(c.putsOnce)} + ${money(c.storagePerMonth)}/mo`).join(' | ')} |`,
       );
     }
+    const mix = SAMPLE_CHANGE_MIX;
+    const cycle = mix.insert + mix.modify + mix.delete;
+    const pct = (n: number) => `${Math.round((n / cycle) * 100)}%`;
+    const ttlAt1000 = rows.find((r) => r.batch === 1_000) as (typeof rows)[number];
+    lines.push(
+      '',
+      `**Change log** (every change, docs/archive.md): 1,000,000 changes, ${pct(mix.modify)} modifies (both images), ` +
+        `${pct(mix.insert)} inserts (new image), ${pct(mix.delete)} deletes (old image; two in three TTL), of the same items, ` +
+        'through the same sink, before compaction (which only merges objects: the bytes stay, the PUTs are paid).',
+      '',
+      '| layout | PUT requests | bytes stored (gzip) | bytes / change | × the TTL archive per record |',
+      '|---|--:|--:|--:|--:|',
+    );
+    for (const r of changeLog)
+      lines.push(
+        `| ${r.label} | ${r.puts.toLocaleString('en-US')} | ${mb(r.bytesStored)} | ${(r.bytesStored / RECORDS).toFixed(1)} | ` +
+          `${(r.bytesStored / ttlAt1000.bytesStored).toFixed(2)}× |`,
+      );
+    lines.push(
+      '',
+      `| change log | ${PRICES.map((p) => p.cls).join(' | ')} |`,
+      `|---|${PRICES.map(() => '--:').join('|')}|`,
+    );
+    for (const r of changeLog)
+      lines.push(
+        `| ${r.label} | ${r.costs.map((c) => `${money(c.putsOnce)} + ${money(c.storagePerMonth)}/mo`).join(' | ')} |`,
+      );
     const at1000 = rows.find((r) => r.batch === 1_000) as (typeof rows)[number];
     const deep = (r: (typeof rows)[number]) =>
       r.costs.find((c) => c.cls === 'DEEP_ARCHIVE') as { putsOnce: number; storagePerMonth: number };
@@ -169,6 +220,9 @@ export default {
         'STANDARD_IA and GLACIER_IR bill a 128 KB minimum per object; GLACIER and DEEP_ARCHIVE add 40 KB per object ' +
         '(8 KB at STANDARD, 32 KB at the class rate). Not included: minimum storage durations, retrieval, lifecycle transitions, KMS requests.',
     );
-    return { markdown: lines.join('\n'), data: { records: RECORDS, prices: PRICES, scenarios: rows } };
+    return {
+      markdown: lines.join('\n'),
+      data: { records: RECORDS, prices: PRICES, scenarios: rows, changeLog: { mix, scenarios: changeLog } },
+    };
   },
 };

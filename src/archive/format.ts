@@ -60,7 +60,11 @@ export interface ArchiveRow {
   keys: AttributeMap;
   oldImage?: AttributeMap;
   newImage?: AttributeMap;
-  /** The TTL attribute's name and its value's text (`N`), from the old image (or the new one); null when absent. */
+  /**
+   * The TTL attribute's name and its value's text (`N`) in the item the change left: the new image
+   * of an insert or a modify, the old image of a delete (the other image when that one is absent);
+   * null when absent.
+   */
   ttlAttribute: string;
   ttl: string | null;
   eventSourceARN?: string;
@@ -263,7 +267,12 @@ export function toArchiveRow(
     table: partition.table,
     keys: d.Keys,
     ttlAttribute,
-    ttl: ttlText(d.OldImage?.[ttlAttribute] ?? d.NewImage?.[ttlAttribute]),
+    // A modify that sets or moves the TTL: the row says when the item now expires, not before.
+    ttl: ttlText(
+      raw.eventName === 'REMOVE'
+        ? (d.OldImage?.[ttlAttribute] ?? d.NewImage?.[ttlAttribute])
+        : (d.NewImage?.[ttlAttribute] ?? d.OldImage?.[ttlAttribute]),
+    ),
   };
   if (tenant !== undefined) row.tenant = tenant;
   if (d.OldImage !== undefined) row.oldImage = d.OldImage;

@@ -82,15 +82,55 @@ function resolve(options: ReadArchiveOptions): ResolvedRead {
   };
 }
 
+/**
+ * Shard by shard, in sequence order, every tenant's objects together: an item's rows may sit in
+ * its tenant's objects and in unpartitioned ones (a batch over `maxPartitionsPerBatch`), and a
+ * change log needs them in the order they happened, not tenant objects first.
+ */
 function byShardThenSequence(a: ListedArchiveObject, b: ListedArchiveObject): number {
-  if (a.tenant !== b.tenant) return (a.tenant ?? '') < (b.tenant ?? '') ? -1 : 1;
   if (a.shard !== b.shard) return a.shard < b.shard ? -1 : 1;
   if (a.firstSequence !== b.firstSequence) return a.firstSequence < b.firstSequence ? -1 : 1;
   // The longer object first: a shorter overlapping one then adds nothing new.
   if (a.lastSequence !== b.lastSequence) return a.lastSequence < b.lastSequence ? 1 : -1;
   // Equal ranges under a stand-in shard segment are different shards' objects (told apart by
-  // the key's tag): the key fixes their order, so a read returns rows in the same order every time.
+  // the key's tag), and one batch's tenant objects share a range: the key fixes their order, so a
+  // read returns rows in the same order every time.
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/**
+ * The objects to read cut into runs: consecutive objects of one shard segment whose sequence
+ * ranges overlap. Rows of different runs never interleave, so a run of one object is streamed as
+ * stored, and only an overlapping run (one batch's tenant objects, a redelivery cut elsewhere) is
+ * held and merged: memory stays bounded by a batch, not the hour.
+ */
+function overlappingRuns<T extends { object: ListedArchiveObject }>(ordered: readonly T[]): T[][] {
+  const runs: T[][] = [];
+  let run: T[] = [];
+  let end = -1n;
+  let shard: string | undefined;
+  for (const entry of ordered) {
+    const { object } = entry;
+    if (run.length > 0 && (object.shard !== shard || object.firstSequence > end)) {
+      runs.push(run);
+      run = [];
+    }
+    if (run.length === 0) {
+      shard = object.shard;
+      end = object.lastSequence;
+    } else if (object.lastSequence > end) end = object.lastSequence;
+    run.push(entry);
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
+
+/** Stream order of two rows of one shard segment (as compaction orders them). */
+function byRowSequence(a: ArchiveRow, b: ArchiveRow): number {
+  const x = BigInt(a.sequenceNumber);
+  const y = BigInt(b.sequenceNumber);
+  if (x !== y) return x < y ? -1 : 1;
+  return a.eventID < b.eventID ? -1 : a.eventID > b.eventID ? 1 : 0;
 }
 
 /**
@@ -120,10 +160,11 @@ function toRead(
 /**
  * The archived rows of one table between `from` and `to` (record time, for a TTL delete the
  * deletion time), listing only the dt/hour partitions in range. Rows come hour by hour, then
- * tenant by tenant and shard by shard in sequence order, each (shard, sequenceNumber, eventID)
- * once even when a retried batch was cut differently and objects overlap. An hour holding GLACIER /
- * DEEP_ARCHIVE objects without a readable restored copy throws ArchiveRestoreRequiredError (naming
- * them) before any of its rows is yielded.
+ * shard segment by shard segment in sequence order — every tenant's rows together, so each item's
+ * changes come in the order they happened — each (shard, sequenceNumber, eventID) once even when
+ * a retried batch was cut differently and objects overlap. An hour holding GLACIER / DEEP_ARCHIVE
+ * objects without a readable restored copy throws ArchiveRestoreRequiredError (naming them) before
+ * any of its rows is yielded.
  */
 export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenerator<ArchiveRow> {
   const r = resolve(options);
@@ -148,30 +189,35 @@ export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenera
       r,
       reading.map((x) => x.object),
     );
-    for (const { object, pick } of reading) {
-      let rows: ArchiveRow[];
-      try {
-        ({ rows } = await fetchArchiveObject(r.client, r.bucket, object.key, {
-          verify: r.verify,
-          signal: r.signal,
-        }));
-      } catch (error) {
-        if (r.onCorrupt === undefined || !(error instanceof ArchiveFormatError)) throw error;
-        r.onCorrupt({ key: object.key, size: object.size, error });
-        continue;
+    for (const run of overlappingRuns(reading)) {
+      const wanted: ArchiveRow[] = [];
+      for (const { object, pick } of run) {
+        let rows: ArchiveRow[];
+        try {
+          ({ rows } = await fetchArchiveObject(r.client, r.bucket, object.key, {
+            verify: r.verify,
+            signal: r.signal,
+          }));
+        } catch (error) {
+          if (r.onCorrupt === undefined || !(error instanceof ArchiveFormatError)) throw error;
+          r.onCorrupt({ key: object.key, size: object.size, error });
+          continue;
+        }
+        for (const row of rows) {
+          const ms = row.approximateCreationDateTime * 1000;
+          if (ms < r.fromMs || ms >= r.toMs) continue;
+          // Every copy of a row carries its record's eventID. Lambda gives no shard id, so all shards
+          // of a stream share the `stream-<label>` segment, and AWS documents sequence numbers as
+          // unique only within a shard: with the eventID, two shards' records never count as one.
+          const id = archiveRowId(row);
+          if (seen.has(id)) continue;
+          if (pick && !isTenantRow(row)) continue;
+          seen.add(id);
+          if (run.length === 1) yield row;
+          else wanted.push(row);
+        }
       }
-      for (const row of rows) {
-        const ms = row.approximateCreationDateTime * 1000;
-        if (ms < r.fromMs || ms >= r.toMs) continue;
-        // Every copy of a row carries its record's eventID. Lambda gives no shard id, so all shards
-        // of a stream share the `stream-<label>` segment, and AWS documents sequence numbers as
-        // unique only within a shard: with the eventID, two shards' records never count as one.
-        const id = archiveRowId(row);
-        if (seen.has(id)) continue;
-        if (pick && !isTenantRow(row)) continue;
-        seen.add(id);
-        yield row;
-      }
+      if (run.length > 1) yield* wanted.sort(byRowSequence);
     }
   }
 }

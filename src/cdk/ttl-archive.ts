@@ -1,6 +1,6 @@
 // The TTL archive as tidewater's serverless service deploys it (serverless.yml, infra/): the
 // archive bucket, the archive function on the table's stream filtered to TTL deletes (user deletes
-// too with `all-deletes`), the dead-letter and on-failure queues, compaction on a schedule, and
+// too with `all-deletes`, every change with `every-change`), the dead-letter and on-failure queues, compaction on a schedule, and
 // the alarms. The settings and their rules are infra/settings.yml's (docs/deploy.md).
 
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -13,7 +13,8 @@ import { Duration } from 'aws-cdk-lib/core';
 import { Construct } from 'constructs';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../archive/format.js';
 import { defineOptions } from '../core/options.js';
-import { ttlDeletes, userDeletes } from '../filters/ready-made.js';
+import { everyChange, ttlDeletes, userDeletes } from '../filters/ready-made.js';
+import type { FilterPattern } from '../filters/types.js';
 import { type ArchiveSettingNames, archiveRuleProblems } from '../handlers/archive-rules.js';
 import { ARCHIVE_ROUTES, type ArchiveRoutes } from '../handlers/archive-settings.js';
 import { isKeyPrefix, KEY_PREFIX_RULE } from '../handlers/key-prefix.js';
@@ -49,7 +50,11 @@ export interface TtlArchiveProps {
   readonly function: FunctionSource;
   /** The attribute the table's TTL reads (epoch seconds). Default `expiresAt`. */
   readonly ttlAttribute?: string;
-  /** `ttl-deletes`: what TTL expires. `all-deletes`: user deletes too, under `<archivePrefix>user-deletes/`. Default `ttl-deletes`. */
+  /**
+   * `ttl-deletes`: what TTL expires. `all-deletes`: user deletes too, under `<archivePrefix>user-deletes/`.
+   * `every-change`: the TTL archive and a change log of every insert, modify and delete, under
+   * `<archivePrefix>changes/` (docs/archive.md). Default `ttl-deletes`.
+   */
   readonly routes?: ArchiveRoutes;
   /** Key prefix of archive objects and of the Glacier lifecycle rule. Default `archive/`. */
   readonly archivePrefix?: string;
@@ -90,6 +95,13 @@ export interface TtlArchiveProps {
    */
   readonly queryTables?: Pick<ArchiveQueryTablesProps, 'databaseName' | 'formats' | 'changeArchivePrefix'>;
 }
+
+/** The stream filter of each `routes` setting, as infra/filter-patterns.cjs gives serverless.yml. */
+const ROUTE_FILTERS: Readonly<Record<ArchiveRoutes, () => FilterPattern[]>> = {
+  'ttl-deletes': () => [ttlDeletes()],
+  'all-deletes': () => [ttlDeletes(), userDeletes()],
+  'every-change': () => [everyChange()],
+};
 
 const readProps = /* @__PURE__ */ defineOptions<TtlArchiveProps>()('TtlArchive', {
   table: { kind: 'object', methods: ['grantStreamRead'], expected: 'a dynamodb.ITable', required: true },
@@ -191,7 +203,7 @@ export class TtlArchive extends Construct {
       ...o.stream,
       table: o.table,
       function: o.function,
-      filters: o.routes === 'all-deletes' ? [ttlDeletes(), userDeletes()] : [ttlDeletes()],
+      filters: ROUTE_FILTERS[o.routes](),
       onFailure: this.onFailureQueue,
     });
     const fn = this.processor.function;

@@ -38,7 +38,7 @@ export { FilterCriteriaError, InvalidPatternError } from './errors.js';
 export { forKinesis, kinesisFilterInput } from './kinesis.js';
 export { patternWarnings } from './lint.js';
 export { matching } from './matching.js';
-export { inserts, modifies, removes, ttlDeletes, userDeletes } from './ready-made.js';
+export { everyChange, inserts, modifies, removes, ttlDeletes, userDeletes } from './ready-made.js';
 export type {
   AttributeName,
   AttributePattern,

@@ -43,3 +43,12 @@ export function modifies(): FilterPattern {
 export function removes(): FilterPattern {
   return { eventName: ['REMOVE'] };
 }
+
+/**
+ * Every change: INSERT, MODIFY and REMOVE (TTL or not). What a change log's function lets through
+ * beside narrower patterns — filter patterns are ORed, so `[ttlDeletes(), everyChange()]` is every
+ * record — and, unlike no filter at all, it still names what the function expects.
+ */
+export function everyChange(): FilterPattern {
+  return { eventName: ['INSERT', 'MODIFY', 'REMOVE'] };
+}

@@ -3,10 +3,13 @@
 
 import { SinkRetryStrategy } from '../sinks/retry-strategy.js';
 
-/** ARCHIVE_ROUTES: TTL deletes only, or user deletes too (under `userDeletePrefix`). */
-export const ARCHIVE_ROUTES = ['ttl-deletes', 'all-deletes'] as const;
+/**
+ * ARCHIVE_ROUTES: TTL deletes only; user deletes too (under `userDeletePrefix`); or the TTL
+ * archive and a change log of every insert, modify and delete (under `changeLogPrefix`).
+ */
+export const ARCHIVE_ROUTES = ['ttl-deletes', 'all-deletes', 'every-change'] as const;
 
-/** What the archive handler archives: TTL deletes, or user deletes too. */
+/** What the archive handler archives: TTL deletes, user deletes too, or every change too. */
 export type ArchiveRoutes = (typeof ARCHIVE_ROUTES)[number];
 
 /**
@@ -18,6 +21,21 @@ export const DEFAULT_DEAD_LETTER_OVERFLOW_PREFIX = 'dead-letter/';
 /** Where `all-deletes` archives user deletes: `<prefix>user-deletes/` (`prefix` ends in `/`). */
 export function userDeletePrefix(prefix: string): string {
   return `${prefix}user-deletes/`;
+}
+
+/** Where `every-change` archives the change log: `<prefix>changes/` (`prefix` ends in `/`). */
+export function changeLogPrefix(prefix: string): string {
+  return `${prefix}changes/`;
+}
+
+/**
+ * The archive prefixes a `routes` setting writes, the TTL archive's first: what the archive
+ * handler writes and the compaction handler compacts, from one place.
+ */
+export function archivePrefixes(routes: ArchiveRoutes, prefix: string): string[] {
+  if (routes === 'all-deletes') return [prefix, userDeletePrefix(prefix)];
+  if (routes === 'every-change') return [prefix, changeLogPrefix(prefix)];
+  return [prefix];
 }
 
 /**

@@ -1,12 +1,14 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { defineEnvironment, type Environment } from '../core/options.js';
+import { RECORD_KINDS } from '../index.js';
 import { createStreamHandler, kinesisSource, type RouteConfig, route, ttlHealth } from '../pipeline/index.js';
 import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, S3ArchiveSink, S3DeadLetterSink } from '../s3.js';
 import { SqsDeadLetterSink } from '../sqs.js';
 import {
   ARCHIVE_ROUTES,
   type ArchiveRoutes,
+  changeLogPrefix,
   clientRetry,
   DEFAULT_DEAD_LETTER_OVERFLOW_PREFIX,
   userDeletePrefix,
@@ -83,7 +85,8 @@ export function readArchiveConfig(env: Environment): ArchiveHandlerConfig {
 }
 
 /**
- * TTL deletes (and, with `all-deletes`, user deletes under `<prefix>user-deletes/`) to S3; poison
+ * TTL deletes (and, with `all-deletes`, user deletes under `<prefix>user-deletes/`; with
+ * `every-change`, every insert, modify and delete under `<prefix>changes/`) to S3; poison
  * records to the SQS dead-letter queue, or to the bucket under `deadLetterOverflowPrefix` when too
  * large for a message. Anything else reaching the function means the deployed
  * filter and these routes disagree, so it is dead-lettered rather than counted and dropped.
@@ -110,6 +113,17 @@ export function createArchiveHandler(
         name: 'user-delete',
         when: 'user-delete',
         to: archive('user-delete-archive', userDeletePrefix(config.prefix)),
+      }),
+    );
+  }
+  if (config.routes === 'every-change') {
+    // The change log holds TTL deletes too, so it is the whole history on its own; the TTL
+    // archive beside it stays as it was (restoreItems, its queries and its Athena table).
+    routes.push(
+      route({
+        name: 'change-log',
+        when: RECORD_KINDS,
+        to: archive('change-log', changeLogPrefix(config.prefix)),
       }),
     );
   }

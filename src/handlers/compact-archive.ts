@@ -7,7 +7,7 @@ import {
   type RecentHoursSummary,
 } from '../archive/scheduled.js';
 import { defineEnvironment, type Environment } from '../core/options.js';
-import { ARCHIVE_ROUTES, type ArchiveRoutes, clientRetry, userDeletePrefix } from './archive-settings.js';
+import { ARCHIVE_ROUTES, type ArchiveRoutes, archivePrefixes, clientRetry } from './archive-settings.js';
 import { HandlerConfigError } from './config-error.js';
 import { KEY_PREFIX_OPTION } from './key-prefix.js';
 
@@ -39,8 +39,8 @@ export function readCompactionConfig(env: Environment): CompactionHandlerConfig 
   return {
     bucket: e.ARCHIVE_BUCKET,
     table: e.TABLE_NAME,
-    // The archive handler writes user deletes there with all-deletes.
-    prefixes: e.ARCHIVE_ROUTES === 'all-deletes' ? [prefix, userDeletePrefix(prefix)] : [prefix],
+    // The archive handler writes user deletes (all-deletes) or the change log (every-change) there.
+    prefixes: archivePrefixes(e.ARCHIVE_ROUTES, prefix),
     storageClass: e.STORAGE_CLASS,
     closedAfterSeconds: e.COMPACT_AFTER_SECONDS,
     lookbackHours: e.COMPACT_LOOKBACK_HOURS,

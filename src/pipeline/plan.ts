@@ -1,7 +1,7 @@
 // The compiled plan: what compile.ts makes of a PipelineConfig and the per-record path reads.
 import type { RetryPolicy } from '../core/backoff.js';
 import type { RecordParser } from '../records/parse.js';
-import type { ClassifiedRecord, Item, RecordKind } from '../records/types.js';
+import { type ClassifiedRecord, type Item, RECORD_KINDS, type RecordKind } from '../records/types.js';
 import type { DeadLetterSink, Sink } from '../sinks/types.js';
 import type {
   HandlerContext,
@@ -15,7 +15,7 @@ import type { KinesisSource } from './kinesis-source.js';
 import type { CompiledMetrics } from './metrics.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 
-export const KINDS: readonly RecordKind[] = ['insert', 'modify', 'user-delete', 'ttl-delete'];
+export const KINDS: readonly RecordKind[] = RECORD_KINDS;
 /** Bit per kind, so a kind route matches with one AND. */
 export const KIND_BIT: Readonly<Record<RecordKind, number>> = {
   insert: 1,

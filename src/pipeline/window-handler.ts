@@ -10,7 +10,7 @@ import {
   type ParseOptions,
   type RecordParser,
 } from '../records/parse.js';
-import type { ClassifiedRecord, RecordKind } from '../records/types.js';
+import { type ClassifiedRecord, RECORD_KINDS, type RecordKind } from '../records/types.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../sinks/types.js';
 import type { RecordPredicate, RouteCondition } from './config.js';
 import type { OrderedBatch } from './kinesis-order.js';
@@ -106,7 +106,7 @@ const readParse = /* @__PURE__ */ defineOptions<NonNullable<WindowHandlerConfig<
   { numbers: NUMBERS_OPTION, ttlHeuristic: TTL_HEURISTIC_OPTION },
 );
 
-const KINDS: ReadonlySet<string> = new Set<RecordKind>(['insert', 'modify', 'user-delete', 'ttl-delete']);
+const KINDS: ReadonlySet<string> = new Set<RecordKind>(RECORD_KINDS);
 
 function isCondition(when: unknown): boolean {
   if (typeof when === 'function' || (typeof when === 'string' && KINDS.has(when))) return true;

@@ -47,5 +47,6 @@ export type {
   TtlDeleteRecord,
   UserDeleteRecord,
 } from './types.js';
+export { RECORD_KINDS } from './types.js';
 export type { UnmarshallOptions } from './unmarshall.js';
 export { unmarshall, unmarshallValue } from './unmarshall.js';

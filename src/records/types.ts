@@ -89,6 +89,17 @@ export interface LambdaStreamEvent {
 export type RecordKind = 'insert' | 'modify' | 'user-delete' | 'ttl-delete';
 
 /**
+ * Every kind of record, in the order the classifier names them: a route's `when` that takes every
+ * change (`route({ when: RECORD_KINDS, to: changeLogArchive })`, the change log of docs/archive.md).
+ */
+export const RECORD_KINDS = Object.freeze([
+  'insert',
+  'modify',
+  'user-delete',
+  'ttl-delete',
+] as const) satisfies readonly RecordKind[];
+
+/**
  * Where a record came from. A sink that stores item state reads it to tell a live change from a
  * copy of the table taken earlier (a backfill), whose images may be older than what it holds.
  */

@@ -3,6 +3,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { templateProblems } from '../../../scripts/package.js';
+import { readArchiveRows } from '../../../src/archive.js';
 import { createLambdaContext } from '../../../src/lambda/context.js';
 import { createLocalResources } from '../../../src/local/config/resources.js';
 import { streamEvents } from '../../../src/local/emulator/events.js';
@@ -94,6 +95,44 @@ describe('archiveTtl handler', () => {
     expect(
       keys.filter((k) => k.startsWith('archive/') && !k.startsWith('archive/user-deletes/')),
     ).toHaveLength(1);
+  });
+});
+
+describe('archiveTtl with every-change', () => {
+  it('keeps the TTL archive as it was and writes every change, TTL deletes included, to <prefix>changes/', async () => {
+    const { handler, resources } = await archiveOnLocalBucket('c', { ARCHIVE_ROUTES: 'every-change' });
+    const { s3 } = localClients();
+    const events = streamEvents({ tableName: resources.table.name, keyAttributes: ['pk', 'sk'] });
+    const before = { pk: 'order#1', sk: 'v1', expiresAt: 1_767_225_000, total: 12 };
+    const after = { ...before, total: 13 };
+    const changes = [
+      events.insert(before),
+      events.modify(before, after),
+      events.userDelete({ pk: 'order#2', sk: 'v1' }),
+      events.ttlDelete(after),
+    ];
+    expect(await invoke(handler, events.event(...changes))).toEqual({ batchItemFailures: [] });
+
+    const keys = await archiveKeys(resources.bucket.name);
+    const changeLog = keys.filter((k) => k.startsWith('archive/changes/'));
+    expect(changeLog).toHaveLength(1);
+    expect(keys.filter((k) => !k.startsWith('archive/changes/'))).toHaveLength(1);
+    const rows: { kind: string; oldImage?: unknown; newImage?: unknown }[] = [];
+    for await (const row of readArchiveRows({
+      client: s3,
+      bucket: resources.bucket.name,
+      prefix: 'archive/changes/',
+      table: resources.table.name,
+      from: 0,
+      to: Date.now() + 86_400_000,
+    }))
+      rows.push(row);
+    expect(rows.map((r) => [r.kind, r.oldImage !== undefined, r.newImage !== undefined])).toEqual([
+      ['insert', false, true],
+      ['modify', true, true],
+      ['user-delete', true, false],
+      ['ttl-delete', true, false],
+    ]);
   });
 });
 
@@ -193,7 +232,7 @@ describe('readArchiveConfig', () => {
     [{ STORAGE_CLASS: 'GLACER' }, `${variable('STORAGE_CLASS')} must be one of 'STANDARD', 'STANDARD_IA'`],
     [
       { ARCHIVE_ROUTES: 'ttl' },
-      `${variable('ARCHIVE_ROUTES')} must be one of 'ttl-deletes', 'all-deletes', got the string "ttl"`,
+      `${variable('ARCHIVE_ROUTES')} must be one of 'ttl-deletes', 'all-deletes', 'every-change', got the string "ttl"`,
     ],
     [
       { EVENT_SOURCE: 'dynamodb' },

@@ -32,7 +32,7 @@ afterEach(() => {
 });
 
 describe('compactArchive handler configuration', () => {
-  it('fills the defaults serverless.yml would set, and compacts user deletes beside TTL deletes with all-deletes', () => {
+  it('fills the defaults serverless.yml would set, and compacts user deletes (all-deletes) or the change log (every-change) beside TTL deletes', () => {
     expect(readCompactionConfig(required)).toEqual({
       bucket: 'b',
       table: TABLE,
@@ -44,6 +44,9 @@ describe('compactArchive handler configuration', () => {
     expect(
       readCompactionConfig({ ...required, ARCHIVE_ROUTES: 'all-deletes', ARCHIVE_PREFIX: 'ttl/' }).prefixes,
     ).toEqual(['ttl/', 'ttl/user-deletes/']);
+    expect(
+      readCompactionConfig({ ...required, ARCHIVE_ROUTES: 'every-change', ARCHIVE_PREFIX: 'ttl/' }).prefixes,
+    ).toEqual(['ttl/', 'ttl/changes/']);
   });
 
   it.each([

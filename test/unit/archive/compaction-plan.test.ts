@@ -7,6 +7,7 @@ import { planArchiveObjects } from '../../../src/archive/objects.js';
 import { tenantFromPartitionKey, tenantOfSegment } from '../../../src/archive/partition.js';
 import { parseStreamRecord } from '../../../src/records/parse.js';
 import { tenantRecords } from '../../support/tenant-records.js';
+import { compactionSource } from './compaction-source.js';
 
 const partitionBy = tenantFromPartitionKey();
 const records = tenantRecords(40, ['acme', 'globex', 'initech']);
@@ -20,15 +21,7 @@ function stored(windows: readonly [number, number, boolean][]): CompactionSource
   for (const [start, length, partitioned] of windows) {
     const batch = records.slice(start, start + length);
     const tenants = partitioned ? { partitionBy, maxPartitions: 2 } : undefined;
-    for (const object of planArchiveObjects(batch, { ...sink, tenants }).objects) {
-      const parts = parseArchiveKey(object.key)!;
-      sources.push({
-        key: object.key,
-        tenant: parts.tenant,
-        shard: parts.shard,
-        rows: decodeObject(object.body, object.key),
-      });
-    }
+    sources.push(...planArchiveObjects(batch, { ...sink, tenants }).objects.map(compactionSource));
   }
   return sources;
 }
@@ -139,15 +132,7 @@ describe('planCompaction', () => {
       const raw = records[i]!.raw;
       return parseStreamRecord({ ...raw, dynamodb: { ...raw.dynamodb, Keys: { pk: { N: n } } } });
     });
-    const sources = planArchiveObjects(spelled, sink).objects.map((object) => {
-      const parts = parseArchiveKey(object.key)!;
-      return {
-        key: object.key,
-        tenant: parts.tenant,
-        shard: parts.shard,
-        rows: decodeObject(object.body, object.key),
-      };
-    });
+    const sources = planArchiveObjects(spelled, sink).objects.map(compactionSource);
     const plan = planCompaction(sources, { ...layout, maxObjectBytes: 1 << 24, partitionBy: byNumber });
     expect(plan.unassigned).toBe(0);
     expect(plan.outputs.map((o) => [o.tenant, o.rows])).toEqual([['7.5', 3]]);

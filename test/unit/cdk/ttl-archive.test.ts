@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { TtlArchive, type TtlArchiveProps } from '../../../src/cdk.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { toFilterCriteria } from '../../../src/filters/criteria.js';
-import { ttlDeletes, userDeletes } from '../../../src/filters/ready-made.js';
+import { everyChange, ttlDeletes, userDeletes } from '../../../src/filters/ready-made.js';
 import { actionsOf, granting, iamStatements, inlineCode, newStack, streamTable } from './stack.js';
 
 function archive(props: Partial<TtlArchiveProps> = {}, key?: boolean) {
@@ -110,10 +110,11 @@ describe('TtlArchive', () => {
     ]);
   });
 
-  it('filters the archive mapping to TTL deletes, or to every delete with all-deletes', () => {
+  it('filters the archive mapping to TTL deletes, to every delete with all-deletes, to every change with every-change', () => {
     for (const [routes, patterns] of [
       ['ttl-deletes', [ttlDeletes()]],
       ['all-deletes', [ttlDeletes(), userDeletes()]],
+      ['every-change', [everyChange()]],
     ] as const) {
       const { template, built } = archive({ routes });
       template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   compilePattern,
+  everyChange,
   inserts,
   matchesPattern,
   modifies,
@@ -9,7 +10,7 @@ import {
   userDeletes,
 } from '../../../src/filters/index.js';
 import type { LambdaStreamRecord } from '../../../src/records/index.js';
-import { classifyRecord } from '../../../src/records/index.js';
+import { classifyRecord, RECORD_KINDS } from '../../../src/records/index.js';
 
 // Records shaped as in the Lambda DynamoDB filtering docs (table keyed by CustomerName).
 function record(
@@ -133,6 +134,7 @@ describe('the TTL archive pattern from the DynamoDB docs', () => {
       expect(matchesPattern(inserts(), r)).toBe(kind === 'insert');
       expect(matchesPattern(modifies(), r)).toBe(kind === 'modify');
       expect(matchesPattern(removes(), r)).toBe(r.eventName === 'REMOVE');
+      expect(matchesPattern(everyChange(), r)).toBe(RECORD_KINDS.includes(kind));
     }
   });
 
