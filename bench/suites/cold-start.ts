@@ -4,7 +4,8 @@
  * bundled the way that project's build.mjs documents it, next to Powertools' and middy's bundles
  * built with the very same esbuild options in the same run. Each bundle is imported in fresh
  * processes and invoked once with a 100-record event; the suite reports bundle bytes and CPU time
- * over a bare node process, with the S3 client and without it.
+ * over a bare node process, with the S3 client and without it. Goals: tidewater's own share of
+ * the archive handler's cold start ≤ +15 ms CPU, and its bundle ≤ 72 KiB (a guard).
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -25,8 +26,17 @@ const root = join(benchDir, '..');
 const example = join(root, 'examples', 'orders-service');
 // Inside the repository, so bundles resolve the external SDK packages from node_modules, as Lambda's runtime provides them.
 const workDir = join(benchDir, '.out', 'cold-start');
-const GOAL_MS = 5;
-const GOAL_BUNDLE_BYTES = 60 * 1024;
+/**
+ * Issue 37's goal: tidewater's own share of the archive handler's cold start (import + first
+ * invoke, process CPU, minus the S3 client's own import, client and one PutObject).
+ */
+const GOAL_OWN_MS = 15;
+/**
+ * A regression guard, not a target: images convert on first read (no opt-in), so the converter is
+ * linked by every handler and the old 60 KiB goal is retired (issue 37); the bundle must not grow
+ * past this.
+ */
+const GUARD_BUNDLE_BYTES = 72 * 1024;
 const BUCKET = 'bench-cold-start';
 
 type Mode = 'bare' | 'import' | 'invoke';
@@ -254,6 +264,8 @@ const suite: Suite = {
       AUDIT_PREFIX: 'audit/',
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       AWS_REGION: 'us-east-1',
+      // Set by Lambda in every function: with it the pipeline writes its EMF metrics line, as deployed.
+      AWS_LAMBDA_FUNCTION_NAME: 'bench-cold-start',
       AWS_ACCESS_KEY_ID: 'S3RVER',
       AWS_SECRET_ACCESS_KEY: 'S3RVER',
       AWS_S3_FORCE_PATH_STYLE: 'true',
@@ -316,12 +328,12 @@ const suite: Suite = {
     log(
       `bare node ${fixed(bare, 1)} ms wall / ${fixed(bareCpu, 1)} ms CPU; ${rows.map((r) => `${r.id} +${fixed(r.invokeCpuOverBare, 1)} ms CPU`).join(', ')}`,
     );
+    log(
+      `tidewater's own share (archive − S3 client, import + first invoke, CPU, median of ${runs} fresh processes): ${fixed(archiveOwn.invokeCpu, 1)} ms (goal ≤ ${GOAL_OWN_MS} ms); archive bundle ${int(archive.bytes)} B (guard ≤ ${int(GUARD_BUNDLE_BYTES)} B)`,
+    );
     const ms = (n: number): string => `${n >= 0 ? '+' : ''}${fixed(n, 1)} ms`;
     const archiveBundle = bundles.find((b) => b.variant.id === 'orders-archive') as Bundle;
-    const missed =
-      archive.bytes > GOAL_BUNDLE_BYTES ||
-      memory.invokeCpuOverBare > GOAL_MS ||
-      archiveOwn.invokeCpu > GOAL_MS;
+    const missed = archive.bytes > GUARD_BUNDLE_BYTES || archiveOwn.invokeCpu > GOAL_OWN_MS;
     const markdown = [
       "**The user's bundle.** examples/orders-service is a service that depends on tidewater; its",
       '`src/handlers/archive.ts` imports `tidewater` and `tidewater/s3` and routes TTL deletes to the S3',
@@ -337,12 +349,17 @@ const suite: Suite = {
       '~45% INSERT, ~45% MODIFY, ~5% user REMOVE, ~5% TTL REMOVE); "bare" stops there, "import" also',
       'imports the bundle, "+ invoke" also handles the event once. Every process gets the same',
       'environment, with `AWS_ENDPOINT_URL_S3` pointing at a local S3 server (s3rver, in the suite',
-      "process, so its work is not in the measured process's CPU time): the archive handler's first",
+      "process, so its work is not in the measured process's CPU time) and `AWS_LAMBDA_FUNCTION_NAME` set,",
+      "as Lambda sets it (so the pipeline writes its EMF metrics line, as deployed): the archive handler's first",
       'invoke really writes its archive object and audit objects over HTTP. Median of',
       `${runs} fresh processes per variant, variants interleaved and rotated. Bare node: ${fixed(bare, 1)} ms wall,`,
       `${fixed(bareCpu, 1)} ms CPU. Deltas over bare are process CPU time (user + system, all threads;`,
       'robust to other load on this shared machine) and wall time. The in-process columns time `import()`',
       'and the first call from inside the process.',
+      '',
+      `Method: cold, one fresh process per sample, median of ${runs} per variant (not rounds in a shared process).`,
+      `Goal: tidewater's own share (archive handler − S3 client alone, import + first invoke, CPU) ≤ +${GOAL_OWN_MS} ms;`,
+      `guard: the archive handler's bundle ≤ ${fixed(GUARD_BUNDLE_BYTES / 1024, 0)} KiB (${int(GUARD_BUNDLE_BYTES)} bytes).`,
       '',
       table(
         [
@@ -385,28 +402,22 @@ const suite: Suite = {
         ['left', 'right'],
       ),
       '',
-      '**Goals** (reported, not asserted):',
+      '**Goals** (reported, not asserted; issue 37 retired the 60 KiB bundle goal and the MemorySink',
+      'figure above is information, not a goal):',
       '',
       goal(
-        'archive handler bundle (minified)',
+        "tidewater's own share of the archive handler's cold start: import + first 100-record invoke, archive handler minus the S3 client alone (CPU)",
+        archiveOwn.invokeCpu,
+        GOAL_OWN_MS,
+        false,
+        (n) => `${fixed(n, 1)} ms`,
+      ),
+      goal(
+        'guard: archive handler bundle (minified)',
         archive.bytes,
-        GOAL_BUNDLE_BYTES,
+        GUARD_BUNDLE_BYTES,
         false,
         (n) => `${fixed(n / 1024, 1)} KiB`,
-      ),
-      goal(
-        'import + first 100-record invoke over bare node, no S3 client (MemorySink routes, CPU)',
-        memory.invokeCpuOverBare,
-        GOAL_MS,
-        false,
-        (n) => `${fixed(n, 1)} ms`,
-      ),
-      goal(
-        'import + first 100-record invoke over bare node, archive handler minus the S3 client alone (CPU)',
-        archiveOwn.invokeCpu,
-        GOAL_MS,
-        false,
-        (n) => `${fixed(n, 1)} ms`,
       ),
       ...(missed ? ['', whyMissed('cold-start', 'a goal is')] : []),
       '',
