@@ -4,14 +4,17 @@
  * bundled the way that project's build.mjs documents it, next to Powertools' and middy's bundles
  * built with the very same esbuild options in the same run. Each bundle is imported in fresh
  * processes and invoked once with a 100-record event; the suite reports bundle bytes and CPU time
- * over a bare node process, with the S3 client and without it.
+ * over a bare node process, with the S3 client and without it. Goals: tidewater's own share of
+ * the archive handler's cold start ≤ +15 ms CPU, and its bundle ≤ 72 KiB (a guard).
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { DeleteObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { localS3Client } from '../../src/local/servers/local-s3-client.js';
 import { startS3Server } from '../../src/local/servers/s3-server.js';
 import { generateEvent } from '../lib/events.js';
 import { bytes, fixed, goal, int, table, whyMissed } from '../lib/markdown.js';
@@ -25,9 +28,20 @@ const root = join(benchDir, '..');
 const example = join(root, 'examples', 'orders-service');
 // Inside the repository, so bundles resolve the external SDK packages from node_modules, as Lambda's runtime provides them.
 const workDir = join(benchDir, '.out', 'cold-start');
-const GOAL_MS = 5;
-const GOAL_BUNDLE_BYTES = 60 * 1024;
+/**
+ * Issue 37's goal: tidewater's own share of the archive handler's cold start (import + first
+ * invoke, process CPU, minus the S3 client's own import, client and one PutObject).
+ */
+const GOAL_OWN_MS = 15;
+/**
+ * A regression guard, not a target: images convert on first read (no opt-in), so the converter is
+ * linked by every handler and the old 60 KiB goal is retired (issue 37); the bundle must not grow
+ * past this.
+ */
+const GUARD_BUNDLE_BYTES = 72 * 1024;
 const BUCKET = 'bench-cold-start';
+/** The example's S3ArchiveSink prefix (examples/orders-service/src/handlers/archive.ts). */
+const ARCHIVE_PREFIX = 'archive/';
 
 type Mode = 'bare' | 'import' | 'invoke';
 
@@ -124,6 +138,19 @@ const VARIANTS: Variant[] = [
     group: 'client',
   },
 ];
+
+/**
+ * Every process handles the same batch, so the archive object an earlier process wrote is still
+ * there under the same key: S3ArchiveSink's conditional create would be answered 412 and the
+ * SDK's error path (XML error parsing, exception classes) measured, which a deployed function's
+ * first invoke, on a batch not archived before, never takes. Runs in the suite's process, before
+ * the measured one starts.
+ */
+async function removeArchiveObjects(s3: S3Client): Promise<void> {
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: ARCHIVE_PREFIX }));
+  for (const object of listed.Contents ?? [])
+    await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: object.Key }));
+}
 
 interface Bundle {
   variant: Variant;
@@ -254,6 +281,8 @@ const suite: Suite = {
       AUDIT_PREFIX: 'audit/',
       AWS_ENDPOINT_URL_S3: s3.endpoint,
       AWS_REGION: 'us-east-1',
+      // Set by Lambda in every function: with it the pipeline writes its EMF metrics line, as deployed.
+      AWS_LAMBDA_FUNCTION_NAME: 'bench-cold-start',
       AWS_ACCESS_KEY_ID: 'S3RVER',
       AWS_SECRET_ACCESS_KEY: 'S3RVER',
       AWS_S3_FORCE_PATH_STYLE: 'true',
@@ -270,14 +299,19 @@ const suite: Suite = {
       variants.push({ key: `${b.variant.id}:invoke`, mode: 'invoke', file: b.file });
     }
     const samples = new Map<string, Sample[]>(variants.map((v) => [v.key, []]));
+    const cleaner = localS3Client(s3.endpoint);
+    const run = async (mode: Mode, file: string): Promise<Sample> => {
+      if (mode === 'invoke') await removeArchiveObjects(cleaner);
+      return spawnOnce(runner, mode, file, eventFile, env);
+    };
     try {
-      await spawnOnce(runner, 'bare', runner, eventFile, env); // warm the file cache
-      for (const b of bundles) await spawnOnce(runner, 'invoke', b.file, eventFile, env); // and each bundle's
+      await run('bare', runner); // warm the file cache
+      for (const b of bundles) await run('invoke', b.file); // and each bundle's
       for (let i = 0; i < runs; i++) {
-        for (const v of rotate(variants, i))
-          samples.get(v.key)?.push(await spawnOnce(runner, v.mode, v.file, eventFile, env));
+        for (const v of rotate(variants, i)) samples.get(v.key)?.push(await run(v.mode, v.file));
       }
     } finally {
+      cleaner.destroy();
       await s3.stop();
     }
     const med = (key: string, field: keyof Sample): number =>
@@ -316,12 +350,12 @@ const suite: Suite = {
     log(
       `bare node ${fixed(bare, 1)} ms wall / ${fixed(bareCpu, 1)} ms CPU; ${rows.map((r) => `${r.id} +${fixed(r.invokeCpuOverBare, 1)} ms CPU`).join(', ')}`,
     );
+    log(
+      `tidewater's own share (archive − S3 client, import + first invoke, CPU, median of ${runs} fresh processes): ${fixed(archiveOwn.invokeCpu, 1)} ms (goal ≤ ${GOAL_OWN_MS} ms); archive bundle ${int(archive.bytes)} B (guard ≤ ${int(GUARD_BUNDLE_BYTES)} B)`,
+    );
     const ms = (n: number): string => `${n >= 0 ? '+' : ''}${fixed(n, 1)} ms`;
     const archiveBundle = bundles.find((b) => b.variant.id === 'orders-archive') as Bundle;
-    const missed =
-      archive.bytes > GOAL_BUNDLE_BYTES ||
-      memory.invokeCpuOverBare > GOAL_MS ||
-      archiveOwn.invokeCpu > GOAL_MS;
+    const missed = archive.bytes > GUARD_BUNDLE_BYTES || archiveOwn.invokeCpu > GOAL_OWN_MS;
     const markdown = [
       "**The user's bundle.** examples/orders-service is a service that depends on tidewater; its",
       '`src/handlers/archive.ts` imports `tidewater` and `tidewater/s3` and routes TTL deletes to the S3',
@@ -337,12 +371,18 @@ const suite: Suite = {
       '~45% INSERT, ~45% MODIFY, ~5% user REMOVE, ~5% TTL REMOVE); "bare" stops there, "import" also',
       'imports the bundle, "+ invoke" also handles the event once. Every process gets the same',
       'environment, with `AWS_ENDPOINT_URL_S3` pointing at a local S3 server (s3rver, in the suite',
-      "process, so its work is not in the measured process's CPU time): the archive handler's first",
-      'invoke really writes its archive object and audit objects over HTTP. Median of',
+      "process, so its work is not in the measured process's CPU time) and `AWS_LAMBDA_FUNCTION_NAME` set,",
+      "as Lambda sets it (so the pipeline writes its EMF metrics line, as deployed): the archive handler's first",
+      'invoke really writes its archive object and audit objects over HTTP (the object an earlier process',
+      'wrote is removed first, so the conditional create succeeds as on a batch not archived before). Median of',
       `${runs} fresh processes per variant, variants interleaved and rotated. Bare node: ${fixed(bare, 1)} ms wall,`,
       `${fixed(bareCpu, 1)} ms CPU. Deltas over bare are process CPU time (user + system, all threads;`,
       'robust to other load on this shared machine) and wall time. The in-process columns time `import()`',
       'and the first call from inside the process.',
+      '',
+      `Method: cold, one fresh process per sample, median of ${runs} per variant (not rounds in a shared process).`,
+      `Goal: tidewater's own share (archive handler − S3 client alone, import + first invoke, CPU) ≤ +${GOAL_OWN_MS} ms;`,
+      `guard: the archive handler's bundle ≤ ${fixed(GUARD_BUNDLE_BYTES / 1024, 0)} KiB (${int(GUARD_BUNDLE_BYTES)} bytes).`,
       '',
       table(
         [
@@ -385,28 +425,22 @@ const suite: Suite = {
         ['left', 'right'],
       ),
       '',
-      '**Goals** (reported, not asserted):',
+      '**Goals** (reported, not asserted; issue 37 retired the 60 KiB bundle goal and the MemorySink',
+      'figure above is information, not a goal):',
       '',
       goal(
-        'archive handler bundle (minified)',
+        "tidewater's own share of the archive handler's cold start: import + first 100-record invoke, archive handler minus the S3 client alone (CPU)",
+        archiveOwn.invokeCpu,
+        GOAL_OWN_MS,
+        false,
+        (n) => `${fixed(n, 1)} ms`,
+      ),
+      goal(
+        'guard: archive handler bundle (minified)',
         archive.bytes,
-        GOAL_BUNDLE_BYTES,
+        GUARD_BUNDLE_BYTES,
         false,
         (n) => `${fixed(n / 1024, 1)} KiB`,
-      ),
-      goal(
-        'import + first 100-record invoke over bare node, no S3 client (MemorySink routes, CPU)',
-        memory.invokeCpuOverBare,
-        GOAL_MS,
-        false,
-        (n) => `${fixed(n, 1)} ms`,
-      ),
-      goal(
-        'import + first 100-record invoke over bare node, archive handler minus the S3 client alone (CPU)',
-        archiveOwn.invokeCpu,
-        GOAL_MS,
-        false,
-        (n) => `${fixed(n, 1)} ms`,
       ),
       ...(missed ? ['', whyMissed('cold-start', 'a goal is')] : []),
       '',

@@ -70,26 +70,15 @@ export interface OptionReader<O, S> {
 
 const defaultError: OptionErrorFactory = (message, option) => new InvalidOptionsError(message, { option });
 
-interface Compiled {
-  readonly rules: readonly (readonly [
-    key: string,
-    rule: OptionRule,
-    accepts: (value: unknown) => boolean,
-    expected: string,
-  ])[];
-  readonly required: boolean;
-}
-
-function compile(specs: object): Compiled {
-  const rules = Object.entries(specs as Record<string, OptionRule>).map(
-    ([key, rule]) => [key, rule, ...compileRule(rule)] as const,
-  );
-  return { rules, required: rules.some(([, rule]) => rule.required === true) };
-}
-
-/** Every declared key of `given` checked and defaulted; `noun` is `option` or `environment variable`. */
+/**
+ * Every declared key of `given` checked and defaulted; `noun` is `option` or `environment
+ * variable`. The rules are read as declared: compiling each into a closure and its message text
+ * cost every cold start closures and strings for readers a handler may never call (issue 37's
+ * profile); `refusal` switches on the rule's kind and builds the text only when it throws.
+ */
 function resolve(
-  { rules }: Compiled,
+  keys: readonly string[],
+  specs: Readonly<Record<string, OptionRule>>,
   given: Readonly<Record<string, unknown>> | undefined,
   at: string,
   prefix: string,
@@ -97,7 +86,9 @@ function resolve(
   error: OptionErrorFactory,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, rule, accepts, expected] of rules) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const rule = specs[key]!;
     const value = given?.[key];
     const name = `${prefix}${key}`;
     if (value === undefined) {
@@ -106,8 +97,12 @@ function resolve(
         throw error(`${at}: ${noun} '${name}' is required${why}`, name);
       }
       out[key] = rule.default;
-    } else if (accepts(value)) out[key] = value;
-    else throw error(`${at}: ${noun} '${name}' must be ${expected}, got ${describe(value)}`, name);
+      continue;
+    }
+    const refused = refusal(rule, value);
+    if (refused !== undefined)
+      throw error(`${at}: ${noun} '${name}' must be ${refused}, got ${describe(value)}`, name);
+    out[key] = value;
   }
   return out;
 }
@@ -119,13 +114,13 @@ function resolve(
 export function defineOptions<O extends object>(settings?: { error?: OptionErrorFactory }) {
   const error = settings?.error ?? defaultError;
   return <const S extends OptionSpecs<O>>(where: string, specs: S): OptionReader<O, S> => {
-    const compiled = compile(specs);
-    const keys = compiled.rules.map(([key]) => key);
+    const rules = specs as Readonly<Record<string, OptionRule>>;
+    const keys = Object.keys(rules);
     const known = keys.length === 0 ? 'none' : keys.join(', ');
     // Absent options are common (`unmarshall(map)`): one shared, frozen result of the defaults.
-    const defaults = compiled.required
+    const defaults = keys.some((key) => rules[key]!.required === true)
       ? undefined
-      : Object.freeze(resolve(compiled, undefined, where, '', 'option', error));
+      : Object.freeze(resolve(keys, rules, undefined, where, '', 'option', error));
     const read = (input: unknown, at = where, prefix = ''): ResolvedOptions<O, S> => {
       if (input === undefined && defaults !== undefined) return defaults as ResolvedOptions<O, S>;
       if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input))) {
@@ -143,7 +138,7 @@ export function defineOptions<O extends object>(settings?: { error?: OptionError
           }
         }
       }
-      return resolve(compiled, given, at, prefix, 'option', error) as ResolvedOptions<O, S>;
+      return resolve(keys, rules, given, at, prefix, 'option', error) as ResolvedOptions<O, S>;
     };
     return Object.assign(read, {
       where,
@@ -169,10 +164,13 @@ export interface EnvironmentReader<O, S> {
 export function defineEnvironment<O extends object>(settings?: { error?: OptionErrorFactory }) {
   const error = settings?.error ?? defaultError;
   return <const S extends OptionSpecs<O>>(where: string, specs: S): EnvironmentReader<O, S> => {
-    const compiled = compile(specs);
+    const rules = specs as Readonly<Record<string, OptionRule>>;
+    const keys = Object.keys(rules);
     const read = (env: Environment): ResolvedOptions<O, S> => {
       const given: Record<string, unknown> = {};
-      for (const [key, rule] of compiled.rules) {
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        const rule = rules[key]!;
         const text = env[key];
         if (text === undefined) continue;
         if (rule.kind === 'custom') given[key] = text;
@@ -183,7 +181,7 @@ export function defineEnvironment<O extends object>(settings?: { error?: OptionE
             (rule.kind === 'integer' || rule.kind === 'number') && Number.isFinite(number) ? number : trimmed;
         }
       }
-      return resolve(compiled, given, where, '', 'environment variable', error) as ResolvedOptions<O, S>;
+      return resolve(keys, rules, given, where, '', 'environment variable', error) as ResolvedOptions<O, S>;
     };
     return Object.assign(read, {
       fail: (detail: string, variable?: string) => error(`${where}: ${detail}`, variable),
@@ -191,44 +189,44 @@ export function defineEnvironment<O extends object>(settings?: { error?: OptionE
   };
 }
 
-/** A rule's test and what completes "must be …" for it, made once per reader. */
-function compileRule(rule: OptionRule): readonly [accepts: (value: unknown) => boolean, expected: string] {
+/**
+ * Undefined when `value` passes `rule`; otherwise what completes "must be …" in the message, built
+ * only then.
+ */
+function refusal(rule: OptionRule, value: unknown): string | undefined {
   switch (rule.kind) {
     case 'string':
     case 'boolean':
     case 'function':
-      return [(value) => typeof value === rule.kind, `a ${rule.kind}`];
+      return typeof value === rule.kind ? undefined : `a ${rule.kind}`;
     case 'nonEmptyString':
-      return [(value) => typeof value === 'string' && value !== '', 'a non-empty string'];
+      return typeof value === 'string' && value !== '' ? undefined : 'a non-empty string';
     case 'client':
-      return [(value) => hasMethods(value, ['send']), 'an AWS SDK v3 client (with send())'];
+      return hasMethods(value, ['send']) ? undefined : 'an AWS SDK v3 client (with send())';
     case 'integer':
     case 'number': {
       const { kind, min, max } = rule;
-      return [
-        (value) =>
-          typeof value === 'number' &&
-          (kind === 'integer' ? Number.isInteger(value) : Number.isFinite(value)) &&
-          (min === undefined || value >= min) &&
-          (max === undefined || value <= max),
-        range(kind, min, max),
-      ];
+      return typeof value === 'number' &&
+        (kind === 'integer' ? Number.isInteger(value) : Number.isFinite(value)) &&
+        (min === undefined || value >= min) &&
+        (max === undefined || value <= max)
+        ? undefined
+        : range(kind, min, max);
     }
     case 'enum':
-      return [
-        (value) => rule.values.includes(value),
-        `one of ${rule.values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ')}`,
-      ];
+      return rule.values.includes(value)
+        ? undefined
+        : `one of ${rule.values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ')}`;
     case 'object': {
       const methods = rule.methods ?? [];
-      return [
-        (value) => hasMethods(value, methods),
+      if (hasMethods(value, methods)) return undefined;
+      return (
         rule.expected ??
-          (methods.length ? `an object with ${methods.map((m) => `${m}()`).join(', ')}` : 'an object'),
-      ];
+        (methods.length ? `an object with ${methods.map((m) => `${m}()`).join(', ')}` : 'an object')
+      );
     }
     case 'custom':
-      return [(value) => rule.check(value), rule.expected];
+      return rule.check(value) ? undefined : rule.expected;
   }
 }
 
