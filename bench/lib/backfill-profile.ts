@@ -47,8 +47,11 @@ async function main(): Promise<void> {
   try {
     await aws.s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
     const files: Awaited<ReturnType<typeof putDataFile>>[] = [];
-    for (let f = 0; f < 3; f++)
-      files.push(await putDataFile(aws.s3, `bench/AWSDynamoDB/x/data/f${f}.json.gz`, 3_000, SEED + 10 + f));
+    // The suite's --quick size unless told (its full run: BACKFILL_FILES=6 BACKFILL_ITEMS=10000).
+    const count = Number(process.env.BACKFILL_FILES ?? 3);
+    const perFile = Number(process.env.BACKFILL_ITEMS ?? 3_000);
+    for (let f = 0; f < count; f++)
+      files.push(await putDataFile(aws.s3, `bench/AWSDynamoDB/x/data/f${f}.json.gz`, perFile, SEED + 10 + f));
     for (const n of names) await variants[n](aws.s3, files.slice(0, 1));
     // A marker for --trace-opt / --trace-deopt logs: what follows happened during the timed rounds.
     console.log(`warm-up done; ${rounds} timed rounds`);
