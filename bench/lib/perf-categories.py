@@ -13,6 +13,22 @@ import subprocess
 import sys
 
 
+# Kinds of work, each with the frame names that mark it, in the order they are tried on a frame.
+KINDS = [
+    ('JSON.parse', ('JsonParse', 'JsonParser')),
+    ('GC (main thread)', ('Heap::', 'Scavenge', 'MarkCompact')),
+    ('md5', ('md5',)),
+    ('util-dynamodb unmarshall', ('util-dynamodb',)),
+    ('tidewater pipeline (parse, unmarshall, route, sink)', ('engine.js', 'records/', 'pipeline/')),
+    ('record build', ('backfill-record',)),
+    ('lines (split, decode, checks)', ('line-splitter', 'string_decoder', 'export-lines')),
+    ('backfill loop', ('export-file', 'deliver-batch', 'file-batch')),
+    ('hand loop body (split)', ('andLoop',)),
+    ('node streams + zlib JS', ('node:zlib', 'streams/', 'node:stream')),
+    ('S3 request/server', ('_http', 'node:net', 'smithy', 'aws-sdk', 'koa', 's3-server', 's3rver')),
+]
+
+
 def classify(frames):
     s = ' | '.join(frames)
     if 'PlatformWorkerThread' in s:
@@ -28,28 +44,9 @@ def classify(frames):
     else:
         variant = 'shared'
     for f in frames:  # leaf first
-        if 'JsonParse' in f or 'JsonParser' in f:
-            return variant + ': JSON.parse'
-        if 'Heap::' in f or 'Scavenge' in f or 'MarkCompact' in f:
-            return variant + ': GC (main thread)'
-        if 'md5' in f:
-            return variant + ': md5'
-        if 'util-dynamodb' in f:
-            return variant + ': util-dynamodb unmarshall'
-        if 'engine.js' in f or 'records/' in f or 'pipeline/' in f:
-            return variant + ': tidewater pipeline (parse, unmarshall, route, sink)'
-        if 'backfill-record' in f:
-            return variant + ': record build'
-        if 'line-splitter' in f or 'string_decoder' in f or 'export-lines' in f:
-            return variant + ': lines (split, decode, checks)'
-        if 'export-file' in f or 'deliver-batch' in f or 'file-batch' in f:
-            return variant + ': backfill loop'
-        if 'andLoop' in f:
-            return variant + ': hand loop body (split)'
-        if 'node:zlib' in f or 'streams/' in f or 'node:stream' in f:
-            return variant + ': node streams + zlib JS'
-        if any(k in f for k in ('_http', 'node:net', 'smithy', 'aws-sdk', 'koa', 's3-server', 's3rver')):
-            return 'S3 request/server'
+        for kind, marks in KINDS:
+            if any(m in f for m in marks):
+                return kind if kind.startswith('S3') else f'{variant}: {kind}'
     return variant + ': other'
 
 
