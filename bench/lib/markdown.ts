@@ -58,15 +58,15 @@ export function goal(
 }
 
 /**
- * The explanation of a missed goal, written by a person after reading a profile: kept in
- * bench/why/<suite>.md so that re-running the bench keeps it (BENCHMARKS.md is regenerated).
- * Without that file, a placeholder says it is still to be written.
+ * The explanation of a missed goal, written from a profile: kept in bench/why/<suite>.md so that
+ * re-running the bench keeps it (BENCHMARKS.md is regenerated). Without that file the section says
+ * so and stands on what was measured: the figures never wait for anyone.
  */
 export function whyMissed(suite: string, what = 'a goal is'): string {
   const file = new URL(`../why/${suite}.md`, import.meta.url);
   const text = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
   if (text === '') {
-    return `> **Why ${what} missed** — _to be filled in by a human after reading a profile (\`node --cpu-prof\`); the numbers above are what was measured._`;
+    return `> **Why ${what} missed** — no profile-backed explanation: bench/why/${suite}.md does not exist. The figures above are what this run measured.`;
   }
   return `**Why ${what} missed** (bench/why/${suite}.md, written from profiles of this code; the explanation, unlike the numbers, is not regenerated):\n\n${text}`;
 }

@@ -74,12 +74,15 @@ export function keysOf(item: unknown, keyAttributes: readonly string[]): Attribu
   for (const name of keyAttributes) {
     if (!Object.hasOwn(item, name)) return undefined;
     // Defined, not assigned: a key attribute named `__proto__` is an attribute, not a prototype.
-    Object.defineProperty(keys, name, {
-      value: item[name],
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    // Any other name is assigned: defineProperty costs a descriptor object and a slow path per item.
+    if (name === '__proto__')
+      Object.defineProperty(keys, name, {
+        value: item[name],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else keys[name] = item[name] as AttributeMap[string];
   }
   return keys;
 }
@@ -160,4 +163,29 @@ export function incrementalRecord(
     undefined,
     context,
   );
+}
+
+/** What every line of one data file shares: where the records say they come from, and how to read a line. */
+export interface DataFileLines {
+  readonly key: string;
+  /** The file's number in its export: the sequence numbers' source part. */
+  readonly fileIndex: number;
+  readonly incremental: boolean;
+  readonly view: IncrementalView;
+  readonly keyAttributes: readonly string[];
+  /** The export's time: a full export's records' creation time, an incremental line's fallback. */
+  readonly snapshotSeconds: number;
+  readonly context: BuildContext;
+}
+
+/** The record a data file's (non-empty) line becomes; a line that is not a JSON object is an InvalidExportLineError. */
+export function exportLineRecord(file: DataFileLines, text: string, line: number): LambdaStreamRecord {
+  const value = parseLine(text, file.key, line);
+  const place = {
+    eventID: `${file.key}#${line}`,
+    sequenceNumber: backfillSequenceNumber(file.fileIndex, line),
+  };
+  return file.incremental
+    ? incrementalRecord(value, file.view, file.snapshotSeconds, place, file.context)
+    : fullExportRecord(value, file.keyAttributes, file.snapshotSeconds, place, file.context);
 }

@@ -4,26 +4,18 @@ import { defineOptions } from '../core/options.js';
 import type { PipelineConfig } from '../pipeline/config.js';
 import type { Pipeline } from '../pipeline/engine.js';
 import { regionFromArn } from '../records/convert.js';
-import type { Item, LambdaStreamRecord } from '../records/types.js';
+import type { Item } from '../records/types.js';
 import { backfillPipeline } from './backfill-pipeline.js';
-import {
-  type BuildContext,
-  backfillSequenceNumber,
-  fullExportRecord,
-  type IncrementalView,
-  incrementalRecord,
-  parseLine,
-} from './backfill-record.js';
-import { deliverCounted } from './deliver-batch.js';
+import { type DataFileLines, exportLineRecord, type IncrementalView } from './backfill-record.js';
 import {
   BackfillError,
   CheckpointPastEndError,
   ExportFileMismatchError,
   KeySchemaUnknownError,
 } from './errors.js';
-import { exportLines } from './export-lines.js';
+import { exportLineRuns } from './export-lines.js';
+import { FileBatch } from './file-batch.js';
 import { describeTableKeys } from './key-schema.js';
-import { MAX_BATCH_CHARS } from './limits.js';
 import { type ExportType, readExportSummary, summaryKeyOfDataFile } from './manifest.js';
 import {
   DELIVERY_OPTIONS,
@@ -160,76 +152,54 @@ export async function backfillExportFile<T extends object = Item>(
     from: incremental ? 'incremental-export' : 'export',
     snapshotTime: f.exportTime,
   });
-  const context: BuildContext = { tableArn: table.tableArn, region: regionFromArn(table.tableArn) };
-  const snapshotSeconds = f.exportTime / 1000;
-  const progress = { key: f.key, line: o.fromLine, itemsRead: 0, delivered: 0, deadLettered: 0 };
-  let batch: LambdaStreamRecord[] = [];
-  let lines: number[] = [];
-  let stopped: { failed: number; error: string } | undefined;
-
-  // Delivers the pending batch; false when it stopped short.
-  const flush = async (lastLine: number): Promise<boolean> => {
-    if (batch.length === 0) {
-      progress.line = lastLine;
-      return true;
-    }
-    const outcome = await deliverCounted(run, batch, o.attempts);
-    progress.deadLettered += outcome.deadLettered;
-    progress.delivered += outcome.delivered;
-    if (outcome.error !== undefined) {
-      progress.line = outcome.done === 0 ? lines[0]! - 1 : lines[outcome.done - 1]!;
-      stopped = { failed: batch.length - outcome.done, error: outcome.error };
-    } else progress.line = lastLine;
-    batch = [];
-    lines = [];
-    await o.onProgress?.({ ...progress });
-    return stopped === undefined;
+  const lines: DataFileLines = {
+    key: f.key,
+    fileIndex: o.fileIndex,
+    incremental,
+    view: o.view,
+    keyAttributes: table.keyAttributes,
+    snapshotSeconds: f.exportTime / 1000,
+    context: { tableArn: table.tableArn, region: regionFromArn(table.tableArn) },
   };
-
+  const batch = new FileBatch(run, {
+    key: f.key,
+    fromLine: o.fromLine,
+    batchSize: o.batchSize,
+    attempts: o.attempts,
+    onProgress: o.onProgress,
+  });
   let last = o.fromLine;
   let seen = 0;
-  let batchChars = 0;
   try {
-    for await (const { line, text } of exportLines(client, f.bucket, f.key, {
+    // The lines come a decoded chunk at a time: the work per line is synchronous, an await per chunk
+    // (and per batch delivered), not per line.
+    read: for await (const runOfLines of exportLineRuns(client, f.bucket, f.key, {
       md5Checksum: f.md5Checksum,
       itemCount: f.itemCount,
       maxInflateRatio: o.maxInflateRatio,
-    })) {
-      seen = line;
-      if (line <= o.fromLine) continue;
-      last = line;
-      if (text === '') continue;
-      const value = parseLine(text, f.key, line);
-      const place = {
-        eventID: `${f.key}#${line}`,
-        sequenceNumber: backfillSequenceNumber(o.fileIndex, line),
-      };
-      batch.push(
-        incremental
-          ? incrementalRecord(value, o.view, snapshotSeconds, place, context)
-          : fullExportRecord(value, table.keyAttributes, snapshotSeconds, place, context),
-      );
-      lines.push(line);
-      progress.itemsRead++;
-      batchChars += text.length;
-      // A batch is sent at batchSize records or Lambda's 6 MB, whichever comes first.
-      if (batch.length >= o.batchSize || batchChars >= MAX_BATCH_CHARS) {
-        batchChars = 0;
-        if (!(await flush(line))) break;
+    }))
+      for (const { line, text } of runOfLines) {
+        seen = line;
+        if (line <= o.fromLine) continue;
+        last = line;
+        if (text === '') continue;
+        if (batch.add(exportLineRecord(lines, text, line), line, text.length) && !(await batch.flush(line)))
+          break read;
       }
-    }
   } catch (error) {
     // The lines before a bad one are good: they are delivered (and checkpointed) first. Not so when
     // the file is not the manifest's: which of its lines are damaged is unknown.
-    if (error instanceof BackfillError && !(error instanceof ExportFileMismatchError) && batch.length !== 0)
-      await flush(lines[lines.length - 1]!);
+    if (error instanceof BackfillError && !(error instanceof ExportFileMismatchError) && batch.pending !== 0)
+      await batch.flush(batch.lastLine);
     throw error;
   }
   // Every line was read (nothing stopped short) yet fewer than the checkpoint says are done.
-  if (stopped === undefined && seen < o.fromLine) throw new CheckpointPastEndError(f.key, o.fromLine, seen);
-  if (stopped === undefined) await flush(last);
+  if (batch.stopped === undefined && seen < o.fromLine)
+    throw new CheckpointPastEndError(f.key, o.fromLine, seen);
+  if (batch.stopped === undefined) await batch.flush(last);
+  const stopped = batch.stopped;
   return {
-    ...progress,
+    ...batch.progress,
     failed: stopped?.failed ?? 0,
     complete: stopped === undefined,
     ...(stopped === undefined ? {} : { error: stopped.error }),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { exportLines } from '../../../src/backfill/export-lines.js';
+import { exportLineRuns } from '../../../src/backfill/export-lines.js';
 import {
   ExportFileInflationError,
   ExportFileMismatchError,
@@ -119,7 +119,8 @@ describe('bounds: typed errors in bounded time and memory', () => {
     const lines: number[] = [];
     const error = await (async () => {
       const { keys } = await putExport(s3, bucket, [bomb]);
-      for await (const l of exportLines(s3, bucket, keys[0]!, { maxInflateRatio: 250 })) lines.push(l.line);
+      for await (const run of exportLineRuns(s3, bucket, keys[0]!, { maxInflateRatio: 250 }))
+        for (const l of run) lines.push(l.line);
     })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExportFileInflationError);
     // Stopped soon after the first 16 MiB: before the file's last line.
@@ -132,10 +133,11 @@ describe('bounds: typed errors in bounded time and memory', () => {
     const { prefix, keys } = await putExport(s3, bucket, [body]);
     let count = 0;
     let last = 0;
-    for await (const l of exportLines(s3, bucket, keys[0]!, { maxInflateRatio: 250, itemCount: 2 })) {
-      count++;
-      last = l.line;
-    }
+    for await (const run of exportLineRuns(s3, bucket, keys[0]!, { maxInflateRatio: 250, itemCount: 2 }))
+      for (const l of run) {
+        count++;
+        last = l.line;
+      }
     expect({ count, last }).toEqual({ count: 255 * 1024 + 2, last: 255 * 1024 + 2 });
     expect(await run(prefix)).toMatchObject({ itemsRead: 2, delivered: 2, complete: true });
   });
