@@ -17,6 +17,7 @@ import {
 import { tenantFromPartitionKey } from '../archive/partition.js';
 import { HOUR_MS } from '../archive/store.js';
 import { overlayEnv } from '../local/servers/process-env.js';
+import { archiveReplayCommand } from './archive-replay.js';
 import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { EXIT } from './exit-codes.js';
 import { integer, positive } from './parse.js';
@@ -278,7 +279,7 @@ export function archiveCommand(): Command {
   const archive = new Command('archive').description(
     'Maintain an S3 archive: compact closed hours into duplicate-free objects, erase one tenant.',
   );
-  for (const sub of [compactCommand(), eraseCommand()])
+  for (const sub of [compactCommand(), eraseCommand(), archiveReplayCommand()])
     archive.addCommand(sub.exitOverride().showHelpAfterError());
   return archive;
 }

@@ -1,5 +1,5 @@
-import { CheckpointMismatchError, InvalidCheckpointError } from '../backfill/errors.js';
 import { readCheckpointJson } from '../backfill/checkpoint.js';
+import { CheckpointMismatchError, InvalidCheckpointError } from '../backfill/errors.js';
 import { compareSequence } from './merge.js';
 
 /**
@@ -63,7 +63,10 @@ function checked(value: unknown, file: string): ReplayCheckpoint {
   const shards: Record<string, ShardPosition> = Object.create(null);
   for (const [name, position] of Object.entries(value.shards)) {
     if (!isPosition(position))
-      throw new InvalidCheckpointError(file, `shard entry ${JSON.stringify(name.slice(0, 200))} is not one a replay writes`);
+      throw new InvalidCheckpointError(
+        file,
+        `shard entry ${JSON.stringify(name.slice(0, 200))} is not one a replay writes`,
+      );
     shards[name] = { sequence: position.sequence, eventIDs: [...position.eventIDs] };
   }
   if (value.hour === null && Object.keys(shards).length > 0)

@@ -164,12 +164,17 @@ export async function* mergeHour<O extends MergeObject>(
     if (list === undefined) byShard.set(object.shard, [object]);
     else list.push(object);
   }
-  const shards = [...byShard.keys()].sort().map((shard) => new ShardMerge(byShard.get(shard) as O[], fetch, state));
+  const shards = [...byShard.keys()]
+    .sort()
+    .map((shard) => new ShardMerge(byShard.get(shard) as O[], fetch, state));
   for (const shard of shards) await shard.advance();
   for (;;) {
     let next: ShardMerge<O> | undefined;
     for (const shard of shards) {
-      if (shard.head !== undefined && (next === undefined || before(shard.head.row, (next.head as MergedRow<O>).row)))
+      if (
+        shard.head !== undefined &&
+        (next === undefined || before(shard.head.row, (next.head as MergedRow<O>).row))
+      )
         next = shard;
     }
     if (next === undefined) return;

@@ -11,9 +11,9 @@ import {
   RANGE_OPTIONS,
   resolveRange,
 } from '../archive/store.js';
+import { deliveryPipeline } from '../backfill/backfill-pipeline.js';
 import { checkpointWriter } from '../backfill/checkpoint.js';
 import { deliverCounted } from '../backfill/deliver-batch.js';
-import { deliveryPipeline } from '../backfill/backfill-pipeline.js';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from '../backfill/options.js';
 import { sha256Hex } from '../core/digest.js';
 import { defineOptions } from '../core/options.js';
@@ -22,7 +22,7 @@ import type { Pipeline } from '../pipeline/engine.js';
 import { type KeyIdentity, keyIdentity } from '../records/key-identity.js';
 import { createRecordParser, type ImageParseOptions, type RecordParser } from '../records/parse.js';
 import type { Item, LambdaStreamRecord, RecordOrigin } from '../records/types.js';
-import { advancePosition, isDone, openReplayCheckpoint, type ReplayCheckpoint } from './checkpoint.js';
+import { advancePosition, isDone, openReplayCheckpoint } from './checkpoint.js';
 import { type MergeCounts, type MergeObject, mergeHour } from './merge.js';
 import { keyIdentityOfGiven } from './replay-keys.js';
 import { keysAwaitingRestore } from './restore-check.js';
@@ -123,12 +123,17 @@ interface HourObject extends MergeObject {
 const hourLabel = (dt: string, hour: string): string => `${dt}T${hour}`;
 
 /** What a replay is of, as text: its checkpoint is refused by any other replay. */
-function sourceOf(r: ArchiveRange, tenant: TenantSelection | undefined, keys: readonly KeyIdentity[] | undefined) {
+function sourceOf(
+  r: ArchiveRange,
+  tenant: TenantSelection | undefined,
+  keys: readonly KeyIdentity[] | undefined,
+) {
   const where = `s3://${r.bucket}/${r.prefix === '' ? '' : `${r.prefix}/`}table=${r.table}`;
   const range = `${new Date(r.fromMs).toISOString()}..${new Date(r.toMs).toISOString()}`;
   const who = tenant === undefined ? '' : ` tenant ${JSON.stringify(tenant.id)}`;
   // The keys themselves stay out of the file name's neighbour: a digest names the set.
-  const items = keys === undefined ? '' : ` keys sha256:${sha256Hex([...keys].sort().join('\n')).slice(0, 16)}`;
+  const items =
+    keys === undefined ? '' : ` keys sha256:${sha256Hex([...keys].sort().join('\n')).slice(0, 16)}`;
   return `archive ${where} ${range}${who}${items}`;
 }
 
@@ -148,7 +153,11 @@ async function survey(r: ArchiveRange, tenant: TenantSelection | undefined, from
     objectsTotal += selected.length;
     for (const { object } of selected) if (object.storageClass !== 'STANDARD') cold.push(object);
   }
-  return { objectsTotal, hoursTotal, needRestore: await keysAwaitingRestore(r.client, r.bucket, cold, r.signal) };
+  return {
+    objectsTotal,
+    hoursTotal,
+    needRestore: await keysAwaitingRestore(r.client, r.bucket, cold, r.signal),
+  };
 }
 
 /** The origin a row's record carries: the object it was read from, its hour, its Kinesis position. */
@@ -181,15 +190,17 @@ export async function replayArchive<T extends object = Item>(
   const o = readOptions(options);
   const r = resolveRange(o, readOptions);
   if (o.partitionBy !== undefined && o.tenant === undefined)
-    throw readOptions.fail('partitionBy picks one tenant out of mixed objects: give tenant too', 'partitionBy');
+    throw readOptions.fail(
+      'partitionBy picks one tenant out of mixed objects: give tenant too',
+      'partitionBy',
+    );
   const tenant = o.tenant === undefined ? undefined : tenantSelection(o.tenant, o.partitionBy);
   const wanted = o.keys === undefined ? undefined : keyIdentities(o.keys);
   const source = sourceOf(r, tenant, wanted === undefined ? undefined : [...wanted]);
   const checkpoint = await openReplayCheckpoint(o.checkpoint, source, r);
-  const resumeMs = checkpoint.hour === null ? Number.NEGATIVE_INFINITY : Date.parse(`${checkpoint.hour}:00:00Z`);
-  const plan = checkpoint.complete
-    ? { objectsTotal: 0, hoursTotal: 0, needRestore: [] }
-    : await survey(r, tenant, resumeMs);
+  const resumeMs =
+    checkpoint.hour === null ? Number.NEGATIVE_INFINITY : Date.parse(`${checkpoint.hour}:00:00Z`);
+  const plan = await survey(r, tenant, resumeMs);
   const counts: MergeCounts = { objects: 0, rows: 0, duplicates: 0 };
   const tally = { delivered: 0, deadLettered: 0, failed: 0, filtered: 0, alreadyDone: 0, hoursDone: 0 };
   let error: string | undefined;
@@ -212,8 +223,9 @@ export async function replayArchive<T extends object = Item>(
     durationMs: Date.now() - started,
   });
   if (o.dryRun) return report(false);
-  if (plan.needRestore.length > 0) throw new ArchiveRestoreRequiredError(plan.needRestore);
+  // A finished replay reads nothing again: its objects may have gone back to cold storage since.
   if (checkpoint.complete) return report(true);
+  if (plan.needRestore.length > 0) throw new ArchiveRestoreRequiredError(plan.needRestore);
 
   // One parser per origin, found by the raw record the engine hands back: a batch may hold rows
   // of several objects, and each record must say which it came from.
@@ -275,8 +287,12 @@ export async function replayArchive<T extends object = Item>(
     }));
     const parsers = new Map<string, RecordParser>();
     const fetch = async (object: HourObject) =>
-      (await fetchArchiveObject(r.client, r.bucket, object.key, { verify: o.verifyChecksum, signal: r.signal }))
-        .rows;
+      (
+        await fetchArchiveObject(r.client, r.bucket, object.key, {
+          verify: o.verifyChecksum,
+          signal: r.signal,
+        })
+      ).rows;
     for await (const { row, object } of mergeHour(objects, fetch, counts)) {
       const ms = row.approximateCreationDateTime * 1000;
       if (

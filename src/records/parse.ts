@@ -247,7 +247,8 @@ function parserSettings(o: ReturnType<typeof readImageOptions> & Partial<ReturnT
 function streamParser({ context, ttlAttribute, images }: ReturnType<typeof parserSettings>): RecordParser {
   // A record of the Lambda shape that came from Kinesis (an archive's row) keeps its Kinesis position.
   const origin = context.origin;
-  const kinesis = origin.source === 'kinesis' || (origin.source === 'archive' && origin.kinesis !== undefined);
+  const kinesis =
+    origin.source === 'kinesis' || (origin.source === 'archive' && origin.kinesis !== undefined);
   const digits = kinesis ? MAX_KINESIS_SEQUENCE_DIGITS : MAX_SEQUENCE_DIGITS;
   return ((record: unknown) => checkedRecord(record, context, ttlAttribute, images, digits)) as RecordParser;
 }
