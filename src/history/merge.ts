@@ -14,7 +14,7 @@ export interface MergedRow<O extends MergeObject> {
   readonly object: O;
 }
 
-/** What a merge has consumed so far: objects fetched, rows taken from them, and copies dropped. */
+/** What a merge has done so far: objects fetched, rows given out or dropped, and the copies among them. */
 export interface MergeCounts {
   objects: number;
   rows: number;
@@ -113,8 +113,8 @@ class ShardMerge<O extends MergeObject> {
       }
       const row = cursor.rows[cursor.at++] as ArchiveRow;
       if (cursor.at === cursor.rows.length) this.open.splice(this.open.indexOf(cursor), 1);
-      this.state.counts.rows++;
       if (this.isCopy(row)) {
+        this.state.counts.rows++;
         this.state.counts.duplicates++;
         continue;
       }
@@ -178,6 +178,8 @@ export async function* mergeHour<O extends MergeObject>(
         next = shard;
     }
     if (next === undefined) return;
+    // Counted as yielded, not as read ahead: a merge stopped here has taken exactly these rows.
+    counts.rows++;
     yield next.head as MergedRow<O>;
     await next.advance();
   }

@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ArchiveRow } from '../../../src/archive/format.js';
-import { compareSequence, type MergeCounts, type MergeObject, mergeHour } from '../../../src/history/merge.js';
+import {
+  compareSequence,
+  type MergeCounts,
+  type MergeObject,
+  mergeHour,
+} from '../../../src/history/merge.js';
 
 interface Change {
   readonly item: number;
@@ -46,7 +51,11 @@ function objectsOf(
       const rows = shardChanges.slice(a, b).map((c) => c.row);
       const first = rows[0] as ArchiveRow;
       return {
-        object: { key: `${first.shard}/${first.sequenceNumber}-${i}`, shard: first.shard, first: first.sequenceNumber },
+        object: {
+          key: `${first.shard}/${first.sequenceNumber}-${i}`,
+          shard: first.shard,
+          first: first.sequenceNumber,
+        },
         rows,
       };
     });
@@ -85,7 +94,9 @@ describe('mergeHour', () => {
             ),
           );
           // The listing's order says nothing: rotate it.
-          const listed = objects.map((_, i) => objects[(i + shuffle) % objects.length] as (typeof objects)[0]);
+          const listed = objects.map(
+            (_, i) => objects[(i + shuffle) % objects.length] as (typeof objects)[0],
+          );
           const counts: MergeCounts = { objects: 0, rows: 0, duplicates: 0 };
           const out = await merged(listed, counts);
           const copies = objects.reduce((n, o) => n + o.rows.length, 0);
@@ -96,7 +107,11 @@ describe('mergeHour', () => {
             const mine = out.filter((r) => r.keys.pk?.S === `item-${item}`).map((r) => r.sequenceNumber);
             expect([...mine].sort(compareSequence)).toEqual(mine);
           }
-          expect(counts).toEqual({ objects: objects.length, rows: copies, duplicates: copies - changes.length });
+          expect(counts).toEqual({
+            objects: objects.length,
+            rows: copies,
+            duplicates: copies - changes.length,
+          });
         },
       ),
       { numRuns: 300 },
@@ -124,7 +139,13 @@ describe('mergeHour', () => {
 
   it('a stand-in shard holding two shards whose sequence numbers meet keeps both changes, each once', async () => {
     const row = (eventID: string, seq: string) =>
-      ({ eventID, sequenceNumber: seq, shard: 'stream-x', approximateCreationDateTime: 1, keys: {} }) as unknown as ArchiveRow;
+      ({
+        eventID,
+        sequenceNumber: seq,
+        shard: 'stream-x',
+        approximateCreationDateTime: 1,
+        keys: {},
+      }) as unknown as ArchiveRow;
     const a = [row('a1', '100'), row('b1', '100'), row('a2', '101')];
     const b = [row('b1', '100'), row('a1', '100')];
     const objects = [
