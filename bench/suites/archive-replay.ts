@@ -21,6 +21,7 @@ import { createPipeline } from '../../src/pipeline/engine.js';
 import type { ClassifiedRecord } from '../../src/records/types.js';
 import { S3ArchiveSink } from '../../src/sinks/s3-archive-sink.js';
 import { sampleTtlDeletes } from '../../src/sinks/sample-records.js';
+import { timedCpu } from '../lib/cpu.js';
 import { goal, int, ratio, table, whyMissed } from '../lib/markdown.js';
 import { median } from '../lib/stats.js';
 import type { Suite } from '../lib/suite.js';
@@ -31,11 +32,6 @@ const BUCKET = 'archive-replay-bench';
 const TABLE = 'archive-sample';
 const FROM = Date.UTC(2026, 0, 15, 10);
 const RANGE = { table: TABLE, from: FROM, to: FROM + 24 * 3_600_000 };
-
-function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
 
 /** A pipeline whose sink reads every record's keys and old image, as a projection would. */
 function readingPipeline() {
@@ -80,19 +76,13 @@ async function handLoop(s3: S3Client): Promise<number> {
         if (seen.has(row.eventID)) continue;
         seen.add(row.eventID);
         const keys = sdkUnmarshall(row.keys);
-        const image = sdkUnmarshall(row.oldImage);
+        const image = sdkUnmarshall(row.oldImage, { wrapNumbers: true });
         if (keys !== undefined && image !== undefined) n++;
       }
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token !== undefined);
   return n;
-}
-
-async function timed(run: () => Promise<number>): Promise<{ records: number; cpu: number }> {
-  const start = cpuMs();
-  const records = await run();
-  return { records, cpu: cpuMs() - start };
 }
 
 const suite: Suite = {
@@ -113,15 +103,15 @@ const suite: Suite = {
       log(`${int(count)} records (+${int(copies)} copies) archived, ${rounds} rounds`);
       const ours: number[] = [];
       const hand: number[] = [];
-      await timed(() => replay(aws.s3));
-      await timed(() => handLoop(aws.s3));
+      await timedCpu(() => replay(aws.s3));
+      await timedCpu(() => handLoop(aws.s3));
       for (let r = 0; r < rounds; r++) {
-        const a = await timed(() => replay(aws.s3));
-        const b = await timed(() => handLoop(aws.s3));
-        if (a.records !== count || b.records !== count)
-          throw new Error(`record counts differ: ${a.records}, ${b.records}`);
-        ours.push((a.records / a.cpu) * 1000);
-        hand.push((b.records / b.cpu) * 1000);
+        const a = await timedCpu(() => replay(aws.s3));
+        const b = await timedCpu(() => handLoop(aws.s3));
+        if (a.count !== count || b.count !== count)
+          throw new Error(`record counts differ: ${a.count}, ${b.count}`);
+        ours.push((a.count / a.cpu) * 1000);
+        hand.push((b.count / b.cpu) * 1000);
       }
       const oursRate = median(ours);
       const handRate = median(hand);

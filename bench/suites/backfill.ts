@@ -21,6 +21,7 @@ import { runBackfill } from '../../src/backfill/run-backfill.js';
 import { startLocalAws } from '../../src/local/servers/local-aws.js';
 import { createPipeline } from '../../src/pipeline/engine.js';
 import type { ClassifiedRecord } from '../../src/records/types.js';
+import { timedCpu } from '../lib/cpu.js';
 import { generateRecords } from '../lib/events.js';
 import { bytes, fixed, goal, int, ratio, table, whyMissed } from '../lib/markdown.js';
 import { median } from '../lib/stats.js';
@@ -46,11 +47,6 @@ async function putFile(s3: S3Client, key: string, count: number, seed: number): 
   );
   await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: body }));
   return body.length;
-}
-
-function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
 }
 
 /** Reads every record's keys and image, as a sink that stores them would. */
@@ -107,12 +103,6 @@ async function backfillFiles(s3: S3Client, keys: readonly string[]): Promise<num
   return touched() / 2;
 }
 
-async function timed(run: () => Promise<number>): Promise<{ items: number; cpu: number }> {
-  const start = cpuMs();
-  const items = await run();
-  return { items, cpu: cpuMs() - start };
-}
-
 async function fillTable(aws: Awaited<ReturnType<typeof startLocalAws>>, count: number): Promise<void> {
   await aws.dynamodb.send(
     new CreateTableCommand({
@@ -157,14 +147,14 @@ const suite: Suite = {
       const ours: number[] = [];
       const hand: number[] = [];
       // One warm-up of each, then interleaved rounds.
-      await timed(() => backfillFiles(aws.s3, keys.slice(0, 1)));
-      await timed(() => handLoop(aws.s3, keys.slice(0, 1)));
+      await timedCpu(() => backfillFiles(aws.s3, keys.slice(0, 1)));
+      await timedCpu(() => handLoop(aws.s3, keys.slice(0, 1)));
       for (let r = 0; r < rounds; r++) {
-        const a = await timed(() => backfillFiles(aws.s3, keys));
-        const b = await timed(() => handLoop(aws.s3, keys));
-        if (a.items !== files * perFile || b.items !== files * perFile) throw new Error('item counts differ');
-        ours.push((a.items / a.cpu) * 1000);
-        hand.push((b.items / b.cpu) * 1000);
+        const a = await timedCpu(() => backfillFiles(aws.s3, keys));
+        const b = await timedCpu(() => handLoop(aws.s3, keys));
+        if (a.count !== files * perFile || b.count !== files * perFile) throw new Error('item counts differ');
+        ours.push((a.count / a.cpu) * 1000);
+        hand.push((b.count / b.cpu) * 1000);
       }
       const oursRate = median(ours);
       const handRate = median(hand);

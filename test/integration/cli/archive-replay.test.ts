@@ -1,58 +1,18 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { createTestBucket } from '../../support/aws.js';
 import { cliTestClients, runCli } from '../../support/cli-test.js';
-import { streamFunctionLines } from '../../support/stream-function-yaml.js';
+import { recordingService, stubLocalEndpoints } from '../../support/recording-service.js';
 
 const { s3, dynamoEndpoint, s3Endpoint } = cliTestClients();
-const SRC = resolve('src/index.js');
-
 /** A service whose one stream function appends each TTL delete's eventID and origin to `out`. */
-async function service() {
-  const dir = await mkdtemp(join(tmpdir(), 'tidewater-archive-replay-cli-'));
-  const out = join(dir, 'out.jsonl');
-  await writeFile(
-    join(dir, 'serverless.yml'),
-    [
-      'service: replayed',
-      'provider:',
-      '  name: aws',
-      '  environment:',
-      `    OUT_FILE: ${out}`,
-      ...streamFunctionLines('index'),
-      '',
-    ].join('\n'),
-  );
-  await writeFile(
-    join(dir, 'handler.mjs'),
-    [
-      "import { appendFileSync } from 'node:fs';",
-      `import { createStreamHandler } from ${JSON.stringify(SRC)};`,
-      'const sink = { name: "out", write(records) {',
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: the template literal is the generated module's code
-      '  appendFileSync(process.env.OUT_FILE, records.map((r) => `${JSON.stringify({ id: r.eventID, origin: r.origin })}\\n`).join(""));',
-      '} };',
-      "export const handler = createStreamHandler({ routes: [{ when: 'ttl-delete', to: sink }], metrics: false });",
-    ].join('\n'),
-  );
-  return { config: join(dir, 'serverless.yml'), out, dir };
-}
+const service = () => recordingService({ when: 'ttl-delete', fields: '{ id: r.eventID, origin: r.origin }' });
 
-beforeAll(() => {
-  for (const [name, value] of Object.entries({
-    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
-    AWS_ENDPOINT_URL_S3: s3Endpoint,
-    AWS_S3_FORCE_PATH_STYLE: 'true',
-    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
-    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
-  }))
-    vi.stubEnv(name, value);
-});
+beforeAll(() => stubLocalEndpoints(dynamoEndpoint, s3Endpoint));
 
 const range = ['--from', '2026-01-15T00:00:00Z', '--to', '2026-01-16T00:00:00Z'];
 
