@@ -371,7 +371,7 @@ describe('replayArchive on the local S3 server', () => {
       tenant: 'a',
       partitionBy: tenantFromPartitionKey(),
     });
-    expect(picked.got.every((r) => (r.raw.dynamodb.Keys.pk?.S as string).startsWith('a#'))).toBe(true);
+    expect(picked.got.every((r) => String(r.raw.dynamodb.Keys.pk?.S).startsWith('a#'))).toBe(true);
     expect(report.delivered).toBe(changes.filter((c) => c.pk.startsWith('a#')).length);
     expect(report.filtered).toBe(changes.length - report.delivered);
   });
