@@ -12,6 +12,7 @@ import { unmarshall as sdkUnmarshall } from '@aws-sdk/util-dynamodb';
 import { backfillExportFile } from '../../src/backfill/export-file.js';
 import { createPipeline } from '../../src/pipeline/engine.js';
 import type { ClassifiedRecord } from '../../src/records/types.js';
+import { timedCpu } from './cpu.js';
 import { generateRecords } from './events.js';
 
 export const BUCKET = 'backfill-bench';
@@ -160,14 +161,8 @@ export async function checkedHandLoop(s3: S3Client, files: readonly PutDataFile[
   return n;
 }
 
-/** Process CPU time (user + system), in milliseconds. */
-export function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
-
+/** Runs `run` and returns the items it counted with the process CPU time it took. */
 export async function timed(run: () => Promise<number>): Promise<{ items: number; cpu: number }> {
-  const start = cpuMs();
-  const items = await run();
-  return { items, cpu: cpuMs() - start };
+  const { count, cpu } = await timedCpu(run);
+  return { items: count, cpu };
 }

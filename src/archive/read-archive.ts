@@ -56,9 +56,33 @@ const readOptions = /* @__PURE__ */ defineOptions<ReadArchiveOptions>()('readArc
   onCorruptObject: { kind: 'function' },
 });
 
+/** One tenant to read: its id, its key segment, and the partitioner that picks its rows out of mixed objects. */
+export interface TenantSelection {
+  id: string;
+  segment: string;
+  partitionBy: TenantPartitioner | undefined;
+}
+
+/** The tenant a `tenant` option names (InvalidTenantError for an id no segment can hold). */
+export function tenantSelection(id: string, partitionBy: TenantPartitioner | undefined): TenantSelection {
+  return { id, segment: tenantSegment(id), partitionBy };
+}
+
+/**
+ * Whether a row of a mixed (unpartitioned) object is the tenant's: by its partitioner. A row whose
+ * tenant cannot be told is not known to be this tenant's.
+ */
+export function isTenantRow(tenant: TenantSelection, row: ArchiveRow): boolean {
+  try {
+    return recordTenantSegment(tenant.partitionBy as TenantPartitioner, rowToRecord(row)) === tenant.segment;
+  } catch {
+    return false;
+  }
+}
+
 interface ResolvedRead extends ArchiveRange {
   verify: boolean;
-  tenant: { id: string; segment: string; partitionBy: TenantPartitioner | undefined } | undefined;
+  tenant: TenantSelection | undefined;
   onCorrupt: ((corrupt: CorruptArchiveObject) => void) | undefined;
 }
 
@@ -75,10 +99,7 @@ function resolve(options: ReadArchiveOptions): ResolvedRead {
     ...range,
     verify: o.verifyChecksum,
     onCorrupt: o.onCorruptObject,
-    tenant:
-      o.tenant === undefined
-        ? undefined
-        : { id: o.tenant, segment: tenantSegment(o.tenant), partitionBy: o.partitionBy },
+    tenant: o.tenant === undefined ? undefined : tenantSelection(o.tenant, o.partitionBy),
   };
 }
 
@@ -135,13 +156,13 @@ function byRowSequence(a: ArchiveRow, b: ArchiveRow): number {
 
 /**
  * The objects of one hour to read, in reading order, and for each whether every row in it is
- * wanted (`all`) or only the tenant's (`pick`). Another tenant's object is not read at all.
+ * wanted (`all`) or only the tenant's (`pick`). Another tenant's object is not read at all; a
+ * mixed object without a partitioner is an UnpartitionedObjectsError.
  */
-function toRead(
-  r: ResolvedRead,
+export function toRead(
+  tenant: TenantSelection | undefined,
   objects: ListedArchiveObject[],
 ): { object: ListedArchiveObject; pick: boolean }[] {
-  const tenant = r.tenant;
   if (tenant === undefined)
     return objects.sort(byShardThenSequence).map((object) => ({ object, pick: false }));
   const mixed = objects.filter((o) => o.tenant === undefined);
@@ -168,22 +189,13 @@ function toRead(
  */
 export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenerator<ArchiveRow> {
   const r = resolve(options);
-  const picker = r.tenant?.partitionBy;
-  const segment = r.tenant?.segment;
-  const isTenantRow = (row: ArchiveRow): boolean => {
-    try {
-      return recordTenantSegment(picker as TenantPartitioner, rowToRecord(row)) === segment;
-    } catch {
-      return false; // a row whose tenant cannot be told is not known to be this tenant's
-    }
-  };
   // A row's partition is a function of its own time, so copies of a row (overlapping objects of
   // a redelivery cut elsewhere) always share one hour partition: remembering one hour at a time
   // keeps memory bounded by the largest hour, not the whole range.
   const seen = new Set<string>();
   for await (const hour of listArchiveHours(r)) {
     seen.clear();
-    const reading = toRead(r, hour.objects);
+    const reading = toRead(r.tenant, hour.objects);
     // Before the hour's first row: all of its archived objects to read, named at once.
     await requireRestored(
       r,
@@ -211,7 +223,7 @@ export async function* readArchiveRows(options: ReadArchiveOptions): AsyncGenera
           // unique only within a shard: with the eventID, two shards' records never count as one.
           const id = archiveRowId(row);
           if (seen.has(id)) continue;
-          if (pick && !isTenantRow(row)) continue;
+          if (pick && !isTenantRow(r.tenant as TenantSelection, row)) continue;
           seen.add(id);
           if (run.length === 1) yield row;
           else wanted.push(row);

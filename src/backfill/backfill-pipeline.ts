@@ -1,6 +1,6 @@
 import type { PipelineConfig } from '../pipeline/config.js';
 import { createPipeline, isPipeline, type Pipeline, pipelineOf } from '../pipeline/engine.js';
-import { createRecordParser } from '../records/parse.js';
+import { createRecordParser, type ImageParseOptions, type RecordParser } from '../records/parse.js';
 import type { Item, RecordOrigin } from '../records/types.js';
 import type { DeadLetterSink } from '../sinks/types.js';
 
@@ -33,13 +33,24 @@ export function backfillPipeline<T extends object = Item>(
   given: Pipeline | PipelineConfig<T>,
   origin: RecordOrigin,
 ): BackfillPipeline {
+  return deliveryPipeline(given, (options) => createRecordParser({ ...options, eager: true, origin }));
+}
+
+/**
+ * backfillPipeline with the parser made by `parser` from the pipeline's own parse options (numbers,
+ * TTL heuristic): what a source whose records differ in `origin` (an archive replay, one origin per
+ * object read) delivers through. The parser must check every record, as an eager one does.
+ */
+export function deliveryPipeline<T extends object = Item>(
+  given: Pipeline | PipelineConfig<T>,
+  parser: (options: ImageParseOptions) => RecordParser,
+): BackfillPipeline {
   const base = isPipeline(given) ? given : createPipeline(given as PipelineConfig<T>);
   const config = base.config;
   const count = { n: 0 };
-  const parse = createRecordParser({ ...config.parseOptions, eager: true, origin });
   const pipeline = pipelineOf({
     ...config,
-    parse,
+    parse: parser(config.parseOptions ?? {}),
     // The parser checks every record already.
     checkedSinks: 0,
     deadLetter: config.deadLetter === undefined ? undefined : counting(config.deadLetter, count),

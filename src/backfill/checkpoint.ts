@@ -95,24 +95,31 @@ function fresh(source: string): BackfillCheckpoint {
 }
 
 /**
- * The checkpoint a run continues from: the file's, when there is one for this source; a fresh one
- * otherwise. Its maps have no prototype (their names come from a file and a manifest).
+ * A checkpoint file's JSON, unchecked; undefined when there is no such file (a first run). Text
+ * that is not JSON is an InvalidCheckpointError. The caller checks the shape before it delivers.
  */
-export async function openCheckpoint(file: string | undefined, source: string): Promise<BackfillCheckpoint> {
-  if (file === undefined) return fresh(source);
+export async function readCheckpointJson(file: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fresh(source);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new InvalidCheckpointError(file, 'not JSON');
   }
+}
+
+/**
+ * The checkpoint a run continues from: the file's, when there is one for this source; a fresh one
+ * otherwise. Its maps have no prototype (their names come from a file and a manifest).
+ */
+export async function openCheckpoint(file: string | undefined, source: string): Promise<BackfillCheckpoint> {
+  const value = file === undefined ? undefined : await readCheckpointJson(file);
+  if (file === undefined || value === undefined) return fresh(source);
   const checkpoint = checkedCheckpoint(value, file);
   if (checkpoint.source !== source)
     throw new CheckpointMismatchError(file, `it is the checkpoint of ${checkpoint.source}, not of ${source}`);
@@ -153,13 +160,13 @@ export function checkScanCheckpoint(
 }
 
 /**
- * Writes a run's checkpoint after each batch, whole or not at all (temp file, rename) and readable
- * by its owner only (it names the table's keys). Writes are chained: the last one wins, never an
+ * Writes a run's checkpoint (a backfill's, a replay's) after each batch, whole or not at all (temp
+ * file, rename) and readable by its owner only (it names the table's keys). Writes are chained: the last one wins, never an
  * older one finishing late.
  */
 export function checkpointWriter(
   file: string | undefined,
-  checkpoint: BackfillCheckpoint,
+  checkpoint: object,
 ): {
   save(): Promise<void>;
 } {

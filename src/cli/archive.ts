@@ -17,6 +17,7 @@ import {
 import { tenantFromPartitionKey } from '../archive/partition.js';
 import { HOUR_MS } from '../archive/store.js';
 import { overlayEnv } from '../local/servers/process-env.js';
+import { archiveReplayCommand } from './archive-replay.js';
 import { restoreCommand } from './archive-restore.js';
 import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
 import { EXIT } from './exit-codes.js';
@@ -277,9 +278,9 @@ function eraseCommand(): Command {
 
 export function archiveCommand(): Command {
   const archive = new Command('archive').description(
-    'Maintain an S3 archive: compact closed hours into duplicate-free objects, erase one tenant.',
+    'Maintain and read back an S3 archive: compact closed hours into duplicate-free objects, erase one tenant, restore objects from Glacier, replay history through a function.',
   );
-  for (const sub of [compactCommand(), eraseCommand(), restoreCommand()])
+  for (const sub of [compactCommand(), eraseCommand(), restoreCommand(), archiveReplayCommand()])
     archive.addCommand(sub.exitOverride().showHelpAfterError());
   return archive;
 }

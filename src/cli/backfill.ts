@@ -3,16 +3,12 @@ import { Presets, SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { readExportManifest } from '../backfill/manifest.js';
 import { type BackfillReport, type BackfillSource, runBackfill } from '../backfill/run-backfill.js';
-import { handlerFile, loadHandler, resolveHandlerModule } from '../local/index.js';
 import { overlayEnv } from '../local/servers/process-env.js';
 import type { Pipeline } from '../pipeline/engine.js';
-import { pipelineOfHandler } from '../pipeline/middleware.js';
 import { type AwsTargetFlags, awsTarget, withAwsTarget } from './aws-target.js';
-import { NotAStreamHandlerError } from './errors.js';
 import { EXIT } from './exit-codes.js';
-import { functionEnvironment, streamFunctionOf } from './function-env.js';
-import { type FunctionFlags, functionOptions, loadFlaggedApp } from './function-handler.js';
-import { positive, splitHandler } from './parse.js';
+import { type FunctionFlags, functionOptions, functionPipeline } from './function-handler.js';
+import { positive } from './parse.js';
 import { progressFields } from './progress-rate.js';
 import { describeNamedTable } from './table-lookup.js';
 
@@ -102,34 +98,6 @@ async function checkTable(table: string): Promise<void> {
     await describeNamedTable(dynamodb, table, '--scan');
   } finally {
     dynamodb.destroy();
-  }
-}
-
-/** The function's pipeline, its handler imported with the function's environment (kept while it runs). */
-async function functionPipeline(
-  flags: BackfillFlags,
-): Promise<{ pipeline: Pipeline; restoreEnv: () => void }> {
-  const app = await loadFlaggedApp(flags);
-  const fn = await streamFunctionOf(app, flags.function);
-  const environment = await functionEnvironment(app, fn, {
-    warn: (line) => process.stderr.write(`warning: ${line}\n`),
-  });
-  const restoreEnv = overlayEnv(environment);
-  try {
-    const root = app.root;
-    let name = `${fn.handler}`;
-    let handler: unknown;
-    if (flags.handler) {
-      const { module, exportName } = splitHandler(flags.handler);
-      name = flags.handler;
-      handler = await loadHandler(resolveHandlerModule(module, process.cwd()), exportName, { root });
-    } else handler = await loadHandler(handlerFile(fn, { root }), fn.handlerExport, { root });
-    const pipeline = pipelineOfHandler(handler);
-    if (pipeline === undefined) throw new NotAStreamHandlerError(name);
-    return { pipeline, restoreEnv };
-  } catch (error) {
-    restoreEnv();
-    throw error;
   }
 }
 

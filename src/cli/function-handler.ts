@@ -9,6 +9,9 @@ import {
   type StreamHandler,
 } from '../local/index.js';
 import { overlayEnv } from '../local/servers/process-env.js';
+import type { Pipeline } from '../pipeline/engine.js';
+import { pipelineOfHandler } from '../pipeline/middleware.js';
+import { NotAStreamHandlerError } from './errors.js';
 import { functionEnvironment, streamFunctionOf } from './function-env.js';
 import { splitHandler } from './parse.js';
 
@@ -127,4 +130,37 @@ export async function withFunctionHandler(
 function importHandler(spec: string, root: string): Promise<StreamHandler> {
   const { module, exportName } = splitHandler(spec);
   return loadHandler<StreamHandler>(resolveHandlerModule(module, process.cwd()), exportName, { root });
+}
+
+/**
+ * The function's pipeline (what `backfill` and `archive replay` deliver through), its handler
+ * imported as Lambda would (or `--handler`) with the function's environment set, kept while it
+ * runs: `restoreEnv` puts the caller's back. A handler that is no createStreamHandler's is a
+ * NotAStreamHandlerError.
+ */
+export async function functionPipeline(
+  flags: FunctionFlags,
+): Promise<{ pipeline: Pipeline; restoreEnv: () => void }> {
+  const app = await loadFlaggedApp(flags);
+  const fn = await streamFunctionOf(app, flags.function);
+  const environment = await functionEnvironment(app, fn, {
+    warn: (line) => process.stderr.write(`warning: ${line}\n`),
+  });
+  const restoreEnv = overlayEnv(environment);
+  try {
+    const root = app.root;
+    let name = `${fn.handler}`;
+    let handler: unknown;
+    if (flags.handler) {
+      const { module, exportName } = splitHandler(flags.handler);
+      name = flags.handler;
+      handler = await loadHandler(resolveHandlerModule(module, process.cwd()), exportName, { root });
+    } else handler = await loadHandler(handlerFile(fn, { root }), fn.handlerExport, { root });
+    const pipeline = pipelineOfHandler(handler);
+    if (pipeline === undefined) throw new NotAStreamHandlerError(name);
+    return { pipeline, restoreEnv };
+  } catch (error) {
+    restoreEnv();
+    throw error;
+  }
 }

@@ -75,7 +75,7 @@ const readOptions = /* @__PURE__ */ defineOptions<ParseOptions>()('parse', {
   origin: {
     kind: 'custom',
     expected:
-      "{ source: 'dynamodb-stream' }, { source: 'backfill', from, snapshotTime } or { source: 'kinesis', sequenceNumber, partitionKey, creationTime, precision }",
+      "{ source: 'dynamodb-stream' }, { source: 'backfill', from, snapshotTime }, { source: 'kinesis', sequenceNumber, partitionKey, creationTime, precision } or { source: 'archive', objectKey, hour }",
     check: isOrigin,
   },
   numbers: NUMBERS_OPTION,
@@ -104,6 +104,13 @@ function isOrigin(value: unknown): boolean {
       typeof o.partitionKey === 'string' &&
       typeof o.creationTime === 'number' &&
       (o.precision === 'MILLISECOND' || o.precision === 'MICROSECOND')
+    );
+  }
+  if (o.source === 'archive') {
+    return (
+      typeof o.objectKey === 'string' &&
+      typeof o.hour === 'string' &&
+      (o.kinesis === undefined || (o.kinesis !== null && typeof o.kinesis === 'object'))
     );
   }
   return (
@@ -239,7 +246,10 @@ function parserSettings(o: ReturnType<typeof readImageOptions> & Partial<ReturnT
 
 function streamParser({ context, ttlAttribute, images }: ReturnType<typeof parserSettings>): RecordParser {
   // A record of the Lambda shape that came from Kinesis (an archive's row) keeps its Kinesis position.
-  const digits = context.origin.source === 'kinesis' ? MAX_KINESIS_SEQUENCE_DIGITS : MAX_SEQUENCE_DIGITS;
+  const origin = context.origin;
+  const kinesis =
+    origin.source === 'kinesis' || (origin.source === 'archive' && origin.kinesis !== undefined);
+  const digits = kinesis ? MAX_KINESIS_SEQUENCE_DIGITS : MAX_SEQUENCE_DIGITS;
   return ((record: unknown) => checkedRecord(record, context, ttlAttribute, images, digits)) as RecordParser;
 }
 

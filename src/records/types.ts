@@ -128,6 +128,24 @@ export type RecordOrigin =
       readonly creationTime: number;
       /** The table's ApproximateCreationDateTimePrecision, read from the value's magnitude. */
       readonly precision: 'MILLISECOND' | 'MICROSECOND';
+    }
+  /**
+   * A change read back from an S3 archive by a replay (`tidewater/history`): the record as the
+   * stream delivered it, so its creation time and sequence number are the original's (a version
+   * guard orders it as it ordered the live record, and a second replay changes nothing).
+   */
+  | {
+      readonly source: 'archive';
+      /** The archive object the row was read from (the first copy, where several objects hold it). */
+      readonly objectKey: string;
+      /** The object's hour partition, `YYYY-MM-DDTHH` (UTC): the hour of the change's creation time. */
+      readonly hour: string;
+      /** Set for a change that was read from Kinesis Data Streams before it was archived. */
+      readonly kinesis?: {
+        readonly partitionKey: string;
+        readonly creationTime: number;
+        readonly precision: 'MILLISECOND' | 'MICROSECOND';
+      };
     };
 
 /** The origin of every record parsed from a stream. */
@@ -154,7 +172,7 @@ interface ClassifiedRecordBase<T extends object> {
   readonly awsRegion: string | undefined;
   /** The shard the record came from, when the source knows it (GetRecords does, a Lambda event does not). */
   readonly shardId: string | undefined;
-  /** Where the record came from: a stream (the default) or a backfill of the table's items. */
+  /** Where the record came from: a stream (the default), a backfill of the table's items or an archive replay. */
   readonly origin: RecordOrigin;
   readonly keys: Partial<T>;
   readonly newImage: T | undefined;

@@ -1,6 +1,5 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXIT } from '../../../src/cli/exit-codes.js';
@@ -8,42 +7,16 @@ import { main } from '../../../src/cli/program.js';
 import { writeLocalExport } from '../../../src/local/export/index.js';
 import { createTestBucket, createTestTable, localClients } from '../../support/aws.js';
 import { captureOutput } from '../../support/capture-output.js';
-import { streamFunctionLines } from '../../support/stream-function-yaml.js';
+import { recordingService, stubLocalEndpoints } from '../../support/recording-service.js';
 
 const { dynamodb, s3, dynamoEndpoint, s3Endpoint } = localClients();
-const SRC = resolve('src/index.js');
-
 /** A service whose one stream function appends each record's keys and origin to `out`. */
-async function service(handlerSource?: string) {
-  const dir = await mkdtemp(join(tmpdir(), 'tidewater-backfill-cli-'));
-  const out = join(dir, 'out.jsonl');
-  await writeFile(
-    join(dir, 'serverless.yml'),
-    [
-      'service: seeded',
-      'provider:',
-      '  name: aws',
-      '  environment:',
-      `    OUT_FILE: ${out}`,
-      ...streamFunctionLines('index'),
-      '',
-    ].join('\n'),
-  );
-  await writeFile(
-    join(dir, 'handler.mjs'),
-    handlerSource ??
-      [
-        "import { appendFileSync } from 'node:fs';",
-        `import { createStreamHandler } from ${JSON.stringify(SRC)};`,
-        'const sink = { name: "out", write(records) {',
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: the template literal is the generated module's code
-        '  appendFileSync(process.env.OUT_FILE, records.map((r) => `${JSON.stringify({ keys: r.raw.dynamodb.Keys, origin: r.origin })}\\n`).join(""));',
-        '} };',
-        "export const handler = createStreamHandler({ routes: [{ when: 'insert', to: sink }], metrics: false });",
-      ].join('\n'),
-  );
-  return { config: join(dir, 'serverless.yml'), out, dir };
-}
+const service = (handlerSource?: string) =>
+  recordingService({
+    when: 'insert',
+    fields: '{ keys: r.raw.dynamodb.Keys, origin: r.origin }',
+    ...(handlerSource === undefined ? {} : { handlerSource }),
+  });
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
 let bucket: string;
@@ -52,14 +25,7 @@ beforeAll(async () => {
   bucket = await createTestBucket(s3);
   const puts = Array.from({ length: 20 }, (_, i) => ({ PutRequest: { Item: { pk: { S: `k${i}` } } } }));
   await dynamodb.send(new BatchWriteItemCommand({ RequestItems: { [table.tableName]: puts } }));
-  for (const [name, value] of Object.entries({
-    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
-    AWS_ENDPOINT_URL_S3: s3Endpoint,
-    AWS_S3_FORCE_PATH_STYLE: 'true',
-    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
-    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
-  }))
-    vi.stubEnv(name, value);
+  stubLocalEndpoints(dynamoEndpoint, s3Endpoint);
 });
 afterEach(() => vi.restoreAllMocks());
 

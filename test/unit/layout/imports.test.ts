@@ -86,6 +86,8 @@ const ROOMS: Record<string, readonly string[]> = {
   idempotency: ['core', 'records', 'pipeline', 'sinks'],
   backfill: ['core', 'records', 'pipeline', 'sinks'],
   redrive: ['core', 'records', 'lambda', 'sinks'],
+  // A replay delivers as backfill does (its batches, retries and checkpoint file), from archive/'s reader.
+  history: ['core', 'records', 'archive', 'pipeline', 'backfill'],
   votes: ['core'],
   // A handler composes as a user's does, partly from the package entries (tidewater/s3, /sqs).
   handlers: ['core', 'archive', 'backfill', 'pipeline', 'sinks', 'votes', 'entry'],
