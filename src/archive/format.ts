@@ -12,10 +12,14 @@ import type {
   StreamViewType,
 } from '../records/types.js';
 import { ArchiveFormatError, ArchiveKeyError } from './errors.js';
+import type { ParquetSettings } from './parquet-columns.js';
 import { recordTenant, type TenantPartitioner } from './partition.js';
 
 /** Bumped only on an incompatible change; readers accept every version they know. */
 export const ARCHIVE_FORMAT = 'tidewater-ndjson-v1';
+
+/** The format of a Parquet archive object (its `format` metadata and key-value metadata); bumped as ARCHIVE_FORMAT. */
+export const PARQUET_ARCHIVE_FORMAT = 'tidewater-parquet-v1';
 
 /** The storage classes an archive may be written in, for validating configuration (e.g. environment). */
 export const ARCHIVE_STORAGE_CLASSES = [
@@ -179,10 +183,15 @@ export function partitionPrefix(prefix: string, p: Omit<ArchivePartition, 'shard
   return `${prefix === '' ? '' : `${prefix}/`}table=${p.table}/dt=${p.dt}/hour=${p.hour}/`;
 }
 
+/** The two encodings of an archive object: NDJSON+gzip (what the sinks write) and Apache Parquet (compaction's option). */
+export type ArchiveObjectFormat = 'ndjson' | 'parquet';
+
 /**
  * `<partition prefix>[tenant=<segment>/]<shard>/<first>-<last>.ndjson.gz`, or
  * `<first>-<last>-<tag>.ndjson.gz` with the tag `objectTag` gives for a stand-in shard segment
- * (compaction tags every object it writes).
+ * (compaction tags every object it writes). A Parquet object (always tagged) is
+ * `<partition prefix>[tenant=<segment>/]<shard>-<first>-<last>-<tag>.parquet`: the shard is part of
+ * the file name, so every folder under the prefix is a `key=value` partition a query engine reads.
  */
 export function objectKey(
   prefix: string,
@@ -190,9 +199,11 @@ export function objectKey(
   firstSeq: string,
   lastSeq: string,
   tag?: string,
+  format: ArchiveObjectFormat = 'ndjson',
 ): string {
   const name = tag === undefined ? `${firstSeq}-${lastSeq}` : `${firstSeq}-${lastSeq}-${tag}`;
   const tenant = p.tenant === undefined ? '' : `tenant=${p.tenant}/`;
+  if (format === 'parquet') return `${partitionPrefix(prefix, p)}${tenant}${p.shard}-${name}.parquet`;
   return `${partitionPrefix(prefix, p)}${tenant}${p.shard}/${name}.ndjson.gz`;
 }
 
@@ -210,17 +221,27 @@ export interface ArchiveKeyParts {
   first: string;
   last: string;
   tag?: string;
+  format: ArchiveObjectFormat;
 }
 
-// A literal (its `{12}` is TAG_LENGTH), so a bundle that writes archives and never parses a key
-// leaves it out: a RegExp built from a template counts as a side effect of loading the module.
+// Literals (their `{12}` is TAG_LENGTH), so a bundle that writes archives and never parses a key
+// leaves them out: a RegExp built from a template counts as a side effect of loading the module.
 const ARCHIVE_KEY =
   /(?:^|\/)table=([^/]+)\/dt=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/(?:tenant=([^/]+)\/)?([^/]+)\/(\d+)-(\d+)(?:-([0-9a-f]{12}))?\.ndjson\.gz$/;
+// The shard is the file name up to its last three `-` parts (digits, digits, hex tag): a greedy
+// match takes the longest, so a shard id holding `-` and digits still parses back whole.
+const PARQUET_KEY =
+  /(?:^|\/)table=([^/]+)\/dt=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/(?:tenant=([^/]+)\/)?([^/]+)-(\d+)-(\d+)-([0-9a-f]{12})\.parquet$/;
 
-/** Parses a key `objectKey` wrote (with or without a tenant segment); undefined for any other key. */
+/** Parses a key `objectKey` wrote (with or without a tenant segment, either format); undefined for any other key. */
 export function parseArchiveKey(key: string): ArchiveKeyParts | undefined {
-  const m = ARCHIVE_KEY.exec(key);
-  if (m === null) return undefined;
+  let format: ArchiveObjectFormat = 'ndjson';
+  let m = ARCHIVE_KEY.exec(key);
+  if (m === null) {
+    m = PARQUET_KEY.exec(key);
+    if (m === null) return undefined;
+    format = 'parquet';
+  }
   const [, table, dt, hour, tenant, shard, first, last, tag] = m as unknown as string[];
   const start = m.index + (m[0].startsWith('/') ? 1 : 0);
   const parts: ArchiveKeyParts = {
@@ -232,10 +253,16 @@ export function parseArchiveKey(key: string): ArchiveKeyParts | undefined {
     shard: shard as string,
     first: first as string,
     last: last as string,
+    format,
   };
   if (tenant !== undefined) parts.tenant = tenant;
   if (tag !== undefined) parts.tag = tag;
   return parts;
+}
+
+/** The format of an archive object, from its key's file name. */
+export function objectFormat(key: string): ArchiveObjectFormat {
+  return key.endsWith('.parquet') ? 'parquet' : 'ndjson';
 }
 
 function ttlText(value: AttributeValue | undefined): string | null {
@@ -386,7 +413,28 @@ export function encodeObject(lines: readonly string[]): EncodedObject {
   return { body, sha256: sha256Base64(body) };
 }
 
-/** Decodes one archive object to its rows. `key` names the object in errors. */
+/**
+ * Decodes one archive object of either format to its rows, dispatching on the key's file name:
+ * the one place every reader (readArchive, readArchiveRows, restoreItems, compaction, erase)
+ * decodes an object. The Parquet reader is imported only when a Parquet object is met, so a
+ * reader of NDJSON archives never loads it.
+ */
+export async function decodeArchiveBody(body: Uint8Array, key: string): Promise<ArchiveRow[]> {
+  return (await decodeArchiveObjectOf(body, key)).rows;
+}
+
+/** decodeArchiveBody, with the Parquet object's settings (what erase rewrites it with). */
+export async function decodeArchiveObjectOf(
+  body: Uint8Array,
+  key: string,
+): Promise<{ rows: ArchiveRow[]; parquet?: ParquetSettings }> {
+  if (objectFormat(key) === 'ndjson') return { rows: decodeObject(body, key) };
+  const { decodeParquetObject } = await import('./parquet-object.js');
+  const { rows, settings } = await decodeParquetObject(body, key);
+  return { rows, parquet: settings };
+}
+
+/** Decodes one NDJSON+gzip archive object to its rows. `key` names the object in errors. */
 export function decodeObject(body: Uint8Array, key: string): ArchiveRow[] {
   let text: string;
   try {

@@ -14,12 +14,16 @@ import {
 import { sha256Base64 } from '../core/digest.js';
 import type { InvalidOptionsError } from '../core/errors.js';
 import { keyPrefix, PREFIX_OPTION } from './bucket-options.js';
+import type { ParquetSettings } from './parquet-columns.js';
 import { ArchiveBucketNotFoundError, ArchiveFormatError, isNoSuchBucket, isS3Answer } from './errors.js';
 import {
   ARCHIVE_FORMAT,
   type ArchiveKeyParts,
+  type ArchiveObjectFormat,
   type ArchiveRow,
-  decodeObject,
+  decodeArchiveObjectOf,
+  objectFormat,
+  PARQUET_ARCHIVE_FORMAT,
   parseArchiveKey,
   partitionPrefix,
   partitionTime,
@@ -209,6 +213,9 @@ export interface FetchedArchiveObject {
   /** Set by versioned buckets: deleting exactly this version never removes a newer write. */
   versionId: string | undefined;
   bytes: number;
+  format: ArchiveObjectFormat;
+  /** A Parquet object's settings (key attributes, typed columns): a rewrite keeps them. */
+  parquet?: ParquetSettings;
 }
 
 /**
@@ -230,12 +237,16 @@ export async function fetchArchiveObject(
   if (options.verify && expected !== undefined && sha256Base64(body) !== expected) {
     throw new ArchiveFormatError(key, 'SHA-256 of the body does not match the object metadata');
   }
-  return {
-    rows: decodeObject(body, key),
+  const decoded = await decodeArchiveObjectOf(body, key);
+  const fetched: FetchedArchiveObject = {
+    rows: decoded.rows,
     etag: response.ETag,
     versionId: response.VersionId,
     bytes: body.length,
+    format: objectFormat(key),
   };
+  if (decoded.parquet !== undefined) fetched.parquet = decoded.parquet;
+  return fetched;
 }
 
 // Maintenance beyond reading: writing replacement objects, deleting exactly what was read, and
@@ -275,17 +286,19 @@ export async function putArchiveObject(
   object: { key: string; body: Buffer; sha256: string; first: string; last: string; rows: number },
   extraMetadata: Record<string, string> = {},
 ): Promise<void> {
+  const parquet = objectFormat(object.key) === 'parquet';
   const put = new PutObjectCommand({
     Bucket: store.bucket,
     Key: object.key,
     Body: object.body,
-    ContentType: 'application/x-ndjson',
-    ContentEncoding: 'gzip',
+    ...(parquet
+      ? { ContentType: 'application/vnd.apache.parquet' }
+      : { ContentType: 'application/x-ndjson', ContentEncoding: 'gzip' }),
     // S3 verifies the body against it: a rewritten object is never stored corrupt.
     ChecksumSHA256: object.sha256,
     StorageClass: settings.storageClass as StorageClass,
     Metadata: {
-      format: ARCHIVE_FORMAT,
+      format: parquet ? PARQUET_ARCHIVE_FORMAT : ARCHIVE_FORMAT,
       'record-count': String(object.rows),
       'first-sequence-number': object.first,
       'last-sequence-number': object.last,
