@@ -42,7 +42,12 @@ import {
   toMillis,
   type WriteSettings,
 } from './store.js';
-import { checkTypedColumns, type JsonSchemaCarrier, type TypedColumns, typedColumnsFromSchema } from './typed-columns.js';
+import {
+  checkTypedColumns,
+  type JsonSchemaCarrier,
+  type TypedColumns,
+  typedColumnsFromSchema,
+} from './typed-columns.js';
 
 /** Every hour overlapping [from, to) is compacted whole. */
 export interface CompactArchiveOptions extends ArchiveRangeOptions {
@@ -214,7 +219,9 @@ export async function compactArchive(options: CompactArchiveOptions): Promise<Co
  * NDJSON (and every sink) never loads it.
  */
 async function encoderOf(o: CompactArchiveOptions): Promise<ObjectEncoder> {
-  const parquetOnly = (['typedColumns', 'itemSchema', 'keyAttributes'] as const).find((k) => o[k] !== undefined);
+  const parquetOnly = (['typedColumns', 'itemSchema', 'keyAttributes'] as const).find(
+    (k) => o[k] !== undefined,
+  );
   if (o.format !== 'parquet') {
     if (parquetOnly !== undefined) throw readOptions.fail("applies to format 'parquet' only", parquetOnly);
     return NDJSON_ENCODER;
@@ -378,7 +385,11 @@ async function compactHour(run: Run, listed: ListedHour): Promise<HourCompaction
   // 2. List again: delete only what was read, unchanged since; anything new is the next run's.
   const now = new Map((await listKeys(run, listed.hourPrefix)).map((x) => [x.key, x.etag]));
   for (const listedKey of now.keys()) {
-    if (!listedKeys.has(listedKey) && !outputKeys.has(listedKey) && parseArchiveKey(listedKey) !== undefined) {
+    if (
+      !listedKeys.has(listedKey) &&
+      !outputKeys.has(listedKey) &&
+      parseArchiveKey(listedKey) !== undefined
+    ) {
       result.late.push(listedKey);
     }
   }

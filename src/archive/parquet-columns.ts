@@ -77,7 +77,9 @@ function ttlTimestamp(row: ArchiveRow): Date | null {
   const value = row.oldImage?.[row.ttlAttribute] ?? row.newImage?.[row.ttlAttribute];
   if (value?.N === undefined || row.ttl === null) return null;
   const seconds = Number(row.ttl);
-  return Number.isFinite(seconds) && seconds >= 0 && seconds < YEAR_2500_SECONDS ? secondsToDate(seconds) : null;
+  return Number.isFinite(seconds) && seconds >= 0 && seconds < YEAR_2500_SECONDS
+    ? secondsToDate(seconds)
+    : null;
 }
 
 /** A number's exact decimal parts: its digits without the point, and how many follow it. */
@@ -93,7 +95,9 @@ function decimalParts(text: string): { sign: string; digits: string; scale: numb
  * A number column's values as unscaled integers at one scale, or undefined when some value does
  * not fit DECIMAL(38, s) exactly (s the largest scale seen): then the column is left out.
  */
-function decimalColumn(texts: readonly (string | undefined)[]): { scale: number; values: (bigint | null)[] } | undefined {
+function decimalColumn(
+  texts: readonly (string | undefined)[],
+): { scale: number; values: (bigint | null)[] } | undefined {
   const parts = texts.map((t) => (t === undefined ? undefined : decimalParts(t)));
   let scale = 0;
   for (const p of parts) if (p !== undefined) scale = Math.max(scale, p.scale);
@@ -113,10 +117,19 @@ function itemValue(row: ArchiveRow, name: string): AttributeValue | undefined {
   return (row.newImage ?? row.oldImage)?.[name];
 }
 
-function typedColumn(rows: readonly ArchiveRow[], name: string, kind: TypedColumnKind): ArchiveColumn | undefined {
+function typedColumn(
+  rows: readonly ArchiveRow[],
+  name: string,
+  kind: TypedColumnKind,
+): ArchiveColumn | undefined {
   const column = `item_${name}`;
   if (kind === 'string')
-    return { name: column, type: 'string', required: false, values: rows.map((r) => itemValue(r, name)?.S ?? null) };
+    return {
+      name: column,
+      type: 'string',
+      required: false,
+      values: rows.map((r) => itemValue(r, name)?.S ?? null),
+    };
   if (kind === 'boolean')
     return {
       name: column,
@@ -154,7 +167,9 @@ export function rowsToColumns(rows: readonly ArchiveRow[], settings: ParquetSett
     column('shard', 'string', true, (r) => r.shard),
     column('sequence_number', 'string', true, (r) => r.sequenceNumber.padStart(SEQUENCE_WIDTH, '0')),
     column('event_id', 'string', true, (r) => r.eventID),
-    column('approximate_creation_time', 'timestamp', true, (r) => secondsToDate(r.approximateCreationDateTime)),
+    column('approximate_creation_time', 'timestamp', true, (r) =>
+      secondsToDate(r.approximateCreationDateTime),
+    ),
     column('ttl_attribute', 'string', true, (r) => r.ttlAttribute),
     column('ttl', 'timestamp', false, ttlTimestamp),
     column('ttl_text', 'string', false, (r) => r.ttl),
@@ -247,7 +262,8 @@ export function columnsToRow(record: ColumnRecord): ArchiveRow {
     if (principalId !== undefined) identity.principalId = principalId;
     row.userIdentity = identity as LambdaUserIdentity;
   }
-  if (record.size_bytes !== null && record.size_bytes !== undefined) row.sizeBytes = Number(record.size_bytes);
+  if (record.size_bytes !== null && record.size_bytes !== undefined)
+    row.sizeBytes = Number(record.size_bytes);
   const view = str(record.stream_view_type);
   if (view !== undefined) row.streamViewType = view as NonNullable<ArchiveRow['streamViewType']>;
   const version = str(record.event_version);

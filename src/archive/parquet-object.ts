@@ -92,7 +92,8 @@ export async function decodeParquetObject(body: Uint8Array, key: string): Promis
   try {
     const metadata = parquetMetadata(file);
     const entry = metadata.key_value_metadata?.find((kv) => kv.key === SETTINGS_KEY)?.value;
-    const stored = entry === undefined ? undefined : (JSON.parse(entry) as Partial<ParquetSettings> & { format?: string });
+    const stored =
+      entry === undefined ? undefined : (JSON.parse(entry) as Partial<ParquetSettings> & { format?: string });
     if (stored?.format !== PARQUET_FORMAT) throw new Error(`not a ${PARQUET_FORMAT} object`);
     settings = {
       keyAttributes: stored.keyAttributes ?? DEFAULT_KEY_ATTRIBUTES,
@@ -105,9 +106,14 @@ export async function decodeParquetObject(body: Uint8Array, key: string): Promis
       compressors: DECOMPRESSORS,
     })) as ColumnRecord[];
   } catch (error) {
-    throw new ArchiveFormatError(key, `not a tidewater Parquet object (${(error as Error).message})`, undefined, {
-      cause: error,
-    });
+    throw new ArchiveFormatError(
+      key,
+      `not a tidewater Parquet object (${(error as Error).message})`,
+      undefined,
+      {
+        cause: error,
+      },
+    );
   }
   const rows: ArchiveRow[] = [];
   for (let i = 0; i < records.length; i++) {

@@ -14,7 +14,6 @@ import {
 import { sha256Base64 } from '../core/digest.js';
 import type { InvalidOptionsError } from '../core/errors.js';
 import { keyPrefix, PREFIX_OPTION } from './bucket-options.js';
-import type { ParquetSettings } from './parquet-columns.js';
 import { ArchiveBucketNotFoundError, ArchiveFormatError, isNoSuchBucket, isS3Answer } from './errors.js';
 import {
   ARCHIVE_FORMAT,
@@ -29,6 +28,7 @@ import {
   partitionTime,
   safeSegment,
 } from './format.js';
+import type { ParquetSettings } from './parquet-columns.js';
 
 // The archive's S3 requests, read and write halves of one layout: listing hour partitions and
 // fetching an object's rows (readArchive, compaction and erase all go through these, so they

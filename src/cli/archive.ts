@@ -1,6 +1,10 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ARCHIVE_STORAGE_CLASSES, type ArchiveObjectFormat, type ArchiveStorageClass } from '../archive/format.js';
+import {
+  ARCHIVE_STORAGE_CLASSES,
+  type ArchiveObjectFormat,
+  type ArchiveStorageClass,
+} from '../archive/format.js';
 import {
   closesAt,
   DEFAULT_CLOSED_AFTER_SECONDS,
@@ -43,12 +47,15 @@ interface CompactFlags extends CommonFlags {
 }
 
 /** `--typed-column amount:number`, repeated: the Parquet objects' typed item columns. */
-function typedColumn(value: string, previous: Record<string, TypedColumnKind> = {}): Record<string, TypedColumnKind> {
+function typedColumn(
+  value: string,
+  previous: Record<string, TypedColumnKind> = {},
+): Record<string, TypedColumnKind> {
   const at = value.lastIndexOf(':');
   const name = value.slice(0, at);
   const kind = value.slice(at + 1);
   if (at <= 0 || (kind !== 'string' && kind !== 'boolean' && kind !== 'number')) {
-    throw new InvalidArgumentError("expected <attribute>:string, <attribute>:boolean or <attribute>:number");
+    throw new InvalidArgumentError('expected <attribute>:string, <attribute>:boolean or <attribute>:number');
   }
   return { ...previous, [name]: kind };
 }
@@ -163,7 +170,10 @@ function compactCommand(): Command {
       new Option('--storage-class <class>', 'of the objects written').choices(ARCHIVE_STORAGE_CLASSES),
     )
     .addOption(
-      new Option('--format <format>', 'of the objects written (default ndjson)').choices(['ndjson', 'parquet']),
+      new Option('--format <format>', 'of the objects written (default ndjson)').choices([
+        'ndjson',
+        'parquet',
+      ]),
     )
     .option(
       '--typed-column <attribute:type>',

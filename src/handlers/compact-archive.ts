@@ -1,5 +1,9 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { ARCHIVE_STORAGE_CLASSES, type ArchiveObjectFormat, type ArchiveStorageClass } from '../archive/format.js';
+import {
+  ARCHIVE_STORAGE_CLASSES,
+  type ArchiveObjectFormat,
+  type ArchiveStorageClass,
+} from '../archive/format.js';
 import { DEFAULT_CLOSED_AFTER_SECONDS } from '../archive/hours.js';
 import {
   compactRecentHours,
@@ -64,7 +68,9 @@ export function readCompactionConfig(env: Environment): CompactionHandlerConfig 
     closedAfterSeconds: e.COMPACT_AFTER_SECONDS,
     lookbackHours: e.COMPACT_LOOKBACK_HOURS,
     format: e.COMPACT_FORMAT,
-    ...(e.COMPACT_TYPED_COLUMNS === undefined ? {} : { typedColumns: typedColumnsOf(e.COMPACT_TYPED_COLUMNS) }),
+    ...(e.COMPACT_TYPED_COLUMNS === undefined
+      ? {}
+      : { typedColumns: typedColumnsOf(e.COMPACT_TYPED_COLUMNS) }),
   };
 }
 
