@@ -12,14 +12,10 @@ import type {
   StreamViewType,
 } from '../records/types.js';
 import { ArchiveFormatError, ArchiveKeyError } from './errors.js';
-import type { ParquetSettings } from './parquet-columns.js';
 import { recordTenant, type TenantPartitioner } from './partition.js';
 
 /** Bumped only on an incompatible change; readers accept every version they know. */
 export const ARCHIVE_FORMAT = 'tidewater-ndjson-v1';
-
-/** The format of a Parquet archive object (its `format` metadata and key-value metadata); bumped as ARCHIVE_FORMAT. */
-export const PARQUET_ARCHIVE_FORMAT = 'tidewater-parquet-v1';
 
 /** The storage classes an archive may be written in, for validating configuration (e.g. environment). */
 export const ARCHIVE_STORAGE_CLASSES = [
@@ -189,9 +185,7 @@ export type ArchiveObjectFormat = 'ndjson' | 'parquet';
 /**
  * `<partition prefix>[tenant=<segment>/]<shard>/<first>-<last>.ndjson.gz`, or
  * `<first>-<last>-<tag>.ndjson.gz` with the tag `objectTag` gives for a stand-in shard segment
- * (compaction tags every object it writes). A Parquet object (always tagged) is
- * `<partition prefix>[tenant=<segment>/]<shard>-<first>-<last>-<tag>.parquet`: the shard is part of
- * the file name, so every folder under the prefix is a `key=value` partition a query engine reads.
+ * (compaction tags every object it writes).
  */
 export function objectKey(
   prefix: string,
@@ -199,12 +193,27 @@ export function objectKey(
   firstSeq: string,
   lastSeq: string,
   tag?: string,
-  format: ArchiveObjectFormat = 'ndjson',
 ): string {
   const name = tag === undefined ? `${firstSeq}-${lastSeq}` : `${firstSeq}-${lastSeq}-${tag}`;
   const tenant = p.tenant === undefined ? '' : `tenant=${p.tenant}/`;
-  if (format === 'parquet') return `${partitionPrefix(prefix, p)}${tenant}${p.shard}-${name}.parquet`;
   return `${partitionPrefix(prefix, p)}${tenant}${p.shard}/${name}.ndjson.gz`;
+}
+
+/**
+ * A Parquet object's key (always tagged, as compaction writes it):
+ * `<partition prefix>[tenant=<segment>/]<shard>-<first>-<last>-<tag>.parquet`. The shard is part
+ * of the file name, so every folder under the prefix is a `key=value` partition a query engine
+ * reads. A function apart from objectKey, so the sinks' bundles leave it out.
+ */
+export function parquetObjectKey(
+  prefix: string,
+  p: ArchivePartition,
+  firstSeq: string,
+  lastSeq: string,
+  tag: string,
+): string {
+  const tenant = p.tenant === undefined ? '' : `tenant=${p.tenant}/`;
+  return `${partitionPrefix(prefix, p)}${tenant}${p.shard}-${firstSeq}-${lastSeq}-${tag}.parquet`;
 }
 
 /** Every part of an archive object's key. */
@@ -411,27 +420,6 @@ export interface EncodedObject {
 export function encodeObject(lines: readonly string[]): EncodedObject {
   const body = gzipSync(lines.join(''));
   return { body, sha256: sha256Base64(body) };
-}
-
-/**
- * Decodes one archive object of either format to its rows, dispatching on the key's file name:
- * the one place every reader (readArchive, readArchiveRows, restoreItems, compaction, erase)
- * decodes an object. The Parquet reader is imported only when a Parquet object is met, so a
- * reader of NDJSON archives never loads it.
- */
-export async function decodeArchiveBody(body: Uint8Array, key: string): Promise<ArchiveRow[]> {
-  return (await decodeArchiveObjectOf(body, key)).rows;
-}
-
-/** decodeArchiveBody, with the Parquet object's settings (what erase rewrites it with). */
-export async function decodeArchiveObjectOf(
-  body: Uint8Array,
-  key: string,
-): Promise<{ rows: ArchiveRow[]; parquet?: ParquetSettings }> {
-  if (objectFormat(key) === 'ndjson') return { rows: decodeObject(body, key) };
-  const { decodeParquetObject } = await import('./parquet-object.js');
-  const { rows, settings } = await decodeParquetObject(body, key);
-  return { rows, parquet: settings };
 }
 
 /** Decodes one NDJSON+gzip archive object to its rows. `key` names the object in errors. */

@@ -14,5 +14,8 @@ export {
   OpenPartitionError,
 } from './errors.js';
 export type { CompactionManifest } from './manifest.js';
+export type { KeyAttributes } from './parquet-columns.js';
+export type { JsonSchemaCarrier, TypedColumnKind, TypedColumns } from './typed-columns.js';
+export { typedColumnsFromSchema } from './typed-columns.js';
 export type { RecentHoursOptions, RecentHoursSummary } from './scheduled.js';
 export { compactRecentHours } from './scheduled.js';

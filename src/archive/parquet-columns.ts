@@ -7,6 +7,9 @@ import type { TypedColumnKind, TypedColumns } from './typed-columns.js';
 // cut into query-friendly columns and put back together from them. Pure data, no Parquet library:
 // parquet-object.ts writes and reads the bytes.
 
+/** The format of a Parquet archive object (its `format` metadata and key-value metadata); bumped as ARCHIVE_FORMAT. */
+export const PARQUET_ARCHIVE_FORMAT = 'tidewater-parquet-v1';
+
 /** The physical and logical type of a column, as the Parquet schema declares it. */
 export type ColumnType = 'string' | 'timestamp' | 'int64' | 'boolean' | { decimalScale: number };
 

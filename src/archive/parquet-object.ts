@@ -3,13 +3,14 @@ import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { sha256Base64 } from '../core/digest.js';
 import { ArchiveFormatError } from './errors.js';
-import { type ArchiveRow, type EncodedObject, PARQUET_ARCHIVE_FORMAT as PARQUET_FORMAT } from './format.js';
+import type { ArchiveRow, EncodedObject } from './format.js';
 import {
   type ArchiveColumn,
   type ColumnRecord,
   type ColumnType,
   columnsToRow,
   DEFAULT_KEY_ATTRIBUTES,
+  PARQUET_ARCHIVE_FORMAT as PARQUET_FORMAT,
   type ParquetSettings,
   ROW_COLUMNS,
   rowsToColumns,

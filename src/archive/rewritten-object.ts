@@ -6,6 +6,7 @@ import {
   type EncodedObject,
   encodeObject,
   objectKey,
+  parquetObjectKey,
   TAG_LENGTH,
 } from './format.js';
 
@@ -49,13 +50,10 @@ export function rewrittenObject(
   encoder: ObjectEncoder = NDJSON_ENCODER,
 ): RewrittenObject {
   const { body, sha256 } = encoder.encode(content.rows, content.lines);
-  const key = objectKey(
-    prefix,
-    partition,
-    sequence.first,
-    sequence.last,
-    sha256Hex(body).slice(0, TAG_LENGTH),
-    encoder.format,
-  );
+  const tag = sha256Hex(body).slice(0, TAG_LENGTH);
+  const key =
+    encoder.format === 'parquet'
+      ? parquetObjectKey(prefix, partition, sequence.first, sequence.last, tag)
+      : objectKey(prefix, partition, sequence.first, sequence.last, tag);
   return { key, body, sha256, first: sequence.first, last: sequence.last, rows: content.rows.length };
 }

@@ -20,15 +20,14 @@ import {
   type ArchiveKeyParts,
   type ArchiveObjectFormat,
   type ArchiveRow,
-  decodeArchiveObjectOf,
   objectFormat,
-  PARQUET_ARCHIVE_FORMAT,
   parseArchiveKey,
   partitionPrefix,
   partitionTime,
   safeSegment,
 } from './format.js';
-import type { ParquetSettings } from './parquet-columns.js';
+import { decodeArchiveObjectOf } from './object-decoder.js';
+import { PARQUET_ARCHIVE_FORMAT, type ParquetSettings } from './parquet-columns.js';
 
 // The archive's S3 requests, read and write halves of one layout: listing hour partitions and
 // fetching an object's rows (readArchive, compaction and erase all go through these, so they

@@ -7,12 +7,13 @@ import { z } from 'zod';
 import {
   type ArchivePartition,
   type ArchiveRow,
-  decodeArchiveBody,
   encodeObject,
   objectKey,
+  parquetObjectKey,
   parseArchiveKey,
   toArchiveRow,
 } from '../../../src/archive/format.js';
+import { decodeArchiveBody } from '../../../src/archive/object-decoder.js';
 import { DEFAULT_KEY_ATTRIBUTES, type ParquetSettings } from '../../../src/archive/parquet-columns.js';
 import { decodeParquetObject, encodeParquetObject } from '../../../src/archive/parquet-object.js';
 import { typedColumnsFromSchema } from '../../../src/archive/typed-columns.js';
@@ -247,7 +248,7 @@ describe('Parquet keys', () => {
         (s, tenant, a, b) => {
           const p: ArchivePartition = { table: 'orders', dt: '2026-01-15', hour: '10', shard: s };
           if (tenant !== undefined) p.tenant = tenant;
-          const key = objectKey('archive', p, String(a), String(b), '0123456789ab', 'parquet');
+          const key = parquetObjectKey('archive', p, String(a), String(b), '0123456789ab');
           expect(key.endsWith('.parquet')).toBe(true);
           // Every folder under the prefix is a key=value partition.
           expect(
