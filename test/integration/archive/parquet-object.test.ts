@@ -8,6 +8,7 @@ import type { ArchiveRow } from '../../../src/archive/format.js';
 import { tenantFromPartitionKey } from '../../../src/archive/partition.js';
 import { readArchiveRows } from '../../../src/archive/read-archive.js';
 import { type CompactionManifest, compactArchive, eraseTenant, restoreItems } from '../../../src/archive.js';
+import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { parseStreamEvent } from '../../../src/records/index.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import { createTestBucket, createTestTable, localClients } from '../../support/aws.js';
@@ -70,6 +71,10 @@ describe('an archive compacted to Parquet', () => {
     const recordsBefore = await readBack(s3, bucket, { prefix: PREFIX });
     expect(rowsBefore).toHaveLength(COUNT);
 
+    // Parquet's options without `format: 'parquet'` are a mistake, refused before anything is read.
+    await expect(
+      compactArchive({ client: s3, bucket, ...hours, typedColumns: { amount: 'number' } }),
+    ).rejects.toThrow(InvalidOptionsError);
     const report = await compactArchive({
       client: s3,
       bucket,

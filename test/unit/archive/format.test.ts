@@ -85,6 +85,7 @@ describe('archive rows', () => {
       shard: 's',
       first: '1',
       last: '9',
+      format: 'ndjson',
     });
   });
 
@@ -93,7 +94,14 @@ describe('archive rows', () => {
     const tagged = objectKey('a', partition, '1', '9', '0123456789ab');
     expect(tagged).toBe('a/table=t/dt=2026-01-15/hour=10/stream-label/1-9-0123456789ab.ndjson.gz');
     const hourPrefix = 'a/table=t/dt=2026-01-15/hour=10/';
-    const parts = { hourPrefix, table: 't', dt: '2026-01-15', hour: '10', shard: 'stream-label' };
+    const parts = {
+      hourPrefix,
+      table: 't',
+      dt: '2026-01-15',
+      hour: '10',
+      shard: 'stream-label',
+      format: 'ndjson',
+    };
     expect(parseArchiveKey(tagged)).toEqual({
       key: tagged,
       ...parts,
