@@ -37,6 +37,10 @@ interface Source {
   body: Buffer;
 }
 
+function partitionOf(tenant: string, hour: string) {
+  return { table: 'orders', dt: DAY, hour, shard: 'shardId-000000000001', tenant: tenantSegment(tenant) };
+}
+
 /** The sinks' objects of the day: one per tenant-hour, batches of 100 (the sink's usual cut). */
 function sinkObjects(count: number): Source[] {
   const spacing = (HOURS * 3600) / count;
@@ -45,13 +49,7 @@ function sinkObjects(count: number): Source[] {
   records.forEach((record, i) => {
     const tenant = `tenant-${i % TENANTS}`;
     const hour = new Date((record.approximateCreationTime as number) * 1000).toISOString().slice(11, 13);
-    const partition = {
-      table: 'orders',
-      dt: DAY,
-      hour,
-      shard: 'shardId-000000000001',
-      tenant: tenantSegment(tenant),
-    };
+    const partition = partitionOf(tenant, hour);
     const row = toArchiveRow(record, partition, 'ttl', tenant);
     const id = `${tenant}/${hour}`;
     const group = groups.get(id) ?? { tenant, hour, rows: [] };
@@ -62,13 +60,7 @@ function sinkObjects(count: number): Source[] {
   for (const { tenant, hour, rows } of groups.values()) {
     for (let i = 0; i < rows.length; i += 100) {
       const batch = rows.slice(i, i + 100);
-      const partition = {
-        table: 'orders',
-        dt: DAY,
-        hour,
-        shard: 'shardId-000000000001',
-        tenant: tenantSegment(tenant),
-      };
+      const partition = partitionOf(tenant, hour);
       const key = objectKey(
         'archive',
         partition,

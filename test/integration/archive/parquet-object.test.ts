@@ -11,7 +11,7 @@ import { type CompactionManifest, compactArchive, eraseTenant, restoreItems } fr
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { parseStreamEvent } from '../../../src/records/index.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
-import { createTestBucket, createTestTable, localClients } from '../../support/aws.js';
+import { createTestBucket, createTestTable, localClients, STRING_SORT_KEY } from '../../support/aws.js';
 import { tenantRecordsRaw } from '../../support/tenant-records.js';
 import { HOUR, HOUR_10, readBack, readRowsBack, rowId, snapshot, TABLE } from './helpers.js';
 
@@ -111,16 +111,7 @@ describe('an archive compacted to Parquet', () => {
     expect(again.hours.map((h) => h.status)).toEqual(['unchanged', 'unchanged']);
 
     // restoreItems from the Parquet rows of one tenant.
-    const table = await createTestTable(dynamodb, {
-      attributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-      keySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-    });
+    const table = await createTestTable(dynamodb, STRING_SORT_KEY);
     try {
       const rows = readArchiveRows({ client: s3, bucket, ...hours, tenant: 'acme' });
       const restored = await restoreItems({

@@ -8,7 +8,6 @@ import {
   type ArchivePartition,
   type ArchiveRow,
   encodeObject,
-  objectKey,
   parquetObjectKey,
   parseArchiveKey,
   toArchiveRow,
@@ -23,30 +22,11 @@ import type { AttributeMap, AttributeValue } from '../../../src/records/types.js
 import { ArchiveFormatError } from '../../../src/sinks/index.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
 import { kinesisCopies } from '../../support/kinesis-copies.js';
+import { attributeValue, number38 } from './attribute-values.js';
 
 const NDJSON = { keyAttributes: DEFAULT_KEY_ATTRIBUTES, typedColumns: {} } satisfies ParquetSettings;
 
-const number38 = fc.bigInt({ min: -(10n ** 38n) + 1n, max: 10n ** 38n - 1n }).map((n) => n.toString());
-const leaf: fc.Arbitrary<AttributeValue> = fc.oneof(
-  fc.string().map((S) => ({ S })),
-  number38.map((N) => ({ N })),
-  fc.uint8Array({ minLength: 1, maxLength: 40 }).map((b) => ({ B: Buffer.from(b).toString('base64') })),
-  fc.boolean().map((BOOL) => ({ BOOL })),
-  fc.constant({ NULL: true as const }),
-  fc.uniqueArray(fc.string(), { minLength: 1, maxLength: 4 }).map((SS) => ({ SS })),
-  fc.uniqueArray(number38, { minLength: 1, maxLength: 4 }).map((NS) => ({ NS })),
-  fc
-    .uniqueArray(fc.uint8Array({ minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 3 })
-    .map((bs) => ({ BS: [...new Set(bs.map((b) => Buffer.from(b).toString('base64')))] })),
-);
-const value = fc.letrec<{ v: AttributeValue }>((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    leaf,
-    fc.array(tie('v'), { maxLength: 3 }).map((L) => ({ L })),
-    fc.dictionary(fc.string({ minLength: 1 }), tie('v'), { maxKeys: 3 }).map((M) => ({ M })),
-  ),
-})).v;
+const value = attributeValue;
 const image = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), value, { maxKeys: 6 });
 const keyValue: fc.Arbitrary<AttributeValue> = fc.oneof(
   fc.string({ minLength: 1 }).map((S) => ({ S })),
