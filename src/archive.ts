@@ -7,8 +7,9 @@
 // than stream handlers (loads the S3 and DynamoDB clients).
 
 export { ArchiveBucketNotFoundError, UnpartitionedObjectsError } from './archive/errors.js';
-export type { ArchiveRow } from './archive/format.js';
+export type { ArchiveObjectFormat, ArchiveRow } from './archive/format.js';
 export { decodeObject as decodeArchiveObject } from './archive/format.js';
+export { decodeArchiveBody } from './archive/object-decoder.js';
 export * from './archive/index.js';
 export type { CorruptArchiveObject, ReadArchiveOptions } from './archive/read-archive.js';
 export { readArchive, readArchiveRows } from './archive/read-archive.js';

@@ -3,12 +3,20 @@ import { defineOptions } from '../core/options.js';
 import { type ServerSideEncryption, SSE_OPTION, sseParams } from './bucket-options.js';
 import { type CompactionSource, planCompaction } from './compaction-plan.js';
 import { CompactionIncompleteError, hourLabel, isS3Answer, OpenPartitionError } from './errors.js';
-import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass, partitionTime } from './format.js';
+import {
+  ARCHIVE_STORAGE_CLASSES,
+  type ArchiveObjectFormat,
+  type ArchiveStorageClass,
+  parseArchiveKey,
+  partitionTime,
+} from './format.js';
 import { closesAt, DEFAULT_CLOSED_AFTER_SECONDS, wholeHours } from './hours.js';
 import { type CompactionManifest, manifestKey, manifestPrefix, parseManifest } from './manifest.js';
 import { DEFAULT_MAX_OBJECT_BYTES } from './objects.js';
+import { DEFAULT_KEY_ATTRIBUTES, type KeyAttributes } from './parquet-columns.js';
 import type { TenantPartitioner } from './partition.js';
 import { requireRestored } from './restore-state.js';
+import { NDJSON_ENCODER, type ObjectEncoder } from './rewritten-object.js';
 import {
   type ArchiveRangeOptions,
   deleteObject,
@@ -28,6 +36,12 @@ import {
   toMillis,
   type WriteSettings,
 } from './store.js';
+import {
+  checkTypedColumns,
+  type JsonSchemaCarrier,
+  type TypedColumns,
+  typedColumnsFromSchema,
+} from './typed-columns.js';
 
 /** Every hour overlapping [from, to) is compacted whole. */
 export interface CompactArchiveOptions extends ArchiveRangeOptions {
@@ -38,6 +52,22 @@ export interface CompactArchiveOptions extends ArchiveRangeOptions {
   sse?: ServerSideEncryption;
   /** Moves the rows of unpartitioned objects into their tenants' objects. */
   partitionBy?: TenantPartitioner;
+  /**
+   * The objects' encoding: `ndjson` (NDJSON+gzip, as the sinks write) or `parquet` (Apache
+   * Parquet, docs/archive.md#parquet). An hour compacted in the other format is rewritten in this
+   * one. Default `ndjson`.
+   */
+  format?: ArchiveObjectFormat;
+  /** Parquet only: typed `item_<name>` columns for these top-level item attributes. */
+  typedColumns?: TypedColumns;
+  /**
+   * Parquet only: the item's schema, for typed columns of its top-level string, boolean and
+   * number properties — a Standard Schema that also implements Standard JSON Schema (zod 4);
+   * `typedColumns` adds to and overrides what it gives.
+   */
+  itemSchema?: JsonSchemaCarrier;
+  /** Parquet only: which key attributes fill the `pk` and `sk` columns. Default `pk` and `sk`. */
+  keyAttributes?: KeyAttributes;
   /**
    * An hour is closed `closedAfterSeconds` after its end; compacting one still open throws
    * OpenPartitionError. Default 90,000 (25 hours: the 24-hour record age limit plus one).
@@ -65,6 +95,23 @@ const readOptions = defineOptions<CompactArchiveOptions>()('compactArchive', {
   storageClass: { kind: 'enum', values: ARCHIVE_STORAGE_CLASSES, default: 'STANDARD' },
   sse: SSE_OPTION,
   partitionBy: { kind: 'function' },
+  format: { kind: 'enum', values: ['ndjson', 'parquet'] as const, default: 'ndjson' },
+  typedColumns: { kind: 'object', expected: "a map of attribute names to 'string', 'boolean' or 'number'" },
+  itemSchema: { kind: 'object', expected: 'a Standard Schema' },
+  keyAttributes: {
+    kind: 'custom',
+    expected: '{ partition: string, sort?: string }',
+    check: (v) => {
+      const k = v as Partial<KeyAttributes> | null;
+      return (
+        k !== null &&
+        typeof k === 'object' &&
+        typeof k.partition === 'string' &&
+        k.partition !== '' &&
+        (k.sort === undefined || (typeof k.sort === 'string' && k.sort !== ''))
+      );
+    },
+  },
   closedAfterSeconds: { kind: 'integer', min: 0, default: DEFAULT_CLOSED_AFTER_SECONDS },
   restored: { kind: 'boolean', default: false },
   dryRun: { kind: 'boolean', default: false },
@@ -114,7 +161,7 @@ export interface CompactionReport {
 interface Run extends Store {
   prefix: string;
   table: string;
-  layout: { maxObjectBytes: number; partitionBy: TenantPartitioner | undefined };
+  layout: { maxObjectBytes: number; partitionBy: TenantPartitioner | undefined; encoder: ObjectEncoder };
   write: WriteSettings;
   restored: boolean;
   dryRun: boolean;
@@ -151,7 +198,7 @@ export async function compactArchive(options: CompactArchiveOptions): Promise<Co
     signal: requested.signal,
     prefix: requested.prefix,
     table,
-    layout: { maxObjectBytes: o.maxObjectBytes, partitionBy: o.partitionBy },
+    layout: { maxObjectBytes: o.maxObjectBytes, partitionBy: o.partitionBy, encoder: await encoderOf(o) },
     write: { storageClass: o.storageClass, sse: sseParams(o.sse, readOptions.where) },
     restored: o.restored,
     dryRun: o.dryRun,
@@ -163,6 +210,26 @@ export async function compactArchive(options: CompactArchiveOptions): Promise<Co
     report.hours.push(await compactHour(run, listed));
   }
   return report;
+}
+
+/**
+ * The encoder the options ask for. Parquet's writer is imported only here, so compacting to
+ * NDJSON (and every sink) never loads it.
+ */
+async function encoderOf(o: CompactArchiveOptions): Promise<ObjectEncoder> {
+  const parquetOnly = (['typedColumns', 'itemSchema', 'keyAttributes'] as const).find(
+    (k) => o[k] !== undefined,
+  );
+  if (o.format !== 'parquet') {
+    if (parquetOnly !== undefined) throw readOptions.fail("applies to format 'parquet' only", parquetOnly);
+    return NDJSON_ENCODER;
+  }
+  const typedColumns = checkTypedColumns(readOptions.where, {
+    ...(o.itemSchema === undefined ? {} : typedColumnsFromSchema(o.itemSchema)),
+    ...o.typedColumns,
+  });
+  const { parquetEncoder } = await import('./parquet-object.js');
+  return parquetEncoder({ keyAttributes: o.keyAttributes ?? DEFAULT_KEY_ATTRIBUTES, typedColumns });
 }
 
 async function latestManifest(run: Run, listed: ListedHour): Promise<CompactionManifest | undefined> {
@@ -192,10 +259,13 @@ async function compactHour(run: Run, listed: ListedHour): Promise<HourCompaction
     manifest: undefined,
   };
   const objects = listed.objects;
-  // One object holds each row once already; a compacted hour is exactly its last manifest's outputs.
-  if (objects.length <= 1) return result;
+  const format = run.layout.encoder.format;
+  // One object holds each row once already; a compacted hour is exactly its last manifest's
+  // outputs. Either is left as it is when it is in the format asked for, else rewritten in it.
+  if (objects.length === 0) return result;
+  if (objects.length === 1 && objects[0]?.format === format) return result;
   const latest = await latestManifest(run, listed);
-  if (latest !== undefined) {
+  if (latest !== undefined && (latest.format ?? 'ndjson') === format) {
     const outputs = new Set(latest.outputs.map((x) => x.key));
     if (objects.every((object) => outputs.has(object.key))) return result;
   }
@@ -250,6 +320,7 @@ async function compactHour(run: Run, listed: ListedHour): Promise<HourCompaction
   const manifest: CompactionManifest = {
     type: 'tidewater.compaction',
     version: 1,
+    format,
     prefix: run.prefix,
     table: run.table,
     dt: listed.dt,
@@ -308,7 +379,11 @@ async function compactHour(run: Run, listed: ListedHour): Promise<HourCompaction
   // 2. List again: delete only what was read, unchanged since; anything new is the next run's.
   const now = new Map((await listKeys(run, listed.hourPrefix)).map((x) => [x.key, x.etag]));
   for (const listedKey of now.keys()) {
-    if (!listedKeys.has(listedKey) && !outputKeys.has(listedKey) && listedKey.endsWith('.ndjson.gz')) {
+    if (
+      !listedKeys.has(listedKey) &&
+      !outputKeys.has(listedKey) &&
+      parseArchiveKey(listedKey) !== undefined
+    ) {
       result.late.push(listedKey);
     }
   }

@@ -2,7 +2,7 @@ import { sha256Hex } from '../core/digest.js';
 import { type ArchivePartition, type ArchiveRow, archiveRowId } from './format.js';
 import { recordTenantSegment, type TenantPartitioner } from './partition.js';
 import { rowToRecord } from './read-archive.js';
-import { type RewrittenObject, rewrittenObject } from './rewritten-object.js';
+import { type ObjectEncoder, type RewrittenObject, rewrittenObject } from './rewritten-object.js';
 
 /** One object of an hour partition, read. */
 export interface CompactionSource {
@@ -23,6 +23,8 @@ export interface CompactionLayout {
   maxObjectBytes: number;
   /** Places the rows of unpartitioned objects in their tenant's objects. */
   partitionBy?: TenantPartitioner | undefined;
+  /** How the outputs are encoded. Default NDJSON+gzip (NDJSON_ENCODER). */
+  encoder?: ObjectEncoder | undefined;
 }
 
 export interface CompactionOutput extends RewrittenObject {
@@ -125,11 +127,12 @@ export function planCompaction(
       const object = rewrittenObject(
         layout.prefix,
         partition,
-        chunk.map((p) => p.line),
+        { rows: chunk.map((p) => p.row), lines: chunk.map((p) => p.line) },
         {
           first: (chunk[0] as Placed).row.sequenceNumber,
           last: (chunk[chunk.length - 1] as Placed).row.sequenceNumber,
         },
+        layout.encoder,
       );
       outputs.push({ ...object, tenant: group.tenant, shard: group.shard });
     }

@@ -15,7 +15,7 @@ import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from './format.js';
 import { recordTenantSegment, type TenantPartitioner, tenantSegment } from './partition.js';
 import { rowToRecord } from './read-archive.js';
 import { requireRestored } from './restore-state.js';
-import { type RewrittenObject, rewrittenObject } from './rewritten-object.js';
+import { NDJSON_ENCODER, type RewrittenObject, rewrittenObject } from './rewritten-object.js';
 import {
   type ArchiveRangeOptions,
   deleteEveryVersion,
@@ -187,11 +187,11 @@ export async function eraseTenant(options: EraseTenantOptions): Promise<EraseRep
   await Promise.all(
     toRead.map((object) =>
       limit(async () => {
-        const { rows } = await fetchArchiveObject(store.client, store.bucket, object.key, {
+        const fetched = await fetchArchiveObject(store.client, store.bucket, object.key, {
           verify: o.verifyChecksum,
           signal: o.signal,
         });
-        const split = splitRows(rows, isTenantRow(object), fromMs, toMs);
+        const split = splitRows(fetched.rows, isTenantRow(object), fromMs, toMs);
         report.unattributedRows += split.unattributed;
         if (split.erased.length === 0) return;
         if (split.kept.length === 0) {
@@ -200,14 +200,20 @@ export async function eraseTenant(options: EraseTenantOptions): Promise<EraseRep
         }
         const partition: ArchivePartition = { table, dt: object.dt, hour: object.hour, shard: object.shard };
         if (object.tenant !== undefined) partition.tenant = object.tenant;
+        // A Parquet object is rewritten as Parquet, with the settings it was written with.
+        const encoder =
+          fetched.parquet === undefined
+            ? NDJSON_ENCODER
+            : (await import('./parquet-object.js')).parquetEncoder(fetched.parquet);
         const replacement = rewrittenObject(
           prefix,
           partition,
-          split.kept.map((row) => `${JSON.stringify(row)}\n`),
+          { rows: split.kept, lines: split.kept.map((row) => `${JSON.stringify(row)}\n`) },
           {
             first: (split.kept[0] as ArchiveRow).sequenceNumber,
             last: (split.kept.at(-1) as ArchiveRow).sequenceNumber,
           },
+          encoder,
         );
         rewrites.push({ object, replacement, erased: split.erased.length, kept: split.kept.length });
       }),

@@ -183,6 +183,9 @@ export function partitionPrefix(prefix: string, p: Omit<ArchivePartition, 'shard
   return `${prefix === '' ? '' : `${prefix}/`}table=${p.table}/dt=${p.dt}/hour=${p.hour}/`;
 }
 
+/** The two encodings of an archive object: NDJSON+gzip (what the sinks write) and Apache Parquet (compaction's option). */
+export type ArchiveObjectFormat = 'ndjson' | 'parquet';
+
 /**
  * `<partition prefix>[tenant=<segment>/]<shard>/<first>-<last>.ndjson.gz`, or
  * `<first>-<last>-<tag>.ndjson.gz` with the tag `objectTag` gives for a stand-in shard segment
@@ -200,6 +203,23 @@ export function objectKey(
   return `${partitionPrefix(prefix, p)}${tenant}${p.shard}/${name}.ndjson.gz`;
 }
 
+/**
+ * A Parquet object's key (always tagged, as compaction writes it):
+ * `<partition prefix>[tenant=<segment>/]<shard>-<first>-<last>-<tag>.parquet`. The shard is part
+ * of the file name, so every folder under the prefix is a `key=value` partition a query engine
+ * reads. A function apart from objectKey, so the sinks' bundles leave it out.
+ */
+export function parquetObjectKey(
+  prefix: string,
+  p: ArchivePartition,
+  firstSeq: string,
+  lastSeq: string,
+  tag: string,
+): string {
+  const tenant = p.tenant === undefined ? '' : `tenant=${p.tenant}/`;
+  return `${partitionPrefix(prefix, p)}${tenant}${p.shard}-${firstSeq}-${lastSeq}-${tag}.parquet`;
+}
+
 /** Every part of an archive object's key. */
 export interface ArchiveKeyParts {
   key: string;
@@ -214,17 +234,27 @@ export interface ArchiveKeyParts {
   first: string;
   last: string;
   tag?: string;
+  format: ArchiveObjectFormat;
 }
 
-// A literal (its `{12}` is TAG_LENGTH), so a bundle that writes archives and never parses a key
-// leaves it out: a RegExp built from a template counts as a side effect of loading the module.
+// Literals (their `{12}` is TAG_LENGTH), so a bundle that writes archives and never parses a key
+// leaves them out: a RegExp built from a template counts as a side effect of loading the module.
 const ARCHIVE_KEY =
   /(?:^|\/)table=([^/]+)\/dt=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/(?:tenant=([^/]+)\/)?([^/]+)\/(\d+)-(\d+)(?:-([0-9a-f]{12}))?\.ndjson\.gz$/;
+// The shard is the file name up to its last three `-` parts (digits, digits, hex tag): a greedy
+// match takes the longest, so a shard id holding `-` and digits still parses back whole.
+const PARQUET_KEY =
+  /(?:^|\/)table=([^/]+)\/dt=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/(?:tenant=([^/]+)\/)?([^/]+)-(\d+)-(\d+)-([0-9a-f]{12})\.parquet$/;
 
-/** Parses a key `objectKey` wrote (with or without a tenant segment); undefined for any other key. */
+/** Parses a key `objectKey` wrote (with or without a tenant segment, either format); undefined for any other key. */
 export function parseArchiveKey(key: string): ArchiveKeyParts | undefined {
-  const m = ARCHIVE_KEY.exec(key);
-  if (m === null) return undefined;
+  let format: ArchiveObjectFormat = 'ndjson';
+  let m = ARCHIVE_KEY.exec(key);
+  if (m === null) {
+    m = PARQUET_KEY.exec(key);
+    if (m === null) return undefined;
+    format = 'parquet';
+  }
   const [, table, dt, hour, tenant, shard, first, last, tag] = m as unknown as string[];
   const start = m.index + (m[0].startsWith('/') ? 1 : 0);
   const parts: ArchiveKeyParts = {
@@ -236,10 +266,16 @@ export function parseArchiveKey(key: string): ArchiveKeyParts | undefined {
     shard: shard as string,
     first: first as string,
     last: last as string,
+    format,
   };
   if (tenant !== undefined) parts.tenant = tenant;
   if (tag !== undefined) parts.tag = tag;
   return parts;
+}
+
+/** The format of an archive object, from its key's file name. */
+export function objectFormat(key: string): ArchiveObjectFormat {
+  return key.endsWith('.parquet') ? 'parquet' : 'ndjson';
 }
 
 function ttlText(value: AttributeValue | undefined): string | null {
@@ -395,7 +431,7 @@ export function encodeObject(lines: readonly string[]): EncodedObject {
   return { body, sha256: sha256Base64(body) };
 }
 
-/** Decodes one archive object to its rows. `key` names the object in errors. */
+/** Decodes one NDJSON+gzip archive object to its rows. `key` names the object in errors. */
 export function decodeObject(body: Uint8Array, key: string): ArchiveRow[] {
   let text: string;
   try {

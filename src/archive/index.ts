@@ -14,6 +14,7 @@ export {
   OpenPartitionError,
 } from './errors.js';
 export type { CompactionManifest } from './manifest.js';
+export type { KeyAttributes } from './parquet-columns.js';
 export type {
   ArchivedObject,
   ArchiveRestoreTier,
@@ -24,3 +25,5 @@ export type {
 export { ARCHIVE_RESTORE_TIERS, findArchivedObjects, restoreArchive } from './restore-archive.js';
 export type { RecentHoursOptions, RecentHoursSummary } from './scheduled.js';
 export { compactRecentHours } from './scheduled.js';
+export type { JsonSchemaCarrier, TypedColumnKind, TypedColumns } from './typed-columns.js';
+export { typedColumnsFromSchema } from './typed-columns.js';

@@ -1,4 +1,5 @@
 import { ArchiveFormatError } from './errors.js';
+import type { ArchiveObjectFormat } from './format.js';
 
 export const MANIFEST_TYPE = 'tidewater.compaction';
 
@@ -12,6 +13,8 @@ export const MANIFEST_TYPE = 'tidewater.compaction';
 export interface CompactionManifest {
   type: typeof MANIFEST_TYPE;
   version: 1;
+  /** The outputs' format (`compactArchive`'s `format`); absent in manifests written before Parquet, which are `ndjson`. */
+  format?: ArchiveObjectFormat;
   prefix: string;
   table: string;
   dt: string;
@@ -53,7 +56,8 @@ export function parseManifest(text: string, key: string): CompactionManifest {
     m.type !== MANIFEST_TYPE ||
     m.version !== 1 ||
     !Array.isArray(m.outputs) ||
-    !Array.isArray(m.replaced)
+    !Array.isArray(m.replaced) ||
+    (m.format !== undefined && m.format !== 'ndjson' && m.format !== 'parquet')
   ) {
     throw new ArchiveFormatError(key, `not a ${MANIFEST_TYPE} manifest of version 1`);
   }

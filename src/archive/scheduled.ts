@@ -1,9 +1,10 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type CompactionReport, compactArchive, type HourCompaction } from './compact.js';
 import { CompactionFailedHoursError, hourLabel } from './errors.js';
-import type { ArchiveStorageClass } from './format.js';
+import type { ArchiveObjectFormat, ArchiveStorageClass } from './format.js';
 import { scheduledWindow } from './hours.js';
 import { HOUR_MS } from './store.js';
+import type { TypedColumns } from './typed-columns.js';
 
 /** Options of compactRecentHours: the bucket, table and the hours to look back over. */
 export interface RecentHoursOptions {
@@ -17,6 +18,10 @@ export interface RecentHoursOptions {
   closedAfterSeconds: number;
   /** How many of the most recent closed hours each run covers. */
   lookbackHours: number;
+  /** The compacted objects' format (compactArchive's `format`). Default `ndjson`. */
+  format?: ArchiveObjectFormat;
+  /** With `format: 'parquet'`: compactArchive's `typedColumns`. */
+  typedColumns?: TypedColumns;
   /** Default now. */
   now?: number;
 }
@@ -57,6 +62,8 @@ export async function compactRecentHours(options: RecentHoursOptions): Promise<R
           from: hour,
           to: hour + HOUR_MS,
           storageClass: options.storageClass,
+          ...(options.format === undefined ? {} : { format: options.format }),
+          ...(options.typedColumns === undefined ? {} : { typedColumns: options.typedColumns }),
           closedAfterSeconds: options.closedAfterSeconds,
           now,
         });

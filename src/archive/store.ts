@@ -28,13 +28,16 @@ import {
 import {
   ARCHIVE_FORMAT,
   type ArchiveKeyParts,
+  type ArchiveObjectFormat,
   type ArchiveRow,
-  decodeObject,
+  objectFormat,
   parseArchiveKey,
   partitionPrefix,
   partitionTime,
   safeSegment,
 } from './format.js';
+import { decodeArchiveObjectOf } from './object-decoder.js';
+import { PARQUET_ARCHIVE_FORMAT, type ParquetSettings } from './parquet-columns.js';
 
 // The archive's S3 requests, read and write halves of one layout: listing hour partitions and
 // fetching an object's rows (readArchive, compaction and erase all go through these, so they
@@ -219,6 +222,9 @@ export interface FetchedArchiveObject {
   /** Set by versioned buckets: deleting exactly this version never removes a newer write. */
   versionId: string | undefined;
   bytes: number;
+  format: ArchiveObjectFormat;
+  /** A Parquet object's settings (key attributes, typed columns): a rewrite keeps them. */
+  parquet?: ParquetSettings;
 }
 
 /**
@@ -250,12 +256,16 @@ export async function fetchArchiveObject(
   if (options.verify && expected !== undefined && sha256Base64(body) !== expected) {
     throw new ArchiveFormatError(key, 'SHA-256 of the body does not match the object metadata');
   }
-  return {
-    rows: decodeObject(body, key),
+  const decoded = await decodeArchiveObjectOf(body, key);
+  const fetched: FetchedArchiveObject = {
+    rows: decoded.rows,
     etag: response.ETag,
     versionId: response.VersionId,
     bytes: body.length,
+    format: objectFormat(key),
   };
+  if (decoded.parquet !== undefined) fetched.parquet = decoded.parquet;
+  return fetched;
 }
 
 // Maintenance beyond reading: writing replacement objects, deleting exactly what was read, and
@@ -295,17 +305,19 @@ export async function putArchiveObject(
   object: { key: string; body: Buffer; sha256: string; first: string; last: string; rows: number },
   extraMetadata: Record<string, string> = {},
 ): Promise<void> {
+  const parquet = objectFormat(object.key) === 'parquet';
   const put = new PutObjectCommand({
     Bucket: store.bucket,
     Key: object.key,
     Body: object.body,
-    ContentType: 'application/x-ndjson',
-    ContentEncoding: 'gzip',
+    ...(parquet
+      ? { ContentType: 'application/vnd.apache.parquet' }
+      : { ContentType: 'application/x-ndjson', ContentEncoding: 'gzip' }),
     // S3 verifies the body against it: a rewritten object is never stored corrupt.
     ChecksumSHA256: object.sha256,
     StorageClass: settings.storageClass as StorageClass,
     Metadata: {
-      format: ARCHIVE_FORMAT,
+      format: parquet ? PARQUET_ARCHIVE_FORMAT : ARCHIVE_FORMAT,
       'record-count': String(object.rows),
       'first-sequence-number': object.first,
       'last-sequence-number': object.last,

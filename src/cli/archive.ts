@@ -1,6 +1,10 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../archive/format.js';
+import {
+  ARCHIVE_STORAGE_CLASSES,
+  type ArchiveObjectFormat,
+  type ArchiveStorageClass,
+} from '../archive/format.js';
 import {
   closesAt,
   DEFAULT_CLOSED_AFTER_SECONDS,
@@ -16,6 +20,7 @@ import {
 } from '../archive/index.js';
 import { tenantFromPartitionKey } from '../archive/partition.js';
 import { HOUR_MS } from '../archive/store.js';
+import type { TypedColumnKind } from '../archive/typed-columns.js';
 import { overlayEnv } from '../local/servers/process-env.js';
 import { archiveReplayCommand } from './archive-replay.js';
 import { restoreCommand } from './archive-restore.js';
@@ -39,6 +44,22 @@ interface CompactFlags extends CommonFlags {
   closedAfter?: number;
   maxObjectBytes?: number;
   storageClass?: ArchiveStorageClass;
+  format?: ArchiveObjectFormat;
+  typedColumn?: Record<string, TypedColumnKind>;
+}
+
+/** `--typed-column amount:number`, repeated: the Parquet objects' typed item columns. */
+function typedColumn(
+  value: string,
+  previous: Record<string, TypedColumnKind> = {},
+): Record<string, TypedColumnKind> {
+  const at = value.lastIndexOf(':');
+  const name = value.slice(0, at);
+  const kind = value.slice(at + 1);
+  if (at <= 0 || (kind !== 'string' && kind !== 'boolean' && kind !== 'number')) {
+    throw new InvalidArgumentError('expected <attribute>:string, <attribute>:boolean or <attribute>:number');
+  }
+  return { ...previous, [name]: kind };
 }
 
 interface EraseFlags extends CommonFlags {
@@ -149,6 +170,17 @@ function compactCommand(): Command {
     .option('--max-object-bytes <n>', 'bound on one object before gzip (default 16 MiB)', positive)
     .addOption(
       new Option('--storage-class <class>', 'of the objects written').choices(ARCHIVE_STORAGE_CLASSES),
+    )
+    .addOption(
+      new Option('--format <format>', 'of the objects written (default ndjson)').choices([
+        'ndjson',
+        'parquet',
+      ]),
+    )
+    .option(
+      '--typed-column <attribute:type>',
+      'with --format parquet: an item_<attribute> column (string, boolean or number); repeatable',
+      typedColumn,
     );
   return command.action(async (flags: CompactFlags) => {
     const ranged = flags.from !== undefined || flags.to !== undefined;
@@ -180,6 +212,8 @@ function compactCommand(): Command {
           ...(flags.closedAfter === undefined ? {} : { closedAfterSeconds: flags.closedAfter }),
           ...(flags.maxObjectBytes === undefined ? {} : { maxObjectBytes: flags.maxObjectBytes }),
           ...(flags.storageClass === undefined ? {} : { storageClass: flags.storageClass }),
+          ...(flags.format === undefined ? {} : { format: flags.format }),
+          ...(flags.typedColumn === undefined ? {} : { typedColumns: flags.typedColumn }),
         });
         if (open === undefined) return report;
         process.stderr.write(

@@ -1,11 +1,16 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { ARCHIVE_STORAGE_CLASSES, type ArchiveStorageClass } from '../archive/format.js';
+import {
+  ARCHIVE_STORAGE_CLASSES,
+  type ArchiveObjectFormat,
+  type ArchiveStorageClass,
+} from '../archive/format.js';
 import { DEFAULT_CLOSED_AFTER_SECONDS } from '../archive/hours.js';
 import {
   compactRecentHours,
   type RecentHoursOptions,
   type RecentHoursSummary,
 } from '../archive/scheduled.js';
+import { checkTypedColumns, type TypedColumns } from '../archive/typed-columns.js';
 import { defineEnvironment, type Environment } from '../core/options.js';
 import { ARCHIVE_ROUTES, type ArchiveRoutes, archivePrefixes, clientRetry } from './archive-settings.js';
 import { HandlerConfigError } from './config-error.js';
@@ -22,6 +27,8 @@ const readEnvironment = /* @__PURE__ */ defineEnvironment<{
   STORAGE_CLASS?: ArchiveStorageClass;
   COMPACT_AFTER_SECONDS?: number;
   COMPACT_LOOKBACK_HOURS?: number;
+  COMPACT_FORMAT?: ArchiveObjectFormat;
+  COMPACT_TYPED_COLUMNS?: string;
 }>({ error: (message, variable) => new HandlerConfigError(variable ?? '', message) })('compactArchive', {
   ARCHIVE_BUCKET: { kind: 'nonEmptyString', required: true },
   ARCHIVE_PREFIX: { ...KEY_PREFIX_OPTION, default: 'archive/' },
@@ -30,7 +37,23 @@ const readEnvironment = /* @__PURE__ */ defineEnvironment<{
   STORAGE_CLASS: { kind: 'enum', values: ARCHIVE_STORAGE_CLASSES, default: 'STANDARD' },
   COMPACT_AFTER_SECONDS: { kind: 'integer', min: 3600, default: DEFAULT_CLOSED_AFTER_SECONDS },
   COMPACT_LOOKBACK_HOURS: { kind: 'integer', min: 1, max: 24 * 14, default: 48 },
+  COMPACT_FORMAT: { kind: 'enum', values: ['ndjson', 'parquet'] as const, default: 'ndjson' },
+  COMPACT_TYPED_COLUMNS: { kind: 'nonEmptyString' },
 });
+
+/** `amount:number,status:string`: COMPACT_TYPED_COLUMNS as compactArchive's `typedColumns`. */
+function typedColumnsOf(text: string): TypedColumns {
+  const columns: Record<string, string> = {};
+  for (const pair of text.split(',')) {
+    const at = pair.lastIndexOf(':');
+    columns[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  }
+  try {
+    return checkTypedColumns('compactArchive', columns);
+  } catch (error) {
+    throw new HandlerConfigError('COMPACT_TYPED_COLUMNS', (error as Error).message);
+  }
+}
 
 /** The settings serverless.yml passes; a bad one fails the cold start, naming the variable. */
 export function readCompactionConfig(env: Environment): CompactionHandlerConfig {
@@ -44,6 +67,10 @@ export function readCompactionConfig(env: Environment): CompactionHandlerConfig 
     storageClass: e.STORAGE_CLASS,
     closedAfterSeconds: e.COMPACT_AFTER_SECONDS,
     lookbackHours: e.COMPACT_LOOKBACK_HOURS,
+    format: e.COMPACT_FORMAT,
+    ...(e.COMPACT_TYPED_COLUMNS === undefined
+      ? {}
+      : { typedColumns: typedColumnsOf(e.COMPACT_TYPED_COLUMNS) }),
   };
 }
 

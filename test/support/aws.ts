@@ -86,6 +86,18 @@ export interface TestTableOptions {
   attributeDefinitions?: AttributeDefinition[];
 }
 
+/** A table keyed by string `pk` and `sk`: the sample records' (and the archive's default key attributes). */
+export const STRING_SORT_KEY: TestTableOptions = {
+  attributeDefinitions: [
+    { AttributeName: 'pk', AttributeType: 'S' },
+    { AttributeName: 'sk', AttributeType: 'S' },
+  ],
+  keySchema: [
+    { AttributeName: 'pk', KeyType: 'HASH' },
+    { AttributeName: 'sk', KeyType: 'RANGE' },
+  ],
+};
+
 /** A table keyed by a string partition key `pk` and a number sort key `sk`: where a number key's spellings meet. */
 export const NUMBER_SORT_KEY: TestTableOptions = {
   attributeDefinitions: [

@@ -81,6 +81,24 @@ describe('tidewater archive', () => {
     expect(duplicateRows(await snapshot(s3, bucket))).toBe(0);
   });
 
+  it('compact --format parquet --typed-column writes the hour as Parquet, and refuses a typed column of no type', async () => {
+    const bucket = await archived();
+    const args = compact(bucket, '--hour', '2026-01-15T10', '--format', 'parquet');
+    const { out } = captureOutput();
+    expect(await main([...args, '--typed-column', 'amount:number'])).toBe(EXIT.ok);
+    const report = JSON.parse(out.join('')) as {
+      hours: { status: string; rowsWritten: number; written: string[] }[];
+    };
+    expect(report.hours).toMatchObject([{ status: 'compacted', rowsWritten: 60 }]);
+    expect(report.hours[0]?.written.every((key) => key.endsWith('.parquet'))).toBe(true);
+    const keys = [...(await snapshot(s3, bucket)).keys()].filter((k) => !k.includes('/_compaction/'));
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.every((key) => key.endsWith('.parquet'))).toBe(true);
+    vi.restoreAllMocks();
+    captureOutput();
+    expect(await main([...args, '--typed-column', 'amount:decimal'])).toBe(EXIT.usage);
+  });
+
   it('compact --from/--to whose last hours are still open compacts the closed hours and reports the open ones skipped', async () => {
     const bucket = await archived();
     // Hours 10 and 11 closed, 12 open: 12 closes half an hour from now (whatever now is).

@@ -40,7 +40,15 @@ describe('compactArchive handler configuration', () => {
       storageClass: 'STANDARD',
       closedAfterSeconds: 90_000,
       lookbackHours: 48,
+      format: 'ndjson',
     });
+    expect(
+      readCompactionConfig({
+        ...required,
+        COMPACT_FORMAT: 'parquet',
+        COMPACT_TYPED_COLUMNS: 'amount:number, status:string',
+      }),
+    ).toMatchObject({ format: 'parquet', typedColumns: { amount: 'number', status: 'string' } });
     expect(
       readCompactionConfig({ ...required, ARCHIVE_ROUTES: 'all-deletes', ARCHIVE_PREFIX: 'ttl/' }).prefixes,
     ).toEqual(['ttl/', 'ttl/user-deletes/']);
@@ -56,6 +64,8 @@ describe('compactArchive handler configuration', () => {
     [{ COMPACT_AFTER_SECONDS: '600' }, 'COMPACT_AFTER_SECONDS'],
     [{ COMPACT_LOOKBACK_HOURS: 'two days' }, 'COMPACT_LOOKBACK_HOURS'],
     [{ STORAGE_CLASS: 'GLACER' }, 'STORAGE_CLASS'],
+    [{ COMPACT_FORMAT: 'orc' }, 'COMPACT_FORMAT'],
+    [{ COMPACT_TYPED_COLUMNS: 'amount:decimal' }, 'COMPACT_TYPED_COLUMNS'],
   ])('refuses %o with a HandlerConfigError naming the variable', (change, variable) => {
     const attempt = () => readCompactionConfig({ ...required, ...change });
     // Its own module instance (loaded with a stubbed environment): compared by name.

@@ -12,32 +12,18 @@ import {
 import { planArchiveObjects } from '../../../src/archive/objects.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
 import { MalformedRecordError, parseStreamRecord } from '../../../src/records/index.js';
-import type { AttributeValue, LambdaStreamRecord } from '../../../src/records/types.js';
+import type { LambdaStreamRecord } from '../../../src/records/types.js';
 import { S3ArchiveSink } from '../../../src/s3.js';
 import { ArchiveFormatError, ArchiveKeyError } from '../../../src/sinks/index.js';
 import { sampleTtlDeletes } from '../../../src/sinks/sample-records.js';
+import { attributeValue } from './attribute-values.js';
 
 /** The documented tag, computed here independently of the code under test. */
 const tagOf = (eventID: string) => createHash('sha256').update(eventID).digest('hex').slice(0, 12);
 
 const layout = { prefix: 'p', ttlAttribute: 'ttl', maxObjectBytes: 1 << 24, table: undefined };
 
-const leaf: fc.Arbitrary<AttributeValue> = fc.oneof(
-  fc.string().map((S) => ({ S })),
-  fc.bigInt({ min: -(10n ** 38n) + 1n, max: 10n ** 38n - 1n }).map((n) => ({ N: n.toString() })),
-  fc.uint8Array({ minLength: 1, maxLength: 40 }).map((b) => ({ B: Buffer.from(b).toString('base64') })),
-  fc.boolean().map((BOOL) => ({ BOOL })),
-  fc.constant({ NULL: true }),
-  fc.uniqueArray(fc.string(), { minLength: 1, maxLength: 4 }).map((SS) => ({ SS })),
-);
-const value = fc.letrec<{ v: AttributeValue }>((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    leaf,
-    fc.array(tie('v'), { maxLength: 3 }).map((L) => ({ L })),
-    fc.dictionary(fc.string({ minLength: 1 }), tie('v'), { maxKeys: 3 }).map((M) => ({ M })),
-  ),
-})).v;
+const value = attributeValue;
 
 describe('archive rows', () => {
   it('round-trip any record exactly: raw in, same raw out', () => {
@@ -85,6 +71,7 @@ describe('archive rows', () => {
       shard: 's',
       first: '1',
       last: '9',
+      format: 'ndjson',
     });
   });
 
@@ -93,7 +80,14 @@ describe('archive rows', () => {
     const tagged = objectKey('a', partition, '1', '9', '0123456789ab');
     expect(tagged).toBe('a/table=t/dt=2026-01-15/hour=10/stream-label/1-9-0123456789ab.ndjson.gz');
     const hourPrefix = 'a/table=t/dt=2026-01-15/hour=10/';
-    const parts = { hourPrefix, table: 't', dt: '2026-01-15', hour: '10', shard: 'stream-label' };
+    const parts = {
+      hourPrefix,
+      table: 't',
+      dt: '2026-01-15',
+      hour: '10',
+      shard: 'stream-label',
+      format: 'ndjson',
+    };
     expect(parseArchiveKey(tagged)).toEqual({
       key: tagged,
       ...parts,
