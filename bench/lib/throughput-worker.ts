@@ -17,10 +17,9 @@ import { register } from 'node:module';
 import { PerformanceObserver } from 'node:perf_hooks';
 
 if (process.env.TIDEWATER_BENCH_SOURCE !== 'src') register('./use-dist.mjs', import.meta.url);
-const { generateBatches } = await import('./events.js');
 const { benchContext } = await import('./lambda-context.js');
 const { median } = await import('./stats.js');
-const { fullGc, timeRound } = await import('./throughput-rounds.js');
+const { fullGc, timeRound, workloadBatches } = await import('./throughput-rounds.js');
 const { newCollector, PEERS, resetCollector, VARIANTS } = await import('../peers/index.js');
 type Workload = import('../peers/index.js').Workload;
 type RoundRate = import('./throughput-rounds.js').RoundRate;
@@ -65,7 +64,9 @@ function peerById(id: string) {
 async function rates(spec: RatesSpec): Promise<{ alone: RoundRate[]; gc: RoundRate[] }> {
   const peer = peerById(spec.peer);
   const batches = Math.max(1, Math.round(spec.recordsPerRound / spec.batchSize));
-  const json = generateBatches(spec.seed, spec.batchSize, batches).map((b) => JSON.stringify(b));
+  const json = workloadBatches(spec.workload, spec.seed, spec.batchSize, batches).map((b) =>
+    JSON.stringify(b),
+  );
   const count = batches * spec.batchSize;
   const collector = newCollector();
   const handler = peer.create(collector, spec.workload);
@@ -82,9 +83,12 @@ async function rates(spec: RatesSpec): Promise<{ alone: RoundRate[]; gc: RoundRa
 
 async function heap(spec: HeapSpec): Promise<Record<string, HeapResult>> {
   const gc = fullGc();
-  const json = generateBatches(spec.seed, spec.batchSize, spec.warmupInvocations + spec.samples).map((b) =>
-    JSON.stringify(b),
-  );
+  const json = workloadBatches(
+    spec.workload,
+    spec.seed,
+    spec.batchSize,
+    spec.warmupInvocations + spec.samples,
+  ).map((b) => JSON.stringify(b));
   const collections: number[] = [];
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) collections.push(entry.startTime);
