@@ -3,7 +3,7 @@
  * process) and bench/lib/throughput-worker.ts (one implementation alone in its process).
  */
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
-import { setTimeout as sleep, setImmediate as tick } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LambdaStreamEvent } from '../../src/records/types.js';
 import type { BenchHandler, Collector, Workload } from '../peers/index.js';
 import { resetCollector } from '../peers/index.js';
@@ -38,11 +38,6 @@ export interface RoundRate {
    */
   gcScavengeMs: number;
   gcOtherMs: number;
-}
-
-export interface RoundOptions {
-  /** A full collection (global.gc) before each event is parsed: between invocations, untimed. */
-  gcBetween?: boolean;
 }
 
 /**
@@ -98,8 +93,8 @@ export async function timeRound(
     billedMicros += billed.user + billed.system;
     resetCollector(collector);
   }
-  // The observer's entries arrive on a later turn of the event loop.
-  await tick();
+  // The observer's entries arrive with a timer, not before: a setImmediate sees none of them.
+  await sleep(1);
   observer.disconnect();
   const { scavenge, other } = gcInside(collections, windows);
   const cpuMs = cpuMicros / 1000;
