@@ -40,6 +40,11 @@ export interface RoundRate {
   gcOtherMs: number;
 }
 
+export interface RoundOptions {
+  /** A full collection (global.gc) before each event is parsed: between invocations, untimed. */
+  gcBetween?: boolean;
+}
+
 /**
  * How long to wait after a forced collection before the next invocation. `gc()` returns when the
  * collection's main-thread part is done; V8 sweeps the freed pages on background threads
