@@ -451,13 +451,10 @@ function fillMap(map: AttributeMap, cx: Conversion, out: Item): Item {
 function resolve(cx: Conversion): boolean {
   const deferred = cx.deferred;
   const length = cx.deferredLength;
-  // Decoded natively through one Buffer over the image's memory (Node's decoder, not a loop in
+  // Decoded natively through one Buffer view of the image's memory (Node's decoder, not a loop in
   // JavaScript); each value is a plain Uint8Array view of its own bytes, never the Buffer.
-  // allocUnsafeSlow: memory of its own (never Node's pool), exactly sharedBytes long, not zeroed
-  // first — every byte is written below (decodeBase64Into writes exactly its size or fails, and
-  // on a failure the item and this memory are dropped).
-  const writer = Buffer.allocUnsafeSlow(cx.sharedBytes);
-  const memory = writer.buffer;
+  const memory = new ArrayBuffer(cx.sharedBytes);
+  const writer = Buffer.from(memory);
   let offset = 0;
   for (let i = 0; i < length; i += 4) {
     const end = deferred[i + 1] as number;
