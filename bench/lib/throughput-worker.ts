@@ -40,15 +40,8 @@ export interface RatesSpec {
   gcRounds: number;
 }
 
-export interface SharedSpec {
-  peers: string[];
-  workload: Workload;
-  batchSize: number;
-  seed: number;
-  recordsPerRound: number;
-  warmupRounds: number;
-  rounds: number;
-}
+/** RatesSpec's rounds, for several implementations sharing one process. */
+export type SharedSpec = Omit<RatesSpec, 'peer' | 'gcRounds'> & { peers: string[] };
 
 export interface HeapSpec {
   peers: string[];
