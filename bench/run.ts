@@ -171,8 +171,9 @@ async function main(): Promise<void> {
   const started = performance.now();
   for (const [i, suite] of selected.entries()) {
     console.log(`[${i + 1}/${selected.length}] ${suite.name} …`);
-    // The throughput suite starts a process per implementation, workload, batch size and method.
-    const outcome = await runChild(suite.file, quick, quick ? 300_000 : 900_000, source);
+    // The throughput suite starts a process per implementation, workload, batch size and method
+    // (three workloads since issue 37: ~15 minutes on a quiet machine).
+    const outcome = await runChild(suite.file, quick, quick ? 600_000 : 1_800_000, source);
     console.log(
       `[${i + 1}/${selected.length}] ${suite.name} ${outcome.ok ? 'done' : 'FAILED'} in ${fixed(outcome.ms / 1000, 1)} s`,
     );

@@ -4,7 +4,7 @@
  * a signature or an encrypted field. Binaries over 64 bytes are the ones tidewater decodes into
  * one memory per image, so this is where its decoder's speed shows.
  */
-import type { AttributeMap, LambdaStreamRecord } from '../../src/records/types.js';
+import type { AttributeMap, LambdaStreamEvent, LambdaStreamRecord } from '../../src/records/types.js';
 import { generateRecords } from './events.js';
 import { createRandom, type Random } from './random.js';
 
@@ -27,4 +27,12 @@ export function binaryHeavyRecords(seed: number, count: number): LambdaStreamRec
       OldImage: withBinaries(record.dynamodb.OldImage, random),
     },
   }));
+}
+
+/** `count` consecutive batches of `batchSize` binary-heavy records, as generateBatches cuts them. */
+export function binaryHeavyBatches(seed: number, batchSize: number, count: number): LambdaStreamEvent[] {
+  const all = binaryHeavyRecords(seed, batchSize * count);
+  const batches: LambdaStreamEvent[] = [];
+  for (let i = 0; i < count; i++) batches.push({ Records: all.slice(i * batchSize, (i + 1) * batchSize) });
+  return batches;
 }

@@ -5,6 +5,10 @@
  *   rounds as the suite times them, then rounds with a full GC between invocations (global.gc,
  *   untimed), so the change in the implementation's own rate is measured in one process. Prints
  *   `{ alone: RoundRate[], gc: RoundRate[] }`.
+ * - `shared <spec>`: the suite's shared method in a process of its own, for any subset of the
+ *   implementations (which one's presence slows which) and with V8 flags (`--trace-deopt`,
+ *   `--trace-gc`, `--cpu-prof`) that the suite's process does not take. Prints, per
+ *   implementation, the medians of its rounds: `{ [peer]: { cpu, billed, gcScavengeMs, gcOtherMs } }`.
  * - `heap <spec>`: heap allocated per invocation, every implementation of a workload in turn.
  *   The process runs with a fixed 256 MiB young generation (--min/--max-semi-space-size), so no
  *   scavenge runs inside one invocation: after a full GC, the growth of the used heap across the
@@ -17,10 +21,9 @@ import { register } from 'node:module';
 import { PerformanceObserver } from 'node:perf_hooks';
 
 if (process.env.TIDEWATER_BENCH_SOURCE !== 'src') register('./use-dist.mjs', import.meta.url);
-const { generateBatches } = await import('./events.js');
 const { benchContext } = await import('./lambda-context.js');
-const { median } = await import('./stats.js');
-const { fullGc, timeRound } = await import('./throughput-rounds.js');
+const { median, rotate } = await import('./stats.js');
+const { fullGc, timeRound, workloadBatches } = await import('./throughput-rounds.js');
 const { newCollector, PEERS, resetCollector, VARIANTS } = await import('../peers/index.js');
 type Workload = import('../peers/index.js').Workload;
 type RoundRate = import('./throughput-rounds.js').RoundRate;
@@ -36,6 +39,9 @@ export interface RatesSpec {
   /** Rounds with a full GC between invocations, after the measured ones. */
   gcRounds: number;
 }
+
+/** RatesSpec's rounds, for several implementations sharing one process. */
+export type SharedSpec = Omit<RatesSpec, 'peer' | 'gcRounds'> & { peers: string[] };
 
 export interface HeapSpec {
   peers: string[];
@@ -65,7 +71,9 @@ function peerById(id: string) {
 async function rates(spec: RatesSpec): Promise<{ alone: RoundRate[]; gc: RoundRate[] }> {
   const peer = peerById(spec.peer);
   const batches = Math.max(1, Math.round(spec.recordsPerRound / spec.batchSize));
-  const json = generateBatches(spec.seed, spec.batchSize, batches).map((b) => JSON.stringify(b));
+  const json = workloadBatches(spec.workload, spec.seed, spec.batchSize, batches).map((b) =>
+    JSON.stringify(b),
+  );
   const count = batches * spec.batchSize;
   const collector = newCollector();
   const handler = peer.create(collector, spec.workload);
@@ -80,11 +88,45 @@ async function rates(spec: RatesSpec): Promise<{ alone: RoundRate[]; gc: RoundRa
   return { alone, gc };
 }
 
-async function heap(spec: HeapSpec): Promise<Record<string, HeapResult>> {
-  const gc = fullGc();
-  const json = generateBatches(spec.seed, spec.batchSize, spec.warmupInvocations + spec.samples).map((b) =>
+async function shared(spec: SharedSpec): Promise<Record<string, Record<keyof RoundRate, number>>> {
+  const batches = Math.max(1, Math.round(spec.recordsPerRound / spec.batchSize));
+  const json = workloadBatches(spec.workload, spec.seed, spec.batchSize, batches).map((b) =>
     JSON.stringify(b),
   );
+  const count = batches * spec.batchSize;
+  const handlers = spec.peers.map((id) => {
+    const peer = peerById(id);
+    const collector = newCollector();
+    return { peer, collector, handler: peer.create(collector, spec.workload), rounds: [] as RoundRate[] };
+  });
+  for (let round = 0; round < spec.warmupRounds + spec.rounds; round++) {
+    for (const h of rotate(handlers, round)) {
+      const rate = await timeRound(h.peer.name, h.handler, h.collector, json, count);
+      if (round >= spec.warmupRounds) h.rounds.push(rate);
+    }
+  }
+  const out: Record<string, Record<keyof RoundRate, number>> = {};
+  for (const h of handlers) {
+    const of = (key: keyof RoundRate) => median(h.rounds.map((r) => r[key]));
+    out[h.peer.id] = {
+      cpu: of('cpu'),
+      wall: of('wall'),
+      billed: of('billed'),
+      gcScavengeMs: of('gcScavengeMs'),
+      gcOtherMs: of('gcOtherMs'),
+    };
+  }
+  return out;
+}
+
+async function heap(spec: HeapSpec): Promise<Record<string, HeapResult>> {
+  const gc = fullGc();
+  const json = workloadBatches(
+    spec.workload,
+    spec.seed,
+    spec.batchSize,
+    spec.warmupInvocations + spec.samples,
+  ).map((b) => JSON.stringify(b));
   const collections: number[] = [];
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) collections.push(entry.startTime);
@@ -133,7 +175,12 @@ async function heap(spec: HeapSpec): Promise<Record<string, HeapResult>> {
 }
 
 const [mode, specText] = process.argv.slice(2);
-if (specText === undefined) throw new Error('usage: throughput-worker.ts rates|heap <json spec>');
+if (specText === undefined) throw new Error('usage: throughput-worker.ts rates|shared|heap <json spec>');
 const spec = JSON.parse(specText) as unknown;
-const result = mode === 'rates' ? await rates(spec as RatesSpec) : await heap(spec as HeapSpec);
+const result =
+  mode === 'rates'
+    ? await rates(spec as RatesSpec)
+    : mode === 'shared'
+      ? await shared(spec as SharedSpec)
+      : await heap(spec as HeapSpec);
 process.stdout.write(`\n${JSON.stringify(result)}\n`);

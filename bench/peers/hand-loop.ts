@@ -7,9 +7,9 @@ import { gzipSync } from 'node:zlib';
 import type { RecordKind } from '../../src/records/types.js';
 import { type BenchHandler, type Collector, TTL_PRINCIPAL, type Workload } from './work.js';
 
-type AV = Record<string, unknown>;
+export type AV = Record<string, unknown>;
 
-function num(text: string): number | string {
+export function num(text: string): number | string {
   // 15 significant digits always round-trip through a double.
   return text.length <= 15 ? Number(text) : text;
 }
@@ -62,7 +62,14 @@ interface RawRecord {
  * reads an image.
  */
 export function createHandler(collector: Collector, _workload?: Workload, unmarshal = true): BenchHandler {
-  const images = unmarshal ? map : raw;
+  return loopHandler(collector, unmarshal ? map : raw);
+}
+
+/** The loop with `images` as its unmarshaller (the isolated loop, hand-loop-isolated.ts, brings its own). */
+export function loopHandler(
+  collector: Collector,
+  images: (m: Record<string, AV> | undefined) => unknown,
+): BenchHandler {
   return async (event) => {
     const records = (event as { Records: RawRecord[] }).Records;
     const failures: { itemIdentifier: string }[] = [];

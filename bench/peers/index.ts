@@ -1,4 +1,5 @@
 import { createRawHandler, createHandler as handLoop } from './hand-loop.js';
+import { createHandler as handLoopIsolated } from './hand-loop-isolated.js';
 import { createHandler as middy } from './middy.js';
 import { createHandler as powertools } from './powertools.js';
 import { createDirectHandler, createHandler as tidewater } from './tidewater.js';
@@ -11,8 +12,8 @@ export interface Peer {
   name: string;
   /** The handler for a workload; peers that must unmarshal do the same work in both. */
   create(collector: Collector, workload: Workload): BenchHandler;
-  /** Shown only for this workload (default: both). */
-  only?: Workload;
+  /** Shown only for these workloads (default: all). */
+  only?: readonly Workload[];
   /** The module a cold-start bundle imports `createHandler`-style from, and the export name. */
   module: string;
   factory: string;
@@ -53,7 +54,10 @@ export const PEERS: readonly Peer[] = [
 export type { BenchHandler, Collector, Processed, Workload } from './work.js';
 export { newCollector, resetCollector, WORKLOADS } from './work.js';
 
-/** Extra rows in the throughput table: tidewater's parts without the batch engine. */
+/**
+ * Extra rows in the throughput table: tidewater's parts without the batch engine, and the hand
+ * loop's variants (raw maps; tidewater's binary isolation, issue 37's decision 1).
+ */
 export const VARIANTS: readonly Peer[] = [
   {
     id: 'tidewater-direct',
@@ -68,6 +72,14 @@ export const VARIANTS: readonly Peer[] = [
     create: createRawHandler,
     module: 'hand-loop.ts',
     factory: 'createRawHandler',
-    only: 'archive',
+    only: ['archive'],
+  },
+  {
+    id: 'hand-loop-isolated',
+    name: "hand-written loop, each image's binaries in memory of their own",
+    create: handLoopIsolated,
+    module: 'hand-loop-isolated.ts',
+    factory: 'createHandler',
+    only: ['materialize', 'binaries'],
   },
 ];

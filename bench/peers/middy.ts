@@ -10,7 +10,14 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import eventNormalizer from '@middy/event-normalizer';
 import type { Context } from 'aws-lambda';
 import type { RecordKind } from '../../src/records/types.js';
-import { type BatchResponse, type BenchHandler, type Collector, TTL_PRINCIPAL } from './work.js';
+import { decodeBinariesInPlace } from './decode-binaries.js';
+import {
+  type BatchResponse,
+  type BenchHandler,
+  type Collector,
+  TTL_PRINCIPAL,
+  type Workload,
+} from './work.js';
 
 interface NormalizedRecord {
   eventName: string;
@@ -33,16 +40,28 @@ function isTtlDelete(record: NormalizedRecord): boolean {
   );
 }
 
-export function createHandler(collector: Collector): BenchHandler {
-  const handler = middy<{ Records: NormalizedRecord[] }, BatchResponse, Error, ArchiveContext>()
-    .use({
-      before: (request) => {
-        let lines = '';
-        for (const record of request.event.Records)
-          if (isTtlDelete(record)) lines += `${JSON.stringify(record)}\n`;
-        request.context.archive = { lines };
-      },
-    })
+/** Workload `binaries`: each B and BS member to bytes, after the archive middleware, before the normalizer. */
+const binaryDecoder: MiddlewareObj<{ Records: NormalizedRecord[] }> = {
+  before: (request) => {
+    for (const record of request.event.Records) {
+      const d = record.dynamodb;
+      decodeBinariesInPlace(d.Keys as never);
+      decodeBinariesInPlace(d.NewImage as never);
+      decodeBinariesInPlace(d.OldImage as never);
+    }
+  },
+};
+
+export function createHandler(collector: Collector, workload?: Workload): BenchHandler {
+  const base = middy<{ Records: NormalizedRecord[] }, BatchResponse, Error, ArchiveContext>().use({
+    before: (request) => {
+      let lines = '';
+      for (const record of request.event.Records)
+        if (isTtlDelete(record)) lines += `${JSON.stringify(record)}\n`;
+      request.context.archive = { lines };
+    },
+  });
+  const handler = (workload === 'binaries' ? base.use(binaryDecoder) : base)
     .use(normalizer({ wrapNumbers: true }))
     .handler(async (event, context) => {
       const failures: { itemIdentifier: string }[] = [];

@@ -10,13 +10,15 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { RecordKind } from '../../src/records/types.js';
-import { type BenchHandler, type Collector, TTL_PRINCIPAL } from './work.js';
+import { decodeBinariesInPlace } from './decode-binaries.js';
+import { type BenchHandler, type Collector, TTL_PRINCIPAL, type Workload } from './work.js';
 
 type Image = Parameters<typeof unmarshall>[0];
 const OPTIONS = { wrapNumbers: true } as const;
 
-export function createHandler(collector: Collector): BenchHandler {
+export function createHandler(collector: Collector, workload?: Workload): BenchHandler {
   const processor = new BatchProcessor(EventType.DynamoDBStreams);
+  const decodeBinaries = workload === 'binaries';
   return async (event, context) => {
     const lines: string[] = [];
     const recordHandler = async (record: DynamoDBRecord): Promise<void> => {
@@ -28,6 +30,11 @@ export function createHandler(collector: Collector): BenchHandler {
         kind = 'ttl-delete';
         lines.push(`${JSON.stringify(record)}\n`);
       } else kind = 'user-delete';
+      if (decodeBinaries) {
+        decodeBinariesInPlace(d.Keys as never);
+        decodeBinariesInPlace(d.NewImage as never);
+        decodeBinariesInPlace(d.OldImage as never);
+      }
       collector.items.push({
         kind,
         sequenceNumber: d.SequenceNumber as string,

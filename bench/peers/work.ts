@@ -19,10 +19,14 @@ import type { RecordKind } from '../../src/records/types.js';
  * - `archive`: issue 9's archive pipeline — parse, classify, route every record to an in-memory
  *   sink and TTL deletes to the NDJSON+gzip encoder. Nothing reads an image.
  * - `materialize`: the same, and every image is unmarshalled (read) by every implementation.
+ * - `binaries`: `materialize` on binary-heavy images (bench/lib/binary-records.ts: 1–3 more
+ *   binaries of 80–600 bytes per image), every binary decoded to bytes by every implementation
+ *   (issue 37): the peers decode each B and BS member with `Buffer.from(text, 'base64')` before
+ *   util-dynamodb unmarshalls the image, which keeps a Lambda-shaped B as its base64 string.
  */
-export type Workload = 'archive' | 'materialize';
+export type Workload = 'archive' | 'materialize' | 'binaries';
 
-export const WORKLOADS: readonly Workload[] = ['archive', 'materialize'];
+export const WORKLOADS: readonly Workload[] = ['archive', 'materialize', 'binaries'];
 
 export interface Processed {
   readonly kind: RecordKind;

@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { binaryHeavyRecords } from '../../../bench/lib/binary-records.js';
 import { generateEvent } from '../../../bench/lib/events.js';
 import { benchContext } from '../../../bench/lib/lambda-context.js';
 import { newCollector, PEERS, VARIANTS, WORKLOADS } from '../../../bench/peers/index.js';
@@ -27,7 +28,7 @@ describe('bench peers do the same work', () => {
 
   const cases = WORKLOADS.flatMap((workload) =>
     [...PEERS, ...VARIANTS]
-      .filter((peer) => peer.only === undefined || peer.only === workload)
+      .filter((peer) => peer.only === undefined || peer.only.includes(workload))
       .map((peer) => ({ peer, workload })),
   );
   for (const { peer, workload } of cases) {
@@ -59,4 +60,47 @@ describe('bench peers do the same work', () => {
       expect(archivedSequences(collector.objects)).toEqual(ttlSequences);
     });
   }
+});
+
+/** Every binary of an item (at any depth, set members included), in document order. */
+function binariesOf(value: unknown, out: Uint8Array[] = []): Uint8Array[] {
+  if (value instanceof Uint8Array) out.push(value);
+  else if (value instanceof Set || Array.isArray(value)) for (const v of value) binariesOf(v, out);
+  else if (value !== null && typeof value === 'object')
+    for (const v of Object.values(value)) binariesOf(v, out);
+  return out;
+}
+
+describe('bench peers on binary-heavy images (workload binaries)', () => {
+  const records = binaryHeavyRecords(7, 60);
+  const json = JSON.stringify({ Records: records });
+
+  async function images(id: string): Promise<unknown[]> {
+    const peer = [...PEERS, ...VARIANTS].find((p) => p.id === id);
+    if (peer === undefined) throw new Error(id);
+    const collector = newCollector();
+    await peer.create(collector, 'binaries')(JSON.parse(json), benchContext());
+    return collector.items.flatMap((i) => [i.newImage, i.oldImage]);
+  }
+
+  it('every implementation decodes every binary to the same bytes', async () => {
+    const reference = (await images('hand-loop')).map((image) =>
+      binariesOf(image).map((b) => Buffer.from(b)),
+    );
+    expect(reference.flat().length).toBeGreaterThan(records.length);
+    for (const id of ['tidewater', 'tidewater-direct', 'powertools', 'middy', 'hand-loop-isolated']) {
+      const decoded = (await images(id)).map((image) => binariesOf(image).map((b) => Buffer.from(b)));
+      expect(decoded, id).toEqual(reference);
+    }
+  });
+
+  it("the isolated loop's binaries share memory only with their own image's binaries", async () => {
+    for (const image of await images('hand-loop-isolated')) {
+      const binaries = binariesOf(image);
+      const buffers = new Set(binaries.map((b) => b.buffer));
+      expect(buffers.size).toBeLessThanOrEqual(1);
+      const total = binaries.reduce((n, b) => n + b.byteLength, 0);
+      for (const b of binaries) expect(b.buffer.byteLength).toBe(total);
+    }
+  });
 });
