@@ -248,7 +248,6 @@ const PARAMETER_SETTINGS = {
   ArchiveSource: 'archiveSource (TIDEWATER_ARCHIVE_SOURCE)',
   ArchiveQueryTables: 'queryTables (TIDEWATER_QUERY_TABLES)',
   ArchiveRoutes: 'archiveRoutes (TIDEWATER_ARCHIVE_ROUTES)',
-  ChangeArchivePrefix: 'changeArchivePrefix (TIDEWATER_CHANGE_ARCHIVE_PREFIX)',
 };
 
 /**

@@ -20,6 +20,7 @@ import {
   type QueryColumn,
 } from '../archive/query-layout.js';
 import { defineOptions } from '../core/options.js';
+import { userDeletePrefix } from '../handlers/archive-settings.js';
 import { KEY_PREFIX_OPTION } from '../handlers/key-prefix.js';
 
 /** A layout the archive's objects are in: what the sinks write, or what Parquet compaction writes. */
@@ -42,7 +43,10 @@ export interface ArchiveQueryTablesProps {
   readonly archivePrefix?: string;
   /** Also the user-delete archive, under `<archivePrefix>user-deletes/` (TtlArchive's `all-deletes`). Default false. */
   readonly userDeletes?: boolean;
-  /** Where a route archiving every change writes: with it, change-log tables. Default: none. */
+  /**
+   * Where a change log (every insert, modify and delete) is archived: with it, change-log tables.
+   * TtlArchive's `every-change` sets it to its own `<archivePrefix>changes/`. Default: none.
+   */
   readonly changeArchivePrefix?: string;
   /** The layouts to make tables for. Default `['ndjson']`. */
   readonly formats?: readonly ArchiveQueryFormat[];
@@ -102,7 +106,7 @@ export class ArchiveQueryTables extends Construct {
       archives.push({
         id: 'UserDelete',
         name: 'user_delete_archive',
-        prefix: `${o.archivePrefix}user-deletes/`,
+        prefix: userDeletePrefix(o.archivePrefix),
       });
     if (o.changeArchivePrefix !== undefined)
       archives.push({ id: 'Change', name: 'change_archive', prefix: o.changeArchivePrefix });

@@ -16,7 +16,7 @@ import { defineOptions } from '../core/options.js';
 import { everyChange, ttlDeletes, userDeletes } from '../filters/ready-made.js';
 import type { FilterPattern } from '../filters/types.js';
 import { type ArchiveSettingNames, archiveRuleProblems } from '../handlers/archive-rules.js';
-import { ARCHIVE_ROUTES, type ArchiveRoutes } from '../handlers/archive-settings.js';
+import { ARCHIVE_ROUTES, type ArchiveRoutes, changeLogPrefix } from '../handlers/archive-settings.js';
 import { isKeyPrefix, KEY_PREFIX_RULE } from '../handlers/key-prefix.js';
 import { queueDepthAlarm } from './alarms.js';
 import { archiveBucket } from './archive-bucket.js';
@@ -89,11 +89,12 @@ export interface TtlArchiveProps {
    */
   readonly compaction?: ArchiveCompactionProps;
   /**
-   * The archive's Athena tables (an ArchiveQueryTables over this bucket, table, prefix and routes;
-   * docs/query.md): the Glue database's name, and optionally the formats and a change-log prefix.
+   * The archive's Athena tables (an ArchiveQueryTables over this bucket, table, prefix and routes:
+   * user-delete tables with `all-deletes`, change-log tables over `<archivePrefix>changes/` with
+   * `every-change`; docs/query.md): the Glue database's name, and optionally the formats.
    * Default: none.
    */
-  readonly queryTables?: Pick<ArchiveQueryTablesProps, 'databaseName' | 'formats' | 'changeArchivePrefix'>;
+  readonly queryTables?: Pick<ArchiveQueryTablesProps, 'databaseName' | 'formats'>;
 }
 
 /** The stream filter of each `routes` setting, as infra/filter-patterns.cjs gives serverless.yml. */
@@ -244,6 +245,8 @@ export class TtlArchive extends Construct {
             tables: [o.table.tableName],
             archivePrefix: o.archivePrefix,
             userDeletes: o.routes === 'all-deletes',
+            // Where the handler writes the change log with every-change: its tables read it there.
+            changeArchivePrefix: o.routes === 'every-change' ? changeLogPrefix(o.archivePrefix) : undefined,
           });
     this.alarms = {
       ...this.processor.alarms,

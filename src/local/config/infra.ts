@@ -53,8 +53,6 @@ export interface InfraSettings {
   queryTables: string;
   /** The Glue database holding them. */
   queryDatabase: string;
-  /** Where a route archiving every change writes; empty: no change-log tables. */
-  changeArchivePrefix: string;
   poll: string;
   /** The poll's layout the aggregator expects (VoteCounter's shards and registry partitions). */
   voteShards: number;

@@ -49,13 +49,10 @@ function synthesize(outdir: string): string {
     table,
     function: { code },
     encryptionKey: key,
-    routes: 'all-deletes',
+    // The change log, and with queryTables its tables over <archivePrefix>changes/.
+    routes: 'every-change',
     compaction: { function: { code } },
-    queryTables: {
-      databaseName: 'orders_archive',
-      formats: ['ndjson', 'parquet'],
-      changeArchivePrefix: 'changes/',
-    },
+    queryTables: { databaseName: 'orders_archive', formats: ['ndjson', 'parquet'] },
   });
   const failures = new s3.Bucket(stack, 'Failures', {
     encryption: s3.BucketEncryption.S3_MANAGED,
@@ -81,9 +78,9 @@ it('synthesizes an app with every construct into a template cfn-lint finds no er
   const types = Object.values(template.Resources).map((r) => r.Type);
   expect(types.filter((t) => t === 'AWS::Lambda::EventSourceMapping')).toHaveLength(2);
   expect(types.filter((t) => t === 'AWS::Events::Rule')).toHaveLength(2);
-  // TTL, user-delete and change-log archives, each NDJSON and Parquet; a view per NDJSON table.
-  expect(types.filter((t) => t === 'AWS::Glue::Table')).toHaveLength(6);
-  expect(types.filter((t) => t === 'AWS::Athena::NamedQuery')).toHaveLength(3);
+  // The TTL archive and the change log, each NDJSON and Parquet; a view per NDJSON table.
+  expect(types.filter((t) => t === 'AWS::Glue::Table')).toHaveLength(4);
+  expect(types.filter((t) => t === 'AWS::Athena::NamedQuery')).toHaveLength(2);
   // The handlers' code is a file asset in cdk.out, as the CDK CLI would upload it.
   const assets = JSON.parse(readFileSync(path.join(outdir, 'Orders.assets.json'), 'utf8')) as {
     files: Record<string, { source: { path: string } }>;

@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dedupViewSql } from '../../../src/archive/query-layout.js';
-import { forKinesis, toFilterCriteria, ttlDeletes, userDeletes } from '../../../src/filters/index.js';
+import {
+  everyChange,
+  forKinesis,
+  toFilterCriteria,
+  ttlDeletes,
+  userDeletes,
+} from '../../../src/filters/index.js';
+import { changeLogPrefix, userDeletePrefix } from '../../../src/handlers/archive-settings.js';
 import { conditionHolds, grants, streamMapping, type Template, viaService } from './template.js';
 
 // Every template `npm run package` can produce, linted with cfn-lint: the default, a KMS key with
@@ -32,7 +39,7 @@ const VARIANTS: readonly Variant[] = [
     env: {
       TIDEWATER_KMS_KEY_ARN: KMS_KEY,
       TIDEWATER_BUCKET_NAME: 'tidewater-prod-archive-example',
-      TIDEWATER_ARCHIVE_ROUTES: 'all-deletes',
+      TIDEWATER_ARCHIVE_ROUTES: 'every-change',
       TIDEWATER_DELETION_PROTECTION: 'false',
       TIDEWATER_TTL_ATTRIBUTE: 'ttl',
       TIDEWATER_STORAGE_CLASS: 'STANDARD_IA',
@@ -46,14 +53,18 @@ const VARIANTS: readonly Variant[] = [
       TIDEWATER_BACKFILL_RESULTS_PREFIX: 'results/',
       TIDEWATER_LOG_LEVEL: 'debug',
       TIDEWATER_QUERY_TABLES: 'ndjson-and-parquet',
-      TIDEWATER_CHANGE_ARCHIVE_PREFIX: 'changes/',
     },
   },
   { name: 'kinesis', args: [], env: { TIDEWATER_ARCHIVE_SOURCE: 'kinesis' } },
   {
     name: 'kinesis with a kms key',
     args: ['--region', 'eu-west-1'],
-    env: { TIDEWATER_ARCHIVE_SOURCE: 'kinesis', TIDEWATER_KMS_KEY_ARN: KMS_KEY },
+    // all-deletes here, every-change above: each route's filter and tables are packaged and linted.
+    env: {
+      TIDEWATER_ARCHIVE_SOURCE: 'kinesis',
+      TIDEWATER_KMS_KEY_ARN: KMS_KEY,
+      TIDEWATER_ARCHIVE_ROUTES: 'all-deletes',
+    },
   },
 ];
 
@@ -171,7 +182,7 @@ describe('cfn-lint on every packaged variant', () => {
     // Every condition tests a parameter, none compares two literals (cfn-lint W8003).
     for (const [name, condition] of Object.entries(parsed.Conditions)) {
       expect(JSON.stringify(condition), name).toMatch(
-        /"Ref":"(KmsKeyArn|ArchiveBucketName|ArchiveSource|ArchiveQueryTables|ArchiveRoutes|ChangeArchivePrefix)"|"Condition":/,
+        /"Ref":"(KmsKeyArn|ArchiveBucketName|ArchiveSource|ArchiveQueryTables|ArchiveRoutes)"|"Condition":/,
       );
     }
   });
@@ -250,10 +261,12 @@ describe('the Kinesis variant (archiveSource: kinesis, infra/kinesis.yml)', () =
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['OnFailureQueue', 'Arn'] } } },
       FilterCriteria: toFilterCriteria(forKinesis([ttlDeletes()])),
     });
-    expect(
-      template('kms key, every setting changed').Resources.ArchiveTtlKinesisEventSourceMapping!.Properties
-        .FilterCriteria,
-    ).toEqual(toFilterCriteria(forKinesis([ttlDeletes(), userDeletes()])));
+    const filter = (name: string) =>
+      template(name).Resources.ArchiveTtlKinesisEventSourceMapping!.Properties.FilterCriteria;
+    expect(filter('kms key, every setting changed')).toEqual(toFilterCriteria(forKinesis([everyChange()])));
+    expect(filter('kinesis with a kms key')).toEqual(
+      toFilterCriteria(forKinesis([ttlDeletes(), userDeletes()])),
+    );
     const env = (name: string) =>
       template(name).Resources.ArchiveTtlLambdaFunction!.Properties.Environment.Variables.EVENT_SOURCE;
     expect([env('default'), env('kinesis')]).toEqual(['dynamodb-stream', 'kinesis']);
@@ -299,7 +312,7 @@ describe("the archive's Athena tables (infra/query.yml, docs/query.md)", () => {
       .map((r) => r.Properties.TableInput?.Name ?? r.Properties.Name)
       .sort();
 
-  it('deploys the NDJSON TTL table and its view by default, every table and view with every setting on', () => {
+  it("deploys the NDJSON TTL table and its view by default, the change log's with every-change, the user deletes' with all-deletes", () => {
     expect(made('default')).toEqual(['tidewater_dev_archive ttl_archive_dedup view', 'ttl_archive']);
     expect(made('kms key, every setting changed')).toEqual(
       [
@@ -307,29 +320,40 @@ describe("the archive's Athena tables (infra/query.yml, docs/query.md)", () => {
         'change_archive_parquet',
         'tidewater_prod_archive change_archive_dedup view',
         'tidewater_prod_archive ttl_archive_dedup view',
-        'tidewater_prod_archive user_delete_archive_dedup view',
         'ttl_archive',
         'ttl_archive_parquet',
+      ].sort(),
+    );
+    expect(made('kinesis with a kms key')).toEqual(
+      [
+        'tidewater_dev_archive ttl_archive_dedup view',
+        'tidewater_dev_archive user_delete_archive_dedup view',
+        'ttl_archive',
         'user_delete_archive',
-        'user_delete_archive_parquet',
       ].sort(),
     );
   });
 
   it('saves the views the layout writes, and projects the table and the prefixes the settings name', () => {
     const resources = template('kms key, every setting changed').Resources;
-    expect(resources.UserDeleteArchiveDedupView?.Properties.QueryString).toBe(
-      dedupViewSql('user_delete_archive'),
-    );
-    const input = resources.UserDeleteArchiveParquetTable?.Properties.TableInput;
+    expect(resources.ChangeArchiveDedupView?.Properties.QueryString).toBe(dedupViewSql('change_archive'));
+    const input = resources.ChangeArchiveParquetTable?.Properties.TableInput;
     expect(input.Parameters['projection.table.values']).toBe('tidewater-prod-records');
+    // Where the archive function writes each archive: under the ARCHIVE_PREFIX it is given.
+    const archivePrefix = (name: string) =>
+      template(name).Resources.ArchiveTtlLambdaFunction!.Properties.Environment.Variables.ARCHIVE_PREFIX;
+    expect(archivePrefix('kms key, every setting changed')).toBe('cold/');
     expect(input.StorageDescriptor.Location['Fn::Join'][1]).toEqual([
       's3://',
       { Ref: 'ArchiveBucket' },
-      '/cold/user-deletes/',
+      `/${changeLogPrefix(archivePrefix('kms key, every setting changed'))}`,
     ]);
-    expect(template('kms key, every setting changed').Parameters?.ChangeArchivePrefix?.Default).toBe(
-      'changes/',
-    );
+    const userDeleteInput =
+      template('kinesis with a kms key').Resources.UserDeleteArchiveTable?.Properties.TableInput;
+    expect(userDeleteInput.StorageDescriptor.Location['Fn::Join'][1]).toEqual([
+      's3://',
+      { Ref: 'ArchiveBucket' },
+      `/${userDeletePrefix(archivePrefix('kinesis with a kms key'))}`,
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: Athena's projection placeholders, not template literals
 import { Template } from 'aws-cdk-lib/assertions';
+import type * as glue from 'aws-cdk-lib/aws-glue';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,6 +13,7 @@ import {
 } from '../../../src/archive/query-layout.js';
 import { ArchiveQueryTables, type ArchiveQueryTablesProps, TtlArchive } from '../../../src/cdk.js';
 import { InvalidOptionsError } from '../../../src/core/errors.js';
+import { archivePrefixes } from '../../../src/handlers/archive-settings.js';
 import { cfnColumns, type GlueTableInput } from '../../support/glue-table.js';
 import { inlineCode, newStack, streamTable } from './stack.js';
 
@@ -130,4 +132,37 @@ describe('ArchiveQueryTables', () => {
       Ref: expect.stringMatching(/^Table/),
     });
   });
+
+  it.each([
+    ['ttl-deletes', ['ttl_archive', 'ttl_archive_parquet']],
+    [
+      'all-deletes',
+      ['ttl_archive', 'ttl_archive_parquet', 'user_delete_archive', 'user_delete_archive_parquet'],
+    ],
+    ['every-change', ['ttl_archive', 'ttl_archive_parquet', 'change_archive', 'change_archive_parquet']],
+  ] as const)(
+    'with %s, tables over each archive the routes write, where the handler writes it',
+    (routes, names) => {
+      const stack = newStack();
+      const archive = new TtlArchive(stack, 'Archive', {
+        table: streamTable(stack),
+        function: { code: inlineCode() },
+        routes,
+        archivePrefix: 'cold/',
+        queryTables: { databaseName: 'orders_archive', formats: ['ndjson', 'parquet'] },
+      });
+      const tables = archive.queryTables?.tables ?? new Map();
+      expect([...tables.keys()]).toEqual(names);
+      // The archive handler's prefixes for these routes (the compaction handler's too), TTL archive first.
+      const prefixes = archivePrefixes(routes, 'cold/');
+      const resolve = (value: unknown) => stack.resolve(value) as { 'Fn::Join': [string, unknown[]] };
+      for (const [name, table] of tables) {
+        const location = resolve((table.tableInput as glue.CfnTable.TableInputProperty).storageDescriptor);
+        const prefix = prefixes[name.startsWith('ttl_') ? 0 : 1];
+        expect(location, name).toMatchObject({
+          location: { 'Fn::Join': ['', ['s3://', expect.anything(), `/${prefix}`]] },
+        });
+      }
+    },
+  );
 });

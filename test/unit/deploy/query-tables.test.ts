@@ -15,6 +15,7 @@ import {
   PARTITION_LOCATION,
   projectionParameters,
 } from '../../../src/archive/query-layout.js';
+import { ARCHIVE_ROUTES, changeLogPrefix, userDeletePrefix } from '../../../src/handlers/archive-settings.js';
 import { cfnColumns, type GlueTableInput } from '../../support/glue-table.js';
 import { queryDocs } from '../../support/query-docs.js';
 
@@ -27,7 +28,11 @@ interface Resource {
 }
 
 const infra = yaml.load(readFileSync(path.join(root, 'infra/query.yml'), 'utf8')) as {
+  Conditions: Record<string, unknown>;
   Resources: Record<string, Resource>;
+};
+const parameters = yaml.load(readFileSync(path.join(root, 'infra/parameters.yml'), 'utf8')) as {
+  Parameters: Record<string, { AllowedValues?: string[] }>;
 };
 
 const glueTables = Object.entries(infra.Resources)
@@ -46,11 +51,12 @@ function joined(value: unknown): string {
     .join('');
 }
 
-/** The base location of each table, by name: the archive it reads. */
+/** The base location of each table, by name: the archive it reads, where the archive handler writes it. */
+const ARCHIVE_PREFIX = '${self:custom.tidewater.archivePrefix}';
 const LOCATIONS: Record<string, string> = {
-  ttl_archive: 's3://<bucket>/${self:custom.tidewater.archivePrefix}',
-  user_delete_archive: 's3://<bucket>/${self:custom.tidewater.archivePrefix}user-deletes/',
-  change_archive: 's3://<bucket>/<ChangeArchivePrefix>',
+  ttl_archive: `s3://<bucket>/${ARCHIVE_PREFIX}`,
+  user_delete_archive: `s3://<bucket>/${userDeletePrefix(ARCHIVE_PREFIX)}`,
+  change_archive: `s3://<bucket>/${changeLogPrefix(ARCHIVE_PREFIX)}`,
 };
 
 describe('infra/query.yml', () => {
@@ -63,6 +69,17 @@ describe('infra/query.yml', () => {
       ['user_delete_archive_parquet', 'QueryParquetUserDeletes'],
       ['change_archive_parquet', 'QueryParquetChanges'],
     ]);
+  });
+
+  it('makes the user-delete tables with all-deletes and the change-log tables with every-change, routes the stack parameter allows', () => {
+    expect(infra.Conditions.ArchivesUserDeletes).toEqual({
+      'Fn::Equals': [{ Ref: 'ArchiveRoutes' }, 'all-deletes'],
+    });
+    expect(infra.Conditions.ArchivesChanges).toEqual({
+      'Fn::Equals': [{ Ref: 'ArchiveRoutes' }, 'every-change'],
+    });
+    // Every value the archive handler accepts is one the stack parameter allows, and no other.
+    expect(parameters.Parameters.ArchiveRoutes?.AllowedValues).toEqual([...ARCHIVE_ROUTES]);
   });
 
   it.each(glueTables.map((t) => [t.input.Name, t] as const))(
