@@ -378,7 +378,9 @@ async function compactHour(run: Run, listed: ListedHour): Promise<HourCompaction
 
   // 2. List again: delete only what was read, unchanged since; anything new is the next run's.
   // Both roots: an hour moving between formats replaces objects of the other root.
-  const now = new Map((await listHourKeys(run, run.prefix, { ...listed, table: run.table })).map((x) => [x.key, x.etag]));
+  const now = new Map(
+    (await listHourKeys(run, run.prefix, { ...listed, table: run.table })).map((x) => [x.key, x.etag]),
+  );
   for (const listedKey of now.keys()) {
     if (!listedKeys.has(listedKey) && !outputKeys.has(listedKey)) result.late.push(listedKey);
   }
