@@ -255,7 +255,9 @@ describe('an archive compacted to Parquet', () => {
       to: HOUR_10 + 2 * HOUR,
     });
     expect(erased.rewritten).toHaveLength(1);
-    expect(erased.rewritten[0]?.replacement).toMatch(/^archive\/parquet\/table=.*\/tenant=globex\/[^/]+\.parquet$/);
+    expect(erased.rewritten[0]?.replacement).toMatch(
+      /^archive\/parquet\/table=.*\/tenant=globex\/[^/]+\.parquet$/,
+    );
     const afterErase = await snapshot(s3, bucket);
     const erasedDir = await mkdtemp(join(tmpdir(), 'tidewater-parquet-'));
     dirs.push(erasedDir);
