@@ -7,7 +7,6 @@ import {
   ARCHIVE_STORAGE_CLASSES,
   type ArchiveObjectFormat,
   type ArchiveStorageClass,
-  parseArchiveKey,
   partitionTime,
 } from './format.js';
 import { closesAt, DEFAULT_CLOSED_AFTER_SECONDS, wholeHours } from './hours.js';
@@ -27,6 +26,7 @@ import {
   type ListedArchiveObject,
   type ListedHour,
   listArchiveHours,
+  listHourKeys,
   listKeys,
   putArchiveObject,
   putJson,
@@ -377,15 +377,12 @@ async function compactHour(run: Run, listed: ListedHour): Promise<HourCompaction
   result.manifest = key;
 
   // 2. List again: delete only what was read, unchanged since; anything new is the next run's.
-  const now = new Map((await listKeys(run, listed.hourPrefix)).map((x) => [x.key, x.etag]));
+  // Both roots: an hour moving between formats replaces objects of the other root.
+  const now = new Map(
+    (await listHourKeys(run, run.prefix, { ...listed, table: run.table })).map((x) => [x.key, x.etag]),
+  );
   for (const listedKey of now.keys()) {
-    if (
-      !listedKeys.has(listedKey) &&
-      !outputKeys.has(listedKey) &&
-      parseArchiveKey(listedKey) !== undefined
-    ) {
-      result.late.push(listedKey);
-    }
+    if (!listedKeys.has(listedKey) && !outputKeys.has(listedKey)) result.late.push(listedKey);
   }
   const failed: string[] = [];
   let cause: unknown;

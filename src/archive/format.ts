@@ -203,11 +203,23 @@ export function objectKey(
   return `${partitionPrefix(prefix, p)}${tenant}${p.shard}/${name}.ndjson.gz`;
 }
 
+/** The folder below an archive's prefix that holds its Parquet objects (see parquetRoot). */
+export const PARQUET_ROOT = 'parquet';
+
 /**
- * A Parquet object's key (always tagged, as compaction writes it):
- * `<partition prefix>[tenant=<segment>/]<shard>-<first>-<last>-<tag>.parquet`. The shard is part
- * of the file name, so every folder under the prefix is a `key=value` partition a query engine
- * reads. A function apart from objectKey, so the sinks' bundles leave it out.
+ * `<prefix>/parquet` (`parquet` for no prefix): the root of an archive's Parquet objects, beside
+ * its NDJSON objects' `<prefix>/table=…`. Athena reads every object below a partition location,
+ * so no folder may hold both formats: each format's table has a root of its own.
+ */
+export function parquetRoot(prefix: string): string {
+  return prefix === '' ? PARQUET_ROOT : `${prefix}/${PARQUET_ROOT}`;
+}
+
+/**
+ * A Parquet object's key (always tagged, as compaction writes it), under the archive's Parquet
+ * root: `<prefix>/parquet/table=<t>/dt=<d>/hour=<h>/[tenant=<segment>/]<shard>-<first>-<last>-<tag>.parquet`.
+ * The shard is part of the file name, so every folder under the root is a `key=value` partition
+ * a query engine reads. A function apart from objectKey, so the sinks' bundles leave it out.
  */
 export function parquetObjectKey(
   prefix: string,
@@ -217,13 +229,17 @@ export function parquetObjectKey(
   tag: string,
 ): string {
   const tenant = p.tenant === undefined ? '' : `tenant=${p.tenant}/`;
-  return `${partitionPrefix(prefix, p)}${tenant}${p.shard}-${firstSeq}-${lastSeq}-${tag}.parquet`;
+  return `${partitionPrefix(parquetRoot(prefix), p)}${tenant}${p.shard}-${firstSeq}-${lastSeq}-${tag}.parquet`;
 }
 
 /** Every part of an archive object's key. */
 export interface ArchiveKeyParts {
   key: string;
-  /** `<prefix>/table=<t>/dt=<d>/hour=<h>/`: what the hour's objects (every tenant's) share. */
+  /**
+   * `<prefix>/table=<t>/dt=<d>/hour=<h>/`: the hour the object belongs to, in either format. An
+   * NDJSON object's key starts with it; a Parquet object's lies under the Parquet root
+   * (`<prefix>/parquet/table=…`) and names the same hour.
+   */
   hourPrefix: string;
   table: string;
   dt: string;
@@ -242,11 +258,17 @@ export interface ArchiveKeyParts {
 const ARCHIVE_KEY =
   /(?:^|\/)table=([^/]+)\/dt=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/(?:tenant=([^/]+)\/)?([^/]+)\/(\d+)-(\d+)(?:-([0-9a-f]{12}))?\.ndjson\.gz$/;
 // The shard is the file name up to its last three `-` parts (digits, digits, hex tag): a greedy
-// match takes the longest, so a shard id holding `-` and digits still parses back whole.
+// match takes the longest, so a shard id holding `-` and digits still parses back whole. The key
+// starts at the Parquet root's `parquet/` segment, which is not part of the hour: the hour's
+// prefix is what precedes it. (An NDJSON key is told apart by its file name first, so an NDJSON
+// archive whose prefix ends in `parquet` parses as such.)
 const PARQUET_KEY =
-  /(?:^|\/)table=([^/]+)\/dt=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/(?:tenant=([^/]+)\/)?([^/]+)-(\d+)-(\d+)-([0-9a-f]{12})\.parquet$/;
+  /(?:^|\/)parquet\/table=([^/]+)\/dt=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/(?:tenant=([^/]+)\/)?([^/]+)-(\d+)-(\d+)-([0-9a-f]{12})\.parquet$/;
 
-/** Parses a key `objectKey` wrote (with or without a tenant segment, either format); undefined for any other key. */
+/**
+ * Parses a key `objectKey` or `parquetObjectKey` wrote (with or without a tenant segment);
+ * undefined for any other key, a `.parquet` object outside a Parquet root included.
+ */
 export function parseArchiveKey(key: string): ArchiveKeyParts | undefined {
   let format: ArchiveObjectFormat = 'ndjson';
   let m = ARCHIVE_KEY.exec(key);
@@ -256,6 +278,8 @@ export function parseArchiveKey(key: string): ArchiveKeyParts | undefined {
     format = 'parquet';
   }
   const [, table, dt, hour, tenant, shard, first, last, tag] = m as unknown as string[];
+  // Where the match starts: `table=` of an NDJSON key, the Parquet root's `parquet/` of a Parquet
+  // key; what precedes it is the archive's prefix either way.
   const start = m.index + (m[0].startsWith('/') ? 1 : 0);
   const parts: ArchiveKeyParts = {
     key,

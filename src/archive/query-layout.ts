@@ -4,7 +4,7 @@
 // ArchiveQueryTables, infra/query-views.cjs and docs/query.md (compared by test) — so a field
 // added to ArchiveRow fails the build until each has its column.
 
-import type { ArchiveRow } from './format.js';
+import { type ArchiveRow, PARQUET_ROOT } from './format.js';
 
 /** One column of an archive table: its name and Hive type. */
 export interface QueryColumn {
@@ -97,11 +97,21 @@ export const PARTITION_COLUMNS: readonly QueryColumn[] = [
 ];
 
 /**
- * The location template's tail below the archive prefix. Athena reads every object below a
+ * The NDJSON tables' location template tail below the archive prefix. Athena reads every object below a
  * partition's location, so the hour's covers its `tenant=` and `<shard>/` folders.
  */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: Athena's placeholders, not a template literal
 export const PARTITION_LOCATION = 'table=${table}/dt=${dt}/hour=${hour}/';
+
+/**
+ * The Parquet tables' folder below the archive prefix (format.ts's PARQUET_ROOT): compaction with
+ * `format: 'parquet'` writes under `<prefix>parquet/table=…`, apart from the NDJSON objects, so
+ * no partition location holds both formats. A Parquet table's location is `<prefix>parquet/`.
+ */
+export const PARQUET_LOCATION_ROOT = `${PARQUET_ROOT}/`;
+
+/** The Parquet tables' location template tail below the archive prefix. */
+export const PARQUET_PARTITION_LOCATION = `${PARQUET_LOCATION_ROOT}${PARTITION_LOCATION}`;
 
 /**
  * The table parameters of partition projection, less the location template: `table` an enum of

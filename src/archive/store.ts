@@ -31,6 +31,7 @@ import {
   type ArchiveObjectFormat,
   type ArchiveRow,
   objectFormat,
+  parquetRoot,
   parseArchiveKey,
   partitionPrefix,
   partitionTime,
@@ -140,8 +141,9 @@ export function needsRestore(storageClass: string): boolean {
   return storageClass === 'GLACIER' || storageClass === 'DEEP_ARCHIVE';
 }
 
-/** The objects of one hour partition, every tenant's and shard's, in key order. */
+/** The objects of one hour partition, every tenant's and shard's, both formats', in key order. */
 export interface ListedHour {
+  /** `<prefix>/table=<t>/dt=<d>/hour=<h>/`: the hour, whichever root its objects are under. */
   hourPrefix: string;
   dt: string;
   hour: string;
@@ -159,16 +161,50 @@ export function hourStartMs(dt: string, hour: string): number {
 
 /**
  * The archive objects of the hours overlapping [fromMs, toMs), one hour partition at a time in
- * time order. Keys sort by dt then hour, so one listing from StartAfter (just before the first
- * hour in range) to the first key past the range touches only the partitions in range — a page
- * per 1,000 objects, no per-hour probing, and hours without objects cost nothing. Keys tidewater
- * did not write are skipped. A missing bucket is an ArchiveBucketNotFoundError.
+ * time order: each hour's NDJSON objects (`<prefix>/table=<t>/…`) and Parquet objects (under the
+ * Parquet root, `<prefix>/parquet/table=<t>/…`) together, as one hour. Each root is one listing in
+ * key order, merged hour by hour, so memory holds an hour at a time whatever the range. Keys
+ * tidewater did not write are skipped. A missing bucket is an ArchiveBucketNotFoundError.
  */
 export async function* listArchiveHours(range: ArchiveRange): AsyncGenerator<ListedHour> {
-  const tablePrefix = `${range.prefix === '' ? '' : `${range.prefix}/`}table=${range.table}/`;
+  const ndjson = listRootHours(range, range.prefix);
+  const parquet = listRootHours(range, parquetRoot(range.prefix));
+  try {
+    let [a, b] = await Promise.all([ndjson.next(), parquet.next()]);
+    while (!a.done || !b.done) {
+      if (b.done || (!a.done && a.value.startMs < b.value.startMs)) {
+        yield a.value as ListedHour;
+        a = await ndjson.next();
+      } else if (a.done || b.value.startMs < a.value.startMs) {
+        yield b.value;
+        b = await parquet.next();
+      } else {
+        // Both roots hold the hour. `<prefix>/parquet/` sorts before `<prefix>/table=`: the
+        // Parquet objects first keeps the hour's objects in key order.
+        yield { ...a.value, objects: [...b.value.objects, ...a.value.objects] };
+        [a, b] = await Promise.all([ndjson.next(), parquet.next()]);
+      }
+    }
+  } finally {
+    // A reader that stops early (an error, a break) ends both listings.
+    await Promise.all([ndjson.return(undefined), parquet.return(undefined)]);
+  }
+}
+
+/**
+ * The hours of one root (`root` is the archive's prefix for its NDJSON objects, its Parquet root
+ * for its Parquet objects). Keys sort by dt then hour, so one listing from StartAfter (just before
+ * the first hour in range) to the first key past the range touches only the partitions in range —
+ * a page per 1,000 objects, no per-hour probing, and hours without objects cost nothing. Only the
+ * archive's own objects of its root count: a key must name an hour of `range.prefix` (so a Parquet
+ * root never yields the NDJSON objects of an archive whose prefix is `<prefix>/parquet`, nor the
+ * NDJSON root a Parquet object).
+ */
+async function* listRootHours(range: ArchiveRange, root: string): AsyncGenerator<ListedHour> {
+  const tablePrefix = `${root === '' ? '' : `${root}/`}table=${range.table}/`;
   const first = partitionTime(range.fromMs / 1000);
   // Without the trailing '/', StartAfter sorts just before every key of the first hour.
-  const startAfter = partitionPrefix(range.prefix, { table: range.table, ...first }).slice(0, -1);
+  const startAfter = partitionPrefix(root, { table: range.table, ...first }).slice(0, -1);
   let token: string | undefined;
   let current: ListedHour | undefined;
   let pastRange = false;
@@ -190,13 +226,14 @@ export async function* listArchiveHours(range: ArchiveRange): AsyncGenerator<Lis
     }
     for (const item of page.Contents ?? []) {
       const parsed = item.Key === undefined ? undefined : parseArchiveKey(item.Key);
-      if (parsed === undefined || parsed.table !== range.table) continue;
+      if (parsed === undefined) continue;
       const startMs = hourStartMs(parsed.dt, parsed.hour);
       if (startMs >= range.toMs) {
         pastRange = true;
         break;
       }
       if (startMs + HOUR_MS <= range.fromMs) continue;
+      if (parsed.hourPrefix !== partitionPrefix(range.prefix, { ...parsed, table: range.table })) continue;
       if (current === undefined || current.hourPrefix !== parsed.hourPrefix) {
         if (current !== undefined) yield current;
         current = { hourPrefix: parsed.hourPrefix, dt: parsed.dt, hour: parsed.hour, startMs, objects: [] };
@@ -213,6 +250,23 @@ export async function* listArchiveHours(range: ArchiveRange): AsyncGenerator<Lis
     token = page.IsTruncated && !pastRange ? page.NextContinuationToken : undefined;
   } while (token !== undefined);
   if (current !== undefined) yield current;
+}
+
+/**
+ * The archive objects of one hour in both roots, with their ETags, in key order: what compaction
+ * lists again before it deletes. Only keys of this archive's hour count (see listRootHours).
+ */
+export async function listHourKeys(
+  store: Store,
+  prefix: string,
+  hour: { table: string; dt: string; hour: string },
+): Promise<{ key: string; etag: string | undefined }[]> {
+  const hourPrefix = partitionPrefix(prefix, hour);
+  const [parquet, ndjson] = await Promise.all([
+    listKeys(store, partitionPrefix(parquetRoot(prefix), hour)),
+    listKeys(store, hourPrefix),
+  ]);
+  return [...parquet, ...ndjson].filter((x) => parseArchiveKey(x.key)?.hourPrefix === hourPrefix);
 }
 
 /** One archive object read: its rows, and which version of it was read. */

@@ -14,6 +14,8 @@ import {
   NDJSON_COLUMNS,
   ndjsonSerdeParameters,
   PARQUET_COLUMNS,
+  PARQUET_LOCATION_ROOT,
+  PARQUET_PARTITION_LOCATION,
   PARTITION_COLUMNS,
   PARTITION_LOCATION,
   projectionParameters,
@@ -115,10 +117,13 @@ export class ArchiveQueryTables extends Construct {
     const projection = projectionParameters(o.tables.join(','));
     const columns = (list: readonly QueryColumn[]) => list.map((c) => ({ name: c.name, type: c.type }));
     for (const archive of archives) {
-      const location = `s3://${o.bucket.bucketName}/${archive.prefix}`;
-      const parameters = { ...projection, 'storage.location.template': `${location}${PARTITION_LOCATION}` };
+      const base = `s3://${o.bucket.bucketName}/${archive.prefix}`;
       for (const format of o.formats) {
         const ndjson = format === 'ndjson';
+        // Parquet objects live under the archive's own Parquet root, so no partition holds both formats.
+        const location = ndjson ? base : `${base}${PARQUET_LOCATION_ROOT}`;
+        const template = ndjson ? `${base}${PARTITION_LOCATION}` : `${base}${PARQUET_PARTITION_LOCATION}`;
+        const parameters = { ...projection, 'storage.location.template': template };
         const name = ndjson ? archive.name : `${archive.name}_parquet`;
         const table = new glue.CfnTable(this, `${archive.id}${ndjson ? 'Ndjson' : 'Parquet'}Table`, {
           catalogId: account,

@@ -91,8 +91,9 @@ export function restoreCommand(): Command {
         process.stderr.write(summary(report));
         if (report.archived.length === 0 && report.notArchived === 0) {
           // Nothing at all in range: a missing --prefix or a mistyped table, as for compact and erase.
+          const where = `s3://${flags.bucket}/${flags.prefix ?? ''}`;
           process.stderr.write(
-            `found nothing under s3://${flags.bucket}/${flags.prefix ?? ''}table=${flags.table}/ from ${flags.from} to ${flags.to}\n`,
+            `found nothing under ${where}table=${flags.table}/ or ${where}parquet/table=${flags.table}/ from ${flags.from} to ${flags.to}\n`,
           );
           process.exitCode = EXIT.nothingFound;
           return;

@@ -113,9 +113,10 @@ function target(flags: CommonFlags, client: S3Client) {
   };
 }
 
-/** Where the archive's objects of the table are: `s3://<bucket>/<prefix>table=<table>/`. */
+/** Where the archive's objects of the table are: its NDJSON root and its Parquet root. */
 function tableLocation(flags: CommonFlags): string {
-  return `s3://${flags.bucket}/${flags.prefix ?? ''}table=${flags.table}/`;
+  const prefix = `s3://${flags.bucket}/${flags.prefix ?? ''}`;
+  return `${prefix}table=${flags.table}/ or ${prefix}parquet/table=${flags.table}/`;
 }
 
 /**

@@ -89,10 +89,12 @@ describe('an archive compacted to Parquet', () => {
     ]);
     const compacted = await snapshot(s3, bucket);
     const dataKeys = [...compacted.keys()].filter((k) => !k.includes('/_compaction/'));
-    // One object per tenant and hour, every folder a key=value partition.
+    // One object per tenant and hour under the Parquet root, every folder below it a key=value partition.
     expect(dataKeys).toHaveLength(6);
     for (const key of dataKeys) {
-      expect(key).toMatch(/^archive\/table=[^/]+\/dt=2026-01-15\/hour=1[01]\/tenant=[^/]+\/[^/]+\.parquet$/);
+      expect(key).toMatch(
+        /^archive\/parquet\/table=[^/]+\/dt=2026-01-15\/hour=1[01]\/tenant=[^/]+\/[^/]+\.parquet$/,
+      );
     }
     const manifestKey = report.hours[0]?.manifest as string;
     const manifest = JSON.parse(
@@ -143,7 +145,7 @@ describe('an archive compacted to Parquet', () => {
       await sql.run("SET TimeZone = 'UTC'");
       const rows = async (statement: string) => (await sql.runAndReadAll(statement)).getRowObjectsJS();
       const parquet = (from: string) =>
-        `read_parquet('${join(dir, from)}/archive/**/*.parquet', hive_partitioning = true)`;
+        `read_parquet('${join(dir, from)}/archive/parquet/**/*.parquet', hive_partitioning = true)`;
       await sql.run(`CREATE VIEW archive_parquet AS SELECT * FROM ${parquet('parquet')}`);
       // The NDJSON archive as before compaction, de-duplicated by (shard, sequence number, eventID).
       const ndjsonFiles = [...ndjsonObjects.keys()]
@@ -253,7 +255,9 @@ describe('an archive compacted to Parquet', () => {
       to: HOUR_10 + 2 * HOUR,
     });
     expect(erased.rewritten).toHaveLength(1);
-    expect(erased.rewritten[0]?.replacement).toMatch(/\/tenant=globex\/[^/]+\.parquet$/);
+    expect(erased.rewritten[0]?.replacement).toMatch(
+      /^archive\/parquet\/table=.*\/tenant=globex\/[^/]+\.parquet$/,
+    );
     const afterErase = await snapshot(s3, bucket);
     const erasedDir = await mkdtemp(join(tmpdir(), 'tidewater-parquet-'));
     dirs.push(erasedDir);
@@ -264,7 +268,7 @@ describe('an archive compacted to Parquet', () => {
       await sql2.run("SET TimeZone = 'UTC'");
       const left = (
         await sql2.runAndReadAll(`SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE approximate_creation_time >= TIMESTAMPTZ '2026-01-15 10:30:00+00')::INTEGER AS inRange
-          FROM read_parquet('${erasedDir}/archive/**/*.parquet', hive_partitioning = true) WHERE tenant_id = 'globex'`)
+          FROM read_parquet('${erasedDir}/archive/parquet/**/*.parquet', hive_partitioning = true) WHERE tenant_id = 'globex'`)
       ).getRowObjectsJS();
       expect(left).toEqual([{ n: globexEarlyCount(), inRange: 0 }]);
     } finally {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeObject } from '../../../src/archive/format.js';
+import { decodeObject, parquetRoot } from '../../../src/archive/format.js';
 import { tenantFromPartitionKey, tenantSegment } from '../../../src/archive/partition.js';
 import { createPipeline, kinesisSource } from '../../../src/pipeline/index.js';
 import { parseStreamEvent } from '../../../src/records/index.js';
@@ -78,7 +78,8 @@ const overUserDeletes = (statement: string) =>
     .replaceAll('ttl_archive_parquet', 'user_delete_archive_parquet')
     .replaceAll('FROM ttl_archive t', 'FROM user_delete_archive t')
     .replace('VIEW ttl_archive AS', 'VIEW user_delete_archive AS')
-    .replace('/archive/table=*', '/archive/user-deletes/table=*');
+    .replace('/archive/table=*', '/archive/user-deletes/table=*')
+    .replace('/archive/parquet/table=*', '/archive/user-deletes/parquet/table=*');
 
 /**
  * The docs' DuckDB setup over a local copy of the bucket (`dir` holds the objects under their
@@ -115,7 +116,8 @@ async function copyBucket(objects: Map<string, { body: Buffer }>, dir: string): 
 
 /**
  * The archive's hours as compaction with `format: 'parquet'` lays them out (the Parquet layout,
- * docs/query.md's columns, `tenant=<segment>/` folders, no shard folder), made by DuckDB from the
+ * docs/query.md's columns, under the Parquet root `<prefix>/parquet/`, `tenant=<segment>/`
+ * folders, no shard folder), made by DuckDB from the
  * de-duplicated NDJSON rows: the Parquet tables must answer as the NDJSON ones do.
  */
 async function writeParquetHours(sql: DuckDBConnection, dir: string, archive: string, prefix: string) {
@@ -125,7 +127,7 @@ async function writeParquetHours(sql: DuckDBConnection, dir: string, archive: st
   for (const g of groups) {
     const folder = join(
       dir,
-      prefix,
+      parquetRoot(prefix),
       `table=${g.table}/dt=${g.dt}/hour=${g.hour}/tenant=${tenantSegment(String(g.tenant_id))}`,
     );
     await mkdir(folder, { recursive: true });

@@ -211,7 +211,7 @@ describe('Parquet archive objects', () => {
     );
     const ndjson = encodeObject(['{}\n']).body;
     await expect(
-      decodeArchiveBody(ndjson, 'a/table=t/dt=2026-01-15/hour=10/s-1-2-0123456789ab.parquet'),
+      decodeArchiveBody(ndjson, 'a/parquet/table=t/dt=2026-01-15/hour=10/s-1-2-0123456789ab.parquet'),
     ).rejects.toThrow(ArchiveFormatError);
   });
 });
@@ -230,11 +230,13 @@ describe('Parquet keys', () => {
           if (tenant !== undefined) p.tenant = tenant;
           const key = parquetObjectKey('archive', p, String(a), String(b), '0123456789ab');
           expect(key.endsWith('.parquet')).toBe(true);
-          // Every folder under the prefix is a key=value partition.
+          // Under the archive's Parquet root, apart from its NDJSON objects.
+          expect(key.startsWith('archive/parquet/table=orders/dt=2026-01-15/hour=10/')).toBe(true);
+          // Every folder under the root is a key=value partition.
           expect(
             key
               .split('/')
-              .slice(1, -1)
+              .slice(2, -1)
               .every((segment) => segment.includes('=')),
           ).toBe(true);
           expect(parseArchiveKey(key)).toEqual({

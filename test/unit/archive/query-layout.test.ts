@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import {
   type ArchivePartition,
   objectKey,
+  parquetObjectKey,
   parseArchiveKey,
+  partitionPrefix,
   partitionTime,
 } from '../../../src/archive/format.js';
 import { tenantSegment } from '../../../src/archive/partition.js';
@@ -14,14 +16,20 @@ import {
   NDJSON_FIELD_COLUMNS,
   ndjsonSerdeParameters,
   PARQUET_COLUMNS,
+  PARQUET_LOCATION_ROOT,
+  PARQUET_PARTITION_LOCATION,
   PARTITION_COLUMNS,
   PARTITION_LOCATION,
   projectionParameters,
 } from '../../../src/archive/query-layout.js';
 
 /** The location Athena projects for one partition: the template with its placeholders filled. */
-function projectedLocation(base: string, values: { table: string; dt: string; hour: string }): string {
-  return `${base}${PARTITION_LOCATION}`
+function projectedLocation(
+  base: string,
+  values: { table: string; dt: string; hour: string },
+  template = PARTITION_LOCATION,
+): string {
+  return `${base}${template}`
     .replace('${table}', values.table)
     .replace('${dt}', values.dt)
     .replace('${hour}', values.hour);
@@ -110,6 +118,78 @@ describe('the archive tables: columns and partitions', () => {
         },
       ),
     );
+  });
+
+  it("keeps each format under its own root: a partition location holds one format, the archive's only", () => {
+    // Prefixes as an operator may give them, `parquet` segments and table-like names included.
+    const segment = fc.constantFrom('archive', 'parquet', 'table=parquet', 'x.parquet', 'user-deletes', 'p');
+    const prefix = fc.array(segment, { maxLength: 3 }).map((parts) => parts.join('/'));
+    const table = fc.oneof(fc.constant('parquet'), fc.stringMatching(/^[A-Za-z0-9_.-]{1,12}$/));
+    const tenant = fc.option(fc.constantFrom('acme', 'z!C3!BCrich!20corp'), { nil: undefined });
+    fc.assert(
+      fc.property(
+        prefix,
+        prefix,
+        table,
+        fc.integer({ min: Date.UTC(2020, 0, 1) / 1000, max: Date.UTC(2035, 0, 1) / 1000 }),
+        tenant,
+        fc.constantFrom('shardId-00000001', 'stream-2026-01-15T00:00:00.000', 'parquet'),
+        (prefix, other, table, epochSeconds, tenantSegment, shard) => {
+          const partition: ArchivePartition = { table, ...partitionTime(epochSeconds), shard };
+          if (tenantSegment !== undefined) partition.tenant = tenantSegment;
+          const hourPrefix = partitionPrefix(prefix, partition);
+          const ndjson = objectKey(prefix, partition, '100', '200', '0123456789ab');
+          const parquet = parquetObjectKey(prefix, partition, '100', '200', '0123456789ab');
+          const fields = {
+            hourPrefix,
+            table,
+            dt: partition.dt,
+            hour: partition.hour,
+            shard,
+            first: '100',
+            last: '200',
+            tag: '0123456789ab',
+            ...(tenantSegment === undefined ? {} : { tenant: tenantSegment }),
+          };
+          // Both parse back to the archive's hour (its prefix, not the root), in their format.
+          expect(parseArchiveKey(ndjson)).toEqual({ key: ndjson, ...fields, format: 'ndjson' });
+          expect(parseArchiveKey(parquet)).toEqual({ key: parquet, ...fields, format: 'parquet' });
+          // Each lies below its own table's projected location and never below the other's.
+          const base = `s3://bucket/${prefix === '' ? '' : `${prefix}/`}`;
+          const ndjsonLocation = projectedLocation(base, partition);
+          const parquetLocation = projectedLocation(base, partition, PARQUET_PARTITION_LOCATION);
+          expect(parquetLocation).toBe(`${base}${PARQUET_LOCATION_ROOT}${ndjsonLocation.slice(base.length)}`);
+          expect(`s3://bucket/${ndjson}`.startsWith(ndjsonLocation)).toBe(true);
+          expect(`s3://bucket/${parquet}`.startsWith(parquetLocation)).toBe(true);
+          expect(`s3://bucket/${ndjson}`.startsWith(parquetLocation)).toBe(false);
+          expect(`s3://bucket/${parquet}`.startsWith(ndjsonLocation)).toBe(false);
+          // Another archive's keys never name this archive's hour, even where its NDJSON objects
+          // share this one's Parquet folder (its prefix is `<prefix>/parquet`).
+          if (other !== prefix) {
+            for (const key of [
+              objectKey(other, partition, '100', '200'),
+              parquetObjectKey(other, partition, '100', '200', '0123456789ab'),
+            ])
+              expect(parseArchiveKey(key)?.hourPrefix).not.toBe(hourPrefix);
+          }
+        },
+      ),
+    );
+    // A `.parquet` object outside a Parquet root is no archive object (nor a table `parquet`'s).
+    expect(parseArchiveKey('a/table=t/dt=2026-01-15/hour=10/s-1-2-0123456789ab.parquet')).toBeUndefined();
+    expect(
+      parseArchiveKey('a/xparquet/table=t/dt=2026-01-15/hour=10/s-1-2-0123456789ab.parquet'),
+    ).toBeUndefined();
+    expect(parseArchiveKey('parquet/table=t/dt=2026-01-15/hour=10/s-1-2-0123456789ab.parquet')).toMatchObject(
+      {
+        hourPrefix: 'table=t/dt=2026-01-15/hour=10/',
+        table: 't',
+      },
+    );
+    expect(parseArchiveKey('parquet/table=t/dt=2026-01-15/hour=10/s/1-2.ndjson.gz')).toMatchObject({
+      hourPrefix: 'parquet/table=t/dt=2026-01-15/hour=10/',
+      format: 'ndjson',
+    });
   });
 
   it('gives the view each change once, by event_id, within the partition columns', () => {

@@ -93,7 +93,14 @@ describe('ArchiveQueryTables', () => {
     const location = (name: string) =>
       joined((tables.get(name) as GlueTable).Properties.TableInput.StorageDescriptor.Location);
     expect(location('ttl_archive')).toBe('s3://<bucket>/cold/');
-    expect(location('user_delete_archive_parquet')).toBe('s3://<bucket>/cold/user-deletes/');
+    expect(location('user_delete_archive_parquet')).toBe('s3://<bucket>/cold/user-deletes/parquet/');
+    expect(
+      joined(
+        (tables.get('ttl_archive_parquet') as GlueTable).Properties.TableInput.Parameters[
+          'storage.location.template'
+        ],
+      ),
+    ).toBe('s3://<bucket>/cold/parquet/table=${table}/dt=${dt}/hour=${hour}/');
     expect(location('change_archive')).toBe('s3://<bucket>/changes/');
     const parquet = (tables.get('ttl_archive_parquet') as GlueTable).Properties.TableInput;
     expect(parquet.StorageDescriptor.Columns).toEqual(cfnColumns(PARQUET_COLUMNS));
@@ -160,7 +167,13 @@ describe('ArchiveQueryTables', () => {
         const location = resolve((table.tableInput as glue.CfnTable.TableInputProperty).storageDescriptor);
         const prefix = prefixes[name.startsWith('ttl_') ? 0 : 1];
         expect(location, name).toMatchObject({
-          location: { 'Fn::Join': ['', ['s3://', expect.anything(), `/${prefix}`]] },
+          // Parquet tables read the archive's Parquet root, beside (not inside) its NDJSON partitions.
+          location: {
+            'Fn::Join': [
+              '',
+              ['s3://', expect.anything(), `/${prefix}${name.endsWith('_parquet') ? 'parquet/' : ''}`],
+            ],
+          },
         });
       }
     },

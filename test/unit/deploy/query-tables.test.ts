@@ -11,6 +11,8 @@ import {
   NDJSON_COLUMNS,
   ndjsonSerdeParameters,
   PARQUET_COLUMNS,
+  PARQUET_LOCATION_ROOT,
+  PARQUET_PARTITION_LOCATION,
   PARTITION_COLUMNS,
   PARTITION_LOCATION,
   projectionParameters,
@@ -94,8 +96,10 @@ describe('infra/query.yml', () => {
         ...(parquet ? { classification: 'parquet' } : { classification: 'json', compressionType: 'gzip' }),
         ...projectionParameters('${self:custom.tidewater.tableName}'),
       });
-      expect(joined(input.StorageDescriptor.Location)).toBe(base);
-      expect(joined(template)).toBe(`${base}${PARTITION_LOCATION}`);
+      expect(joined(input.StorageDescriptor.Location)).toBe(
+        parquet ? `${base}${PARQUET_LOCATION_ROOT}` : base,
+      );
+      expect(joined(template)).toBe(`${base}${parquet ? PARQUET_PARTITION_LOCATION : PARTITION_LOCATION}`);
       if (parquet)
         expect(input.StorageDescriptor.SerdeInfo).toEqual({
           SerializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
@@ -153,11 +157,13 @@ describe('docs/query.md', () => {
       expect(format).toContain("ROW FORMAT SERDE 'org.openx.data.jsonserde.JsonSerDe'");
       expect(ddlProperties(format as string)).toEqual(ndjsonSerdeParameters());
     }
-    expect(location).toBe('s3://my-archive/archive/');
+    expect(location).toBe(
+      parquet ? `s3://my-archive/archive/${PARQUET_LOCATION_ROOT}` : 's3://my-archive/archive/',
+    );
     expect(ddlProperties(properties as string)).toEqual({
       ...(parquet ? { classification: 'parquet' } : { classification: 'json', compressionType: 'gzip' }),
       ...projectionParameters('orders'),
-      'storage.location.template': `s3://my-archive/archive/${PARTITION_LOCATION}`,
+      'storage.location.template': `s3://my-archive/archive/${parquet ? PARQUET_PARTITION_LOCATION : PARTITION_LOCATION}`,
     });
   });
 
