@@ -9,8 +9,8 @@
 export { ArchiveBucketNotFoundError, UnpartitionedObjectsError } from './archive/errors.js';
 export type { ArchiveObjectFormat, ArchiveRow } from './archive/format.js';
 export { decodeObject as decodeArchiveObject } from './archive/format.js';
-export { decodeArchiveBody } from './archive/object-decoder.js';
 export * from './archive/index.js';
+export { decodeArchiveBody } from './archive/object-decoder.js';
 export type { CorruptArchiveObject, ReadArchiveOptions } from './archive/read-archive.js';
 export { readArchive, readArchiveRows } from './archive/read-archive.js';
 export type { RestoreItemsOptions, RestoreResult, RestoreTtl } from './archive/restore-items.js';

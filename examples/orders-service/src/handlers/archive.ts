@@ -28,7 +28,10 @@ export const handler = createStreamHandler({
         ttlAttribute: 'expiresAt',
       }),
     }),
-    route({ when: 'user-delete', to: auditSink({ client: s3, bucket, prefix: process.env.AUDIT_PREFIX ?? 'audit/' }) }),
+    route({
+      when: 'user-delete',
+      to: auditSink({ client: s3, bucket, prefix: process.env.AUDIT_PREFIX ?? 'audit/' }),
+    }),
   ],
   // INSERT and MODIFY never reach the function (serverless.yml filters on REMOVE); if a filter
   // change lets them through, they are counted and acknowledged, not failed.
