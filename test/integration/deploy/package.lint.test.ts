@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dedupViewSql } from '../../../src/archive/query-layout.js';
+import { dedupViewSql, PARQUET_LOCATION_ROOT } from '../../../src/archive/query-layout.js';
 import {
   everyChange,
   forKinesis,
@@ -346,7 +346,8 @@ describe("the archive's Athena tables (infra/query.yml, docs/query.md)", () => {
     expect(input.StorageDescriptor.Location['Fn::Join'][1]).toEqual([
       's3://',
       { Ref: 'ArchiveBucket' },
-      `/${changeLogPrefix(archivePrefix('kms key, every setting changed'))}`,
+      // The Parquet table reads the change log's own Parquet root, beside its NDJSON partitions.
+      `/${changeLogPrefix(archivePrefix('kms key, every setting changed'))}${PARQUET_LOCATION_ROOT}`,
     ]);
     const userDeleteInput =
       template('kinesis with a kms key').Resources.UserDeleteArchiveTable?.Properties.TableInput;
