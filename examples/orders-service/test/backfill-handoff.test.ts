@@ -3,7 +3,6 @@
 // writes, updates and deletes go on; then the stream takes over from TRIM_HORIZON; the copy ends
 // equal to the table, item by item. Then a batch fails past its retries to the on-failure
 // destination, `redrive` runs it again, and the copy is exact again.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,6 +25,7 @@ import {
 import { useLocalAws } from 'tidewater/local/vitest';
 import { handlerTarget, redrive } from 'tidewater/redrive';
 import { beforeAll, expect, it } from 'vitest';
+import { tidewaterCli } from './support/tidewater-cli.js';
 
 const SOURCE = 'orders-seeded';
 const COPY = 'orders-copy';
@@ -124,12 +124,10 @@ async function writeMeanwhile(dynamodb: DynamoDBClient, done: () => boolean, fro
   return n;
 }
 
-/** `npx tidewater backfill` in its own process, as a user runs it; `killWhen` ends it with SIGKILL. */
+/** `npx tidewater backfill` as a user runs it; `killWhen` ends it with SIGKILL. */
 function backfill(checkpoint: string, killWhen?: () => boolean) {
-  const child = spawn(
-    'npx',
+  return tidewaterCli(
     [
-      'tidewater',
       'backfill',
       '--scan',
       SOURCE,
@@ -143,21 +141,7 @@ function backfill(checkpoint: string, killWhen?: () => boolean) {
       '50',
       '--no-progress',
     ],
-    { env: process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const timer =
-    killWhen &&
-    setInterval(() => {
-      if (killWhen()) process.kill(-child.pid!, 'SIGKILL'); // npx and the CLI under it, at once
-    }, 50);
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>((resolve) =>
-    child.on('close', (code, signal) => {
-      if (timer) clearInterval(timer);
-      resolve({ code, signal, output });
-    }),
+    killWhen,
   );
 }
 

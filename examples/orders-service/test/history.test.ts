@@ -4,7 +4,6 @@
 // archive and the table, and queried again; then the archived history is replayed by
 // `tidewater archive replay` (killed half-way, resumed from its checkpoint) through the copy
 // handler's versionGuard into an empty table, which ends equal to the source table.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -32,6 +31,7 @@ import { useLocalAws } from 'tidewater/local/vitest';
 import { S3ArchiveSink } from 'tidewater/s3';
 import { createLambdaContext, streamEvents } from 'tidewater/testing';
 import { beforeAll, expect, it } from 'vitest';
+import { tidewaterCli } from './support/tidewater-cli.js';
 
 const BUCKET = 'orders-history';
 const TABLE = 'orders-history';
@@ -162,12 +162,10 @@ async function query(dir: string, sql: string): Promise<Record<string, unknown>[
   }
 }
 
-/** `npx tidewater archive replay` in its own process, as a user runs it; `killWhen` ends it with SIGKILL. */
+/** `npx tidewater archive replay` as a user runs it; `killWhen` ends it with SIGKILL. */
 function replay(checkpoint: string, killWhen?: () => boolean) {
-  const child = spawn(
-    'npx',
+  return tidewaterCli(
     [
-      'tidewater',
       'archive',
       'replay',
       '-b',
@@ -188,21 +186,7 @@ function replay(checkpoint: string, killWhen?: () => boolean) {
       '10',
       '--no-progress',
     ],
-    { env: process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const timer =
-    killWhen &&
-    setInterval(() => {
-      if (killWhen()) process.kill(-child.pid!, 'SIGKILL'); // npx and the CLI under it, at once
-    }, 20);
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>((resolve) =>
-    child.on('close', (code, signal) => {
-      if (timer) clearInterval(timer);
-      resolve({ code, signal, output });
-    }),
+    killWhen,
   );
 }
 
