@@ -6,10 +6,9 @@
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { replayArchive } from '../../src/history/replay-archive.js';
 import { startLocalAws } from '../../src/local/servers/local-aws.js';
-import { createPipeline } from '../../src/pipeline/engine.js';
-import type { ClassifiedRecord } from '../../src/records/types.js';
 import { S3ArchiveSink } from '../../src/sinks/s3-archive-sink.js';
 import { sampleTtlDeletes } from '../../src/sinks/sample-records.js';
+import { readingPipeline } from './reading-pipeline.js';
 
 const BUCKET = 'archive-replay-profile';
 const FROM = Date.UTC(2026, 0, 15, 10);
@@ -21,15 +20,7 @@ try {
   const sink = new S3ArchiveSink({ client: aws.s3, bucket: BUCKET });
   for (let i = 0; i < count; i += 500) await sink.write(records.slice(i, i + 500), {});
   await sink.write(records.slice(250, 250 + count / 10), {});
-  let touched = 0;
-  const reader = {
-    name: 'read-all',
-    write(batch: readonly ClassifiedRecord[]) {
-      for (const r of batch) if (r.keys !== undefined && r.oldImage !== undefined) touched++;
-      return undefined;
-    },
-  };
-  const pipeline = createPipeline({ routes: [{ when: 'ttl-delete', to: reader }], metrics: false });
+  const { pipeline, touched } = readingPipeline('ttl-delete');
   for (let round = 0; round < 6; round++)
     await replayArchive(pipeline, {
       client: aws.s3,
@@ -38,7 +29,7 @@ try {
       from: FROM,
       to: FROM + 86_400_000,
     });
-  console.log(`touched ${touched}`);
+  console.log(`touched ${touched()}`);
 } finally {
   await aws.stop();
 }

@@ -10,10 +10,9 @@ import { createGunzip, gzipSync } from 'node:zlib';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { unmarshall as sdkUnmarshall } from '@aws-sdk/util-dynamodb';
 import { backfillExportFile } from '../../src/backfill/export-file.js';
-import { createPipeline } from '../../src/pipeline/engine.js';
-import type { ClassifiedRecord } from '../../src/records/types.js';
 import { timedCpu } from './cpu.js';
 import { generateRecords } from './events.js';
+import { readingPipeline } from './reading-pipeline.js';
 
 export const BUCKET = 'backfill-bench';
 
@@ -52,29 +51,9 @@ export async function putDataFile(
   };
 }
 
-/** Reads every record's keys and image, as a sink that stores them would. */
-export function readingPipeline(onBatch: () => void) {
-  let touched = 0;
-  const sink = {
-    name: 'read-all',
-    write(records: readonly ClassifiedRecord[]) {
-      for (const r of records) {
-        if (r.keys !== undefined) touched++;
-        if (r.newImage !== undefined) touched++;
-      }
-      onBatch();
-      return undefined;
-    },
-  };
-  return {
-    pipeline: createPipeline({ routes: [{ when: 'insert', to: sink }], metrics: false }),
-    touched: () => touched,
-  };
-}
-
 /** backfillExportFile over the files, md5Checksum and itemCount given as a manifest gives them. */
 export async function backfillFiles(s3: S3Client, files: readonly PutDataFile[]): Promise<number> {
-  const { pipeline, touched } = readingPipeline(() => undefined);
+  const { pipeline, touched } = readingPipeline('insert');
   for (const file of files)
     await backfillExportFile(
       pipeline,

@@ -18,12 +18,11 @@ import {
 import { unmarshall as sdkUnmarshall } from '@aws-sdk/util-dynamodb';
 import { replayArchive } from '../../src/history/replay-archive.js';
 import { startLocalAws } from '../../src/local/servers/local-aws.js';
-import { createPipeline } from '../../src/pipeline/engine.js';
-import type { ClassifiedRecord } from '../../src/records/types.js';
 import { S3ArchiveSink } from '../../src/sinks/s3-archive-sink.js';
 import { sampleTtlDeletes } from '../../src/sinks/sample-records.js';
 import { timedCpu } from '../lib/cpu.js';
 import { goal, int, ratio, table, whyMissed } from '../lib/markdown.js';
+import { readingPipeline } from '../lib/reading-pipeline.js';
 import { median } from '../lib/stats.js';
 import type { Suite } from '../lib/suite.js';
 
@@ -35,27 +34,8 @@ const FROM = Date.UTC(2026, 0, 15, 10);
 // Wide enough for the full run: 48,000 records 3 s apart span 40 hours.
 const RANGE = { table: TABLE, from: FROM, to: FROM + 48 * 3_600_000 };
 
-/** A pipeline whose sink reads every record's keys and old image, as a projection would. */
-function readingPipeline() {
-  let touched = 0;
-  const sink = {
-    name: 'read-all',
-    write(records: readonly ClassifiedRecord[]) {
-      for (const r of records) {
-        if (r.keys !== undefined) touched++;
-        if (r.oldImage !== undefined) touched++;
-      }
-      return undefined;
-    },
-  };
-  return {
-    pipeline: createPipeline({ routes: [{ when: 'ttl-delete', to: sink }], metrics: false }),
-    touched: () => touched,
-  };
-}
-
 async function replay(s3: S3Client): Promise<number> {
-  const { pipeline, touched } = readingPipeline();
+  const { pipeline, touched } = readingPipeline('ttl-delete');
   await replayArchive(pipeline, { client: s3, bucket: BUCKET, ...RANGE });
   return touched() / 2;
 }

@@ -25,10 +25,10 @@ import {
   handLoop,
   type PutDataFile,
   putDataFile,
-  readingPipeline,
   timed,
 } from '../lib/backfill-workload.js';
 import { bytes, fixed, goal, int, ratio, table, whyMissed } from '../lib/markdown.js';
+import { readingPipeline } from '../lib/reading-pipeline.js';
 import { median, rotate } from '../lib/stats.js';
 import type { Suite } from '../lib/suite.js';
 
@@ -113,7 +113,7 @@ const suite: Suite = {
         const base = process.memoryUsage().heapUsed;
         let peak = base;
         let batches = 0;
-        const { pipeline } = readingPipeline(() => {
+        const { pipeline } = readingPipeline('insert', () => {
           if (++batches % 10 !== 0) return;
           gc();
           peak = Math.max(peak, process.memoryUsage().heapUsed);
@@ -132,7 +132,7 @@ const suite: Suite = {
       const scanRows: string[][] = [];
       const scanRates: Record<string, number> = {};
       for (const segments of [1, 2, 4, 8]) {
-        const { pipeline } = readingPipeline(() => undefined);
+        const { pipeline } = readingPipeline('insert');
         const report = await runBackfill(pipeline, {
           source: { scan: { table: TABLE, segments } },
           dynamodb: aws.dynamodb,
