@@ -16,6 +16,11 @@ beforeAll(() => stubLocalEndpoints(dynamoEndpoint, s3Endpoint));
 
 const range = ['--from', '2026-01-15T00:00:00Z', '--to', '2026-01-16T00:00:00Z'];
 
+/** `tidewater archive replay` of the day above, from a bucket's table, with serverless.yml `config`. */
+function replayArgs(bucket: string, table: string, config: string, ...more: string[]): string[] {
+  return ['archive', 'replay', '-b', bucket, '-t', table, ...range, '-c', config, ...more];
+}
+
 describe('tidewater archive replay', () => {
   it("replays the archive through the function's handler, each change once, with a checkpoint", async () => {
     const bucket = await createTestBucket(s3);
@@ -24,19 +29,7 @@ describe('tidewater archive replay', () => {
     for (let i = 0; i < 30; i += 10) await sink.write(records.slice(i, i + 10), {});
     await sink.write(records.slice(5, 15), {});
     const svc = await service();
-    const args = [
-      'archive',
-      'replay',
-      '-b',
-      bucket,
-      '-t',
-      'archive-sample',
-      '-p',
-      'ttl',
-      ...range,
-      '-c',
-      svc.config,
-    ];
+    const args = replayArgs(bucket, 'archive-sample', svc.config, '-p', 'ttl');
     const { code, out } = await runCli([
       ...args,
       '--checkpoint',
@@ -67,18 +60,7 @@ describe('tidewater archive replay', () => {
       {},
     );
     const svc = await service();
-    const { code, err } = await runCli([
-      'archive',
-      'replay',
-      '-b',
-      bucket,
-      '-t',
-      'archive-sample',
-      ...range,
-      '-c',
-      svc.config,
-      '--no-progress',
-    ]);
+    const { code, err } = await runCli(replayArgs(bucket, 'archive-sample', svc.config, '--no-progress'));
     expect(code).toBe(EXIT.incomplete);
     expect(err).toMatch(/ArchiveRestoreRequiredError: nothing was delivered/);
     expect(err).toMatch(/table=archive-sample\/dt=2026-01-15\/hour=10\//);
@@ -89,33 +71,10 @@ describe('tidewater archive replay', () => {
   it('exits 6 when nothing is archived in the range, and 2 for a --key that is not JSON', async () => {
     const bucket = await createTestBucket(s3);
     const svc = await service();
-    const empty = await runCli([
-      'archive',
-      'replay',
-      '-b',
-      bucket,
-      '-t',
-      'archive-sample',
-      ...range,
-      '-c',
-      svc.config,
-      '--no-progress',
-    ]);
+    const empty = await runCli(replayArgs(bucket, 'archive-sample', svc.config, '--no-progress'));
     expect(empty.code).toBe(EXIT.nothingFound);
     expect(empty.err).toMatch(/found nothing under archive s3:\/\//);
-    const bad = await runCli([
-      'archive',
-      'replay',
-      '-b',
-      bucket,
-      '-t',
-      'x',
-      ...range,
-      '-c',
-      svc.config,
-      '--key',
-      '{pk',
-    ]);
+    const bad = await runCli(replayArgs(bucket, 'x', svc.config, '--key', '{pk'));
     expect(bad.code).toBe(EXIT.usage);
   });
 });
